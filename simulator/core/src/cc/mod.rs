@@ -1,0 +1,101 @@
+//! Congestion control: one small trait acting on the shared socket state, one file per variant.
+//!
+//! A variant decides three things: how the window grows on new ACKs while no loss is being
+//! repaired (`on_ack`), where the slow-start threshold goes after a loss (`ssthresh`), and
+//! which loss-recovery behaviour the sender runs (`recovery`). Time always comes in as `now`;
+//! a variant never reads a clock, which keeps runs deterministic.
+//!
+//! Room for what comes next, without touching the engine or the sender's mechanics:
+//! - **CUBIC** (RFC 9438) is time-driven: its window is W_cubic(t) with t the time since the
+//!   last reduction. It keeps that epoch start from the `now` passed to `on_ack` and
+//!   `ssthresh`, reads `SocketState::min_rtt`/`srtt` for the TCP-friendly region, and needs no
+//!   new hook: the window is recomputed on every ACK, as Linux does.
+//! - **BBR** is rate-driven: it models bottleneck bandwidth from delivery-rate samples and
+//!   paces. It gets those samples through `on_rtt_sample` plus a delivered count in
+//!   `on_ack`, sets `cwnd` as a cap (2·BDP), and exposes its pacing rate through an added
+//!   default method `pacing_rate(&self) -> Option<f64>` (None for every window-based
+//!   variant). The sender then spaces transmissions by arming its existing per-flow timer
+//!   (an `App`-like `Pace` timer kind) instead of sending a burst: the engine already runs
+//!   arbitrary per-flow timers, so BBR is a sender option plus one file here.
+
+mod aimd;
+mod newreno_impatient;
+mod newreno_sbs;
+mod reno;
+mod sack;
+mod tahoe;
+mod vegas;
+
+pub use aimd::Aimd;
+pub use vegas::Vegas;
+
+use crate::scenario::TcpConfig;
+use crate::tcp::{Recovery, SocketState};
+use crate::time::SimTime;
+
+pub trait CongestionControl: Send {
+    /// The variant's name as scenarios spell it.
+    fn name(&self) -> &'static str;
+
+    /// Which loss-recovery behaviour the sender follows for this variant.
+    fn recovery(&self) -> Recovery;
+
+    /// A new cumulative ACK arrived outside recovery, acknowledging `acked` segments.
+    fn on_ack(&mut self, s: &mut SocketState, acked: u32, now: SimTime);
+
+    /// The slow-start threshold after a congestion event (fast retransmit or timeout): half
+    /// the window in use, at least 2 segments. Like ns-2 and Linux (tcp_reno_ssthresh) this
+    /// halves the window rather than RFC 5681's FlightSize; they differ only when a timeout
+    /// strikes during fast recovery, where paper 000 §III-C's Impatient model assumes the
+    /// halved window (ssthresh = W/4), not the flight of the whole old window.
+    fn ssthresh(&mut self, s: &SocketState, _now: SimTime) -> f64 {
+        (s.window_in_use() / 2.0).max(2.0)
+    }
+
+    /// Every RTT measurement from an ACK's timestamp echo (delay-based variants use these).
+    fn on_rtt_sample(&mut self, _s: &SocketState, _rtt: SimTime, _now: SimTime) {}
+
+    /// After a retransmission timeout collapsed the window to one segment.
+    fn on_timeout(&mut self, _s: &mut SocketState, _now: SimTime) {}
+}
+
+/// Every variant tcpsim knows, as scenarios name them, with what each is.
+pub const VARIANTS: &[(&str, &str)] = &[
+    ("tahoe", "4.3BSD-Tahoe: fast retransmit, then slow start from one segment (Jacobson 1988)"),
+    ("reno", "Reno fast recovery, left on any new ACK (RFC 5681)"),
+    ("newreno-sbs", "NewReno Slow-but-Steady: timer reset on every partial ACK (RFC 3782 §4)"),
+    ("newreno-impatient", "NewReno Impatient: timer reset on the first partial ACK only (RFC 3782 §4)"),
+    ("sack", "SACK-based conservative loss recovery with pipe and scoreboard (RFC 6675)"),
+    ("vegas", "Vegas delay-based congestion avoidance with alpha/beta/gamma (Brakmo & Peterson 1995)"),
+];
+
+/// Builds the named variant, or None for a name not in `VARIANTS`.
+pub fn build(name: &str, cfg: &TcpConfig) -> Option<Box<dyn CongestionControl>> {
+    Some(match name {
+        "tahoe" => Box::new(tahoe::TAHOE),
+        "reno" => Box::new(reno::RENO),
+        "newreno-sbs" => Box::new(newreno_sbs::NEWRENO_SBS),
+        "newreno-impatient" => Box::new(newreno_impatient::NEWRENO_IMPATIENT),
+        "sack" => Box::new(sack::SACK),
+        "vegas" => Box::new(Vegas::new(&cfg.vegas)),
+        _ => return None,
+    })
+}
+
+pub fn is_known(name: &str) -> bool {
+    VARIANTS.iter().any(|(n, _)| *n == name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_listed_variant_builds_and_reports_its_own_name() {
+        for (name, _) in VARIANTS {
+            let cc = build(name, &TcpConfig::default()).unwrap();
+            assert_eq!(cc.name(), *name);
+        }
+        assert!(build("cubic-ish", &TcpConfig::default()).is_none());
+    }
+}

@@ -1,0 +1,92 @@
+//! The `tcpsim` command line: run or validate scenario files. Shared by the Rust binary and
+//! the Python package's console script, so both behave the same.
+
+use std::io::Read;
+use std::path::PathBuf;
+
+use clap::{Parser, Subcommand};
+
+#[derive(Parser)]
+#[command(name = "tcpsim", version = crate::CORE_VERSION, about = "tcplab's packet-level TCP simulator")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run a scenario and print the result as JSON.
+    Run {
+        /// Scenario file (JSON), or - for standard input.
+        scenario: PathBuf,
+        /// Pretty-print the result.
+        #[arg(long)]
+        pretty: bool,
+        /// Override the scenario's seed.
+        #[arg(long)]
+        seed: Option<u64>,
+    },
+    /// Check a scenario without running it.
+    Validate {
+        /// Scenario file (JSON), or - for standard input.
+        scenario: PathBuf,
+    },
+    /// List the congestion-control variants.
+    Variants,
+}
+
+fn read(path: &PathBuf) -> Result<String, String> {
+    if path.as_os_str() == "-" {
+        let mut s = String::new();
+        std::io::stdin().read_to_string(&mut s).map_err(|e| format!("cannot read standard input: {e}"))?;
+        Ok(s)
+    } else {
+        std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))
+    }
+}
+
+/// Runs the command line with `args` (program name first); returns the exit code.
+pub fn main_with_args<I, T>(args: I) -> i32
+where
+    I: IntoIterator<Item = T>,
+    T: Into<std::ffi::OsString> + Clone,
+{
+    let cli = match Cli::try_parse_from(args) {
+        Ok(c) => c,
+        Err(e) => {
+            let _ = e.print();
+            return if e.use_stderr() { 2 } else { 0 };
+        }
+    };
+    let outcome = match cli.command {
+        Command::Run { scenario, pretty, seed } => read(&scenario).and_then(|text| {
+            let mut s = crate::Scenario::from_json(&text).map_err(|e| e.to_string())?;
+            if let Some(seed) = seed {
+                s.seed = seed;
+            }
+            let result = crate::run(&s).map_err(|e| e.to_string())?;
+            let json = if pretty { serde_json::to_string_pretty(&result) } else { serde_json::to_string(&result) };
+            println!("{}", json.map_err(|e| e.to_string())?);
+            Ok(())
+        }),
+        Command::Validate { scenario } => read(&scenario).and_then(|text| {
+            let s = crate::validate_json(&text).map_err(|e| e.to_string())?;
+            let flows: u64 = s.flows.iter().map(|f| f.count as u64).sum();
+            println!("ok: {} flow(s), {} s simulated", flows, s.duration_s);
+            Ok(())
+        }),
+        Command::Variants => {
+            for (name, about) in crate::cc::VARIANTS {
+                println!("{name:20} {about}");
+            }
+            Ok(())
+        }
+    };
+    match outcome {
+        Ok(()) => 0,
+        Err(message) => {
+            eprintln!("tcpsim: {message}");
+            1
+        }
+    }
+}

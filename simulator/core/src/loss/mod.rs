@@ -1,0 +1,66 @@
+//! Loss modules: attached to a link direction (every packet crossing it) or to one flow's
+//! path (that flow's data packets, just before its receiver). Each module owns its random
+//! stream, so adding a module elsewhere never changes the drops this one makes.
+
+mod bernoulli_events;
+mod gilbert_elliott;
+mod outage;
+mod scheduled;
+mod uniform;
+
+pub use bernoulli_events::BernoulliEvents;
+pub use gilbert_elliott::GilbertElliott;
+pub use outage::Outage;
+pub use scheduled::Scheduled;
+pub use uniform::Uniform;
+
+use crate::packet::{Packet, PacketKind};
+use crate::rng::SimRng;
+use crate::scenario::LossSpec;
+use crate::time::{from_secs, SimTime};
+
+pub enum LossModule {
+    Uniform(Uniform),
+    BernoulliEvents(BernoulliEvents),
+    Scheduled(Scheduled),
+    Outage(Outage),
+    GilbertElliott(GilbertElliott),
+}
+
+impl LossModule {
+    pub fn new(spec: &LossSpec, rng: SimRng) -> Self {
+        match spec {
+            LossSpec::Uniform { rate } => LossModule::Uniform(Uniform::new(*rate, rng)),
+            LossSpec::BernoulliEvents { p, m } => LossModule::BernoulliEvents(BernoulliEvents::new(*p, *m, rng)),
+            LossSpec::Scheduled { packets } => LossModule::Scheduled(Scheduled::new(packets)),
+            LossSpec::Outage { start_s, end_s, rate } => {
+                LossModule::Outage(Outage::new(from_secs(*start_s), from_secs(*end_s), *rate, rng))
+            }
+            LossSpec::GilbertElliott { p_good_to_bad, p_bad_to_good, loss_good, loss_bad } => LossModule::GilbertElliott(
+                GilbertElliott::new(*p_good_to_bad, *p_bad_to_good, *loss_good, *loss_bad, rng),
+            ),
+        }
+    }
+
+    /// Decides the fate of one packet crossing the module.
+    pub fn drops(&mut self, packet: &Packet, now: SimTime) -> bool {
+        let is_data = packet.kind == PacketKind::Data;
+        match self {
+            LossModule::Uniform(m) => m.drops(),
+            // Paper 000 counts loss events over data packets; ACKs pass untouched.
+            LossModule::BernoulliEvents(m) => is_data && m.drops(packet.flow),
+            LossModule::Scheduled(m) => is_data && m.drops(packet.flow),
+            LossModule::Outage(m) => m.drops(now),
+            LossModule::GilbertElliott(m) => m.drops(),
+        }
+    }
+}
+
+/// Per-flow counters inside a module shared by several flows (a link's module).
+fn flow_slot<T: Default + Clone>(v: &mut Vec<T>, flow: u32) -> &mut T {
+    let i = flow as usize;
+    if v.len() <= i {
+        v.resize(i + 1, T::default());
+    }
+    &mut v[i]
+}

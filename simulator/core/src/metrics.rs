@@ -1,0 +1,327 @@
+//! Measurement: per-flow and per-link counters, the loss-event tracker, and the result a run
+//! returns. Every figure covers the window [warmup_s, duration_s]: counters are cumulative and
+//! the window is the difference of a snapshot taken at warmup and the final values.
+
+use serde::Serialize;
+
+use crate::net::LinkCounters;
+use crate::tcp::SenderCounters;
+use crate::time::{to_secs, SimTime};
+
+pub const CORE_VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// A flow's own counters (the sender's live in `SenderCounters`).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct FlowCounters {
+    /// Data segments (or datagrams) of this flow dropped anywhere: queues or loss modules.
+    pub drops: u64,
+    pub ack_drops: u64,
+    pub loss_events: u64,
+    pub datagrams_sent: u64,
+    pub datagram_bytes_sent: u64,
+    pub datagrams_received: u64,
+    pub datagram_bytes_received: u64,
+    /// Payload bytes delivered in order (TCP).
+    pub delivered_bytes: u64,
+}
+
+impl FlowCounters {
+    pub fn since(&self, e: &FlowCounters) -> FlowCounters {
+        FlowCounters {
+            drops: self.drops - e.drops,
+            ack_drops: self.ack_drops - e.ack_drops,
+            loss_events: self.loss_events - e.loss_events,
+            datagrams_sent: self.datagrams_sent - e.datagrams_sent,
+            datagram_bytes_sent: self.datagram_bytes_sent - e.datagram_bytes_sent,
+            datagrams_received: self.datagrams_received - e.datagrams_received,
+            datagram_bytes_received: self.datagram_bytes_received - e.datagram_bytes_received,
+            delivered_bytes: self.delivered_bytes - e.delivered_bytes,
+        }
+    }
+}
+
+impl SenderCounters {
+    pub fn since(&self, e: &SenderCounters) -> SenderCounters {
+        SenderCounters {
+            packets_sent: self.packets_sent - e.packets_sent,
+            retransmits: self.retransmits - e.retransmits,
+            wire_bytes_sent: self.wire_bytes_sent - e.wire_bytes_sent,
+            timeouts: self.timeouts - e.timeouts,
+            fast_retransmits: self.fast_retransmits - e.fast_retransmits,
+            fast_recoveries: self.fast_recoveries - e.fast_recoveries,
+            rtt_sum_ns: self.rtt_sum_ns - e.rtt_sum_ns,
+            rtt_samples: self.rtt_samples - e.rtt_samples,
+            rto_sum_ns: self.rto_sum_ns - e.rto_sum_ns,
+            rto_samples: self.rto_samples - e.rto_samples,
+        }
+    }
+}
+
+/// Groups a flow's drops into loss events: a drop more than one RTT after the current event's
+/// first drop starts a new event (paper 000 §III-A; the usual TFRC-style definition).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct LossEventTracker {
+    event_start: Option<SimTime>,
+}
+
+impl LossEventTracker {
+    /// Records a drop at `now`; true when it starts a new loss event.
+    pub fn on_drop(&mut self, now: SimTime, rtt: SimTime) -> bool {
+        match self.event_start {
+            Some(start) if now <= start + rtt => false,
+            _ => {
+                self.event_start = Some(now);
+                true
+            }
+        }
+    }
+}
+
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct FlowResult {
+    pub name: String,
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    /// TCP variant; null for UDP.
+    pub variant: Option<String>,
+    /// Round-trip propagation delay of the flow's route.
+    pub rtt_propagation_s: f64,
+    /// Bits put on the wire by the sender per second (data, retransmissions and headers).
+    pub throughput_bps: f64,
+    /// Payload bits delivered in order to the receiving application per second.
+    pub goodput_bps: f64,
+    /// Data packets sent per mean RTT: the unit of paper 000's Fig. 2 and Table II.
+    pub throughput_pkts_per_rtt: Option<f64>,
+    pub goodput_pkts_per_rtt: Option<f64>,
+    pub packets_sent: u64,
+    pub packets_received: u64,
+    pub retransmits: u64,
+    pub drops: u64,
+    pub ack_drops: u64,
+    /// drops / packets_sent.
+    pub loss_rate: Option<f64>,
+    pub loss_events: u64,
+    /// loss_events / packets_sent: paper 000's p.
+    pub loss_event_rate: Option<f64>,
+    /// drops / loss_events: paper 000's m.
+    pub drops_per_loss_event: Option<f64>,
+    pub timeouts: u64,
+    pub fast_retransmits: u64,
+    pub fast_recoveries: u64,
+    /// Mean RTT measured from ACK timestamp echoes (queueing included): paper 000's R.
+    pub mean_rtt_s: Option<f64>,
+    /// Mean retransmit-timer value, sampled at each RTO update.
+    pub mean_rto_s: Option<f64>,
+    /// Transfers completed over the whole run and their mean response time.
+    pub downloads: u64,
+    pub download_time_s: Option<f64>,
+}
+
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct LinkResult {
+    pub name: String,
+    pub from: String,
+    pub to: String,
+    pub rate_bps: u64,
+    pub utilization: f64,
+    pub packets: u64,
+    pub drops: u64,
+    pub queue_drops: u64,
+    pub loss_drops: u64,
+    /// Time-average of packets waiting (Little's law over the window).
+    pub mean_queue_pkts: f64,
+}
+
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct Fairness {
+    /// Jain's index over the flows' goodput.
+    pub jain: Option<f64>,
+    /// Paper 003 §4.2: |mean long − mean short| / mean of all × 100, long and short being the
+    /// flows with the largest and smallest propagation RTT; null when all RTTs are equal.
+    pub uf_percent: Option<f64>,
+}
+
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct Traces {
+    pub time_s: Vec<f64>,
+    pub flows: Vec<FlowTrace>,
+    pub links: Vec<LinkTrace>,
+}
+
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct FlowTrace {
+    pub name: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cwnd: Option<Vec<f64>>,
+    /// Infinite (no threshold yet) is written as null.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ssthresh: Option<Vec<Option<f64>>>,
+}
+
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct LinkTrace {
+    pub name: String,
+    pub queue: Vec<u32>,
+}
+
+/// Machine-dependent figures, kept apart so the rest of a result is bit-for-bit reproducible.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct Stats {
+    pub events: u64,
+    pub wall_s: f64,
+    pub events_per_s: f64,
+    pub simulated_s: f64,
+    /// Most packets alive at once (queues and wires): the memory high-water mark.
+    pub peak_packets: u64,
+}
+
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct RunResult {
+    pub core_version: &'static str,
+    pub seed: u64,
+    pub measured_from_s: f64,
+    pub measured_to_s: f64,
+    pub flows: Vec<FlowResult>,
+    pub links: Vec<LinkResult>,
+    pub fairness: Fairness,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub traces: Option<Traces>,
+    pub stats: Stats,
+}
+
+pub struct FlowInputs<'a> {
+    pub name: &'a str,
+    pub variant: Option<&'a str>,
+    pub rtt_propagation: SimTime,
+    pub mss: u32,
+    pub sender: Option<SenderCounters>,
+    pub flow: FlowCounters,
+    pub downloads: crate::traffic::Downloads,
+}
+
+fn ratio(a: f64, b: f64) -> Option<f64> {
+    (b > 0.0).then(|| a / b)
+}
+
+pub fn flow_result(i: FlowInputs, window_s: f64) -> FlowResult {
+    let f = &i.flow;
+    let (sent, sent_bytes, retransmits, received) = match &i.sender {
+        Some(s) => (s.packets_sent, s.wire_bytes_sent, s.retransmits, 0),
+        None => (f.datagrams_sent, f.datagram_bytes_sent, 0, f.datagrams_received),
+    };
+    let delivered = if i.sender.is_some() { f.delivered_bytes } else { f.datagram_bytes_received };
+    let s = i.sender.unwrap_or_default();
+    let mean_rtt = ratio(s.rtt_sum_ns as f64, s.rtt_samples as f64).map(|ns| ns / 1e9);
+    let throughput_bps = sent_bytes as f64 * 8.0 / window_s;
+    let goodput_bps = delivered as f64 * 8.0 / window_s;
+    FlowResult {
+        name: i.name.to_string(),
+        kind: if i.sender.is_some() { "tcp" } else { "udp" },
+        variant: i.variant.map(str::to_string),
+        rtt_propagation_s: to_secs(i.rtt_propagation),
+        throughput_bps,
+        goodput_bps,
+        throughput_pkts_per_rtt: mean_rtt.map(|r| sent as f64 / window_s * r),
+        goodput_pkts_per_rtt: mean_rtt.map(|r| goodput_bps / (8.0 * i.mss as f64) * r),
+        packets_sent: sent,
+        packets_received: received,
+        retransmits,
+        drops: f.drops,
+        ack_drops: f.ack_drops,
+        loss_rate: ratio(f.drops as f64, sent as f64),
+        loss_events: f.loss_events,
+        loss_event_rate: ratio(f.loss_events as f64, sent as f64),
+        drops_per_loss_event: ratio(f.drops as f64, f.loss_events as f64),
+        timeouts: s.timeouts,
+        fast_retransmits: s.fast_retransmits,
+        fast_recoveries: s.fast_recoveries,
+        mean_rtt_s: mean_rtt,
+        mean_rto_s: ratio(s.rto_sum_ns as f64, s.rto_samples as f64).map(|ns| ns / 1e9),
+        downloads: i.downloads.count,
+        download_time_s: ratio(i.downloads.total_s, i.downloads.count as f64),
+    }
+}
+
+pub fn link_result(name: &str, from: &str, to: &str, rate_bps: u64, c: &LinkCounters, window: SimTime) -> LinkResult {
+    let window_s = to_secs(window);
+    LinkResult {
+        name: name.to_string(),
+        from: from.to_string(),
+        to: to.to_string(),
+        rate_bps,
+        utilization: (c.delivered_bytes as f64 * 8.0 / (rate_bps as f64 * window_s)).min(1.0),
+        packets: c.delivered_packets,
+        drops: c.queue_drops + c.loss_drops,
+        queue_drops: c.queue_drops,
+        loss_drops: c.loss_drops,
+        mean_queue_pkts: c.wait_ns as f64 / window as f64,
+    }
+}
+
+/// Jain's fairness index (Jain, Chiu & Hawe 1984): (Σx)² / (n Σx²).
+pub fn jain_index(xs: &[f64]) -> Option<f64> {
+    let sum: f64 = xs.iter().sum();
+    let squares: f64 = xs.iter().map(|x| x * x).sum();
+    (squares > 0.0).then(|| sum * sum / (xs.len() as f64 * squares))
+}
+
+/// Paper 003's unfairness between the longest- and shortest-RTT flows.
+pub fn unfairness_percent(flows: &[FlowResult]) -> Option<f64> {
+    let rtts = flows.iter().map(|f| f.rtt_propagation_s);
+    let (lo, hi) = rtts.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), r| (lo.min(r), hi.max(r)));
+    if flows.is_empty() || hi - lo < 1e-12 {
+        return None;
+    }
+    let mean_of = |rtt: f64| {
+        let g: Vec<f64> = flows.iter().filter(|f| (f.rtt_propagation_s - rtt).abs() < 1e-12).map(|f| f.goodput_bps).collect();
+        g.iter().sum::<f64>() / g.len() as f64
+    };
+    let all = flows.iter().map(|f| f.goodput_bps).sum::<f64>() / flows.len() as f64;
+    ratio((mean_of(hi) - mean_of(lo)).abs() * 100.0, all)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn jain_is_one_for_equal_shares_and_one_over_n_for_one_hog() {
+        assert_eq!(jain_index(&[3.0, 3.0, 3.0]), Some(1.0));
+        assert_eq!(jain_index(&[5.0, 0.0, 0.0, 0.0]), Some(0.25));
+        assert_eq!(jain_index(&[0.0, 0.0]), None);
+    }
+
+    #[test]
+    fn drops_within_one_rtt_of_the_first_belong_to_one_event() {
+        let mut t = LossEventTracker::default();
+        let rtt = 100;
+        let starts: Vec<bool> = [0, 50, 100, 101, 150, 202].iter().map(|&now| t.on_drop(now, rtt)).collect();
+        assert_eq!(starts, vec![true, false, false, true, false, true]);
+    }
+
+    fn flow(rtt: f64, goodput: f64) -> FlowResult {
+        let mut f = flow_result(
+            FlowInputs {
+                name: "f",
+                variant: None,
+                rtt_propagation: 0,
+                mss: 1000,
+                sender: None,
+                flow: FlowCounters::default(),
+                downloads: Default::default(),
+            },
+            1.0,
+        );
+        f.rtt_propagation_s = rtt;
+        f.goodput_bps = goodput;
+        f
+    }
+
+    #[test]
+    fn uf_reproduces_paper_003_table_2_reno_row() {
+        // Reno, n = 2: short 15649, long 695 → UF 182.99 %.
+        let uf = unfairness_percent(&[flow(0.001, 15649.0), flow(0.08, 695.0)]).unwrap();
+        assert!((uf - 182.99).abs() < 0.01, "{uf}");
+        assert_eq!(unfairness_percent(&[flow(0.05, 1.0), flow(0.05, 2.0)]), None);
+    }
+}

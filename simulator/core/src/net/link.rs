@@ -1,0 +1,169 @@
+//! A one-way link: a queue, a transmitter of fixed rate and a propagation delay.
+//!
+//! Departure times are computed when a packet is accepted (FIFO at a fixed rate makes them
+//! known), so a packet costs one event per hop — its arrival at the far node — instead of
+//! separate "transmission done" and "arrived" events. Every accepted packet sits in one deque
+//! ordered by transmission start; those whose transmission has not started are the queue.
+
+use std::collections::VecDeque;
+
+use super::{LinkId, NodeId, QueueDiscipline};
+use crate::loss::LossModule;
+use crate::packet::{Packet, PacketId};
+use crate::time::{transmission_time, SimTime};
+
+/// Cumulative counters; the metrics window is the difference of two snapshots.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct LinkCounters {
+    /// Bytes and packets that reached the far end.
+    pub delivered_bytes: u64,
+    pub delivered_packets: u64,
+    pub queue_drops: u64,
+    pub loss_drops: u64,
+    /// Sum over delivered packets of the time spent waiting for the transmitter (ns).
+    /// By Little's law, the mean number waiting is this divided by the window length.
+    pub wait_ns: u128,
+}
+
+impl LinkCounters {
+    pub fn since(&self, earlier: &LinkCounters) -> LinkCounters {
+        LinkCounters {
+            delivered_bytes: self.delivered_bytes - earlier.delivered_bytes,
+            delivered_packets: self.delivered_packets - earlier.delivered_packets,
+            queue_drops: self.queue_drops - earlier.queue_drops,
+            loss_drops: self.loss_drops - earlier.loss_drops,
+            wait_ns: self.wait_ns - earlier.wait_ns,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug)]
+struct InFlight {
+    packet: PacketId,
+    tx_start: SimTime,
+    arrival: SimTime,
+    size: u32,
+}
+
+#[derive(Debug, PartialEq, Eq)]
+pub enum Admission {
+    /// Accepted; `first_arrival` is set when the pipe was empty and the owner must schedule
+    /// the link's arrival event.
+    Accepted { first_arrival: Option<SimTime> },
+    DroppedByQueue,
+    DroppedByLoss,
+}
+
+pub struct Link {
+    pub id: LinkId,
+    pub name: String,
+    pub from: NodeId,
+    pub to: NodeId,
+    pub rate_bps: u64,
+    pub delay: SimTime,
+    queue: QueueDiscipline,
+    loss: Option<LossModule>,
+    in_flight: VecDeque<InFlight>,
+    /// When the transmitter finishes the last accepted packet.
+    busy_until: SimTime,
+    pub counters: LinkCounters,
+}
+
+impl Link {
+    pub fn new(
+        id: LinkId,
+        name: String,
+        (from, to): (NodeId, NodeId),
+        rate_bps: u64,
+        delay: SimTime,
+        queue: QueueDiscipline,
+        loss: Option<LossModule>,
+    ) -> Self {
+        Link { id, name, from, to, rate_bps, delay, queue, loss, in_flight: VecDeque::new(), busy_until: 0, counters: LinkCounters::default() }
+    }
+
+    /// Packets accepted whose transmission has not started: the queue length.
+    pub fn waiting(&self, now: SimTime) -> usize {
+        let started = self.in_flight.partition_point(|e| e.tx_start <= now);
+        self.in_flight.len() - started
+    }
+
+    /// Offers a packet to the link at `now`: the loss module, then the queue, decide.
+    pub fn offer(&mut self, id: PacketId, packet: &Packet, now: SimTime) -> Admission {
+        if let Some(loss) = &mut self.loss {
+            if loss.drops(packet, now) {
+                self.counters.loss_drops += 1;
+                return Admission::DroppedByLoss;
+            }
+        }
+        let idle_since = (self.busy_until <= now).then_some(self.busy_until);
+        let waiting = if idle_since.is_some() { 0 } else { self.waiting(now) };
+        if !self.queue.admit(waiting, idle_since, now) {
+            self.counters.queue_drops += 1;
+            return Admission::DroppedByQueue;
+        }
+        let tx_start = self.busy_until.max(now);
+        self.busy_until = tx_start + transmission_time(packet.size, self.rate_bps);
+        let arrival = self.busy_until + self.delay;
+        self.in_flight.push_back(InFlight { packet: id, tx_start, arrival, size: packet.size });
+        self.counters.wait_ns += (tx_start - now) as u128;
+        let first_arrival = (self.in_flight.len() == 1).then_some(arrival);
+        Admission::Accepted { first_arrival }
+    }
+
+    /// Takes the packet whose arrival is due; returns it and the next arrival to schedule.
+    pub fn take_arrival(&mut self) -> (PacketId, Option<SimTime>) {
+        let head = self.in_flight.pop_front().expect("an arrival event always has a packet in the pipe");
+        self.counters.delivered_bytes += head.size as u64;
+        self.counters.delivered_packets += 1;
+        (head.packet, self.in_flight.front().map(|e| e.arrival))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::net::DropTail;
+    use crate::packet::PacketKind;
+
+    fn link(limit: u32) -> Link {
+        // 8 Mb/s: a 1000-byte packet takes 1 ms; 10 ms propagation.
+        Link::new(0, "l".into(), (0, 1), 8_000_000, 10_000_000, QueueDiscipline::DropTail(DropTail::new(limit)), None)
+    }
+
+    fn packet() -> Packet {
+        Packet::new(0, PacketKind::Data, 0, 0, 1000, 0)
+    }
+
+    #[test]
+    fn back_to_back_packets_leave_one_transmission_time_apart() {
+        let mut l = link(10);
+        assert_eq!(l.offer(0, &packet(), 0), Admission::Accepted { first_arrival: Some(11_000_000) });
+        assert_eq!(l.offer(1, &packet(), 0), Admission::Accepted { first_arrival: None });
+        assert_eq!(l.take_arrival(), (0, Some(12_000_000)));
+        assert_eq!(l.take_arrival(), (1, None));
+    }
+
+    #[test]
+    fn the_packet_in_service_does_not_count_against_the_limit() {
+        let mut l = link(2);
+        for id in 0..3 {
+            assert!(matches!(l.offer(id, &packet(), 0), Admission::Accepted { .. }));
+        }
+        assert_eq!(l.waiting(0), 2);
+        assert_eq!(l.offer(3, &packet(), 0), Admission::DroppedByQueue);
+        // After one transmission time the first has left the queue.
+        assert_eq!(l.waiting(1_000_000), 1);
+        assert_eq!(l.counters.queue_drops, 1);
+    }
+
+    #[test]
+    fn waiting_time_adds_up_for_littles_law() {
+        let mut l = link(10);
+        for id in 0..3 {
+            l.offer(id, &packet(), 0);
+        }
+        // Waits of 0, 1 and 2 ms.
+        assert_eq!(l.counters.wait_ns, 3_000_000);
+    }
+}

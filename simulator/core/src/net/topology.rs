@@ -1,0 +1,224 @@
+//! Builders that turn a scenario's topology into one graph of nodes and one-way links, and
+//! the routes each flow takes through it. A dumbbell and an explicit graph are two ways to
+//! describe the same thing; the simulator never knows which one it was given.
+
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap};
+
+use super::{Link, LinkId, NodeId, QueueDiscipline};
+use crate::error::{Result, SimError};
+use crate::loss::LossModule;
+use crate::plan::FlowPlan;
+use crate::rng::{SimRng, StreamId};
+use crate::scenario::{LossSpec, QueueSpec, Topology};
+use crate::time::{from_millis, SimTime};
+
+pub struct Network {
+    pub nodes: Vec<String>,
+    pub links: Vec<Link>,
+    /// Links whose queue the traces follow by default.
+    pub default_traced_links: Vec<LinkId>,
+}
+
+/// The links a flow's packets cross, in order: data forward, ACKs (and requests) reverse.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Route {
+    pub forward: Vec<LinkId>,
+    pub reverse: Vec<LinkId>,
+}
+
+struct Builder {
+    seed: u64,
+    nodes: Vec<String>,
+    links: Vec<Link>,
+}
+
+struct OneWay<'a> {
+    name: String,
+    ends: (NodeId, NodeId),
+    rate_mbps: f64,
+    delay: SimTime,
+    queue: &'a QueueSpec,
+    loss: Option<&'a LossSpec>,
+}
+
+impl Builder {
+    fn node(&mut self, name: String) -> NodeId {
+        self.nodes.push(name);
+        (self.nodes.len() - 1) as NodeId
+    }
+
+    fn link(&mut self, l: OneWay) -> LinkId {
+        let id = self.links.len() as LinkId;
+        let rate_bps = (l.rate_mbps * 1e6).round().max(1.0) as u64;
+        let queue = QueueDiscipline::new(l.queue, rate_bps, SimRng::new(self.seed, StreamId::LinkQueue(id)));
+        let loss = l.loss.map(|s| LossModule::new(s, SimRng::new(self.seed, StreamId::LinkLoss(id))));
+        self.links.push(Link::new(id, l.name, l.ends, rate_bps, l.delay, queue, loss));
+        id
+    }
+}
+
+/// Builds the network and one route per flow (same order as `flows`).
+pub fn build(topology: &Topology, flows: &[FlowPlan], seed: u64) -> Result<(Network, Vec<Route>)> {
+    let mut b = Builder { seed, nodes: Vec::new(), links: Vec::new() };
+    match topology {
+        Topology::Dumbbell(d) => {
+            let left = b.node("left".into());
+            let right = b.node("right".into());
+            let bn = &d.bottleneck;
+            let bn_delay = from_millis(bn.delay_ms);
+            let fwd = b.link(OneWay {
+                name: "bottleneck".into(),
+                ends: (left, right),
+                rate_mbps: bn.rate_mbps,
+                delay: bn_delay,
+                queue: &bn.queue,
+                loss: bn.loss.as_ref(),
+            });
+            let rev = b.link(OneWay {
+                name: "bottleneck-rev".into(),
+                ends: (right, left),
+                rate_mbps: bn.rate_mbps,
+                delay: bn_delay,
+                queue: &bn.queue,
+                loss: bn.reverse_loss.as_ref(),
+            });
+            let mut routes = Vec::with_capacity(flows.len());
+            for f in flows {
+                let rtt = f.rtt.expect("plan() gives every dumbbell flow an RTT");
+                // Round-trip propagation = 2 (access + bottleneck + access); split evenly.
+                let access = (rtt / 2).saturating_sub(bn_delay) / 2;
+                let src = b.node(format!("{}.src", f.name));
+                let dst = b.node(format!("{}.dst", f.name));
+                let access_link = |b: &mut Builder, suffix: &str, ends| {
+                    b.link(OneWay {
+                        name: format!("{}.{suffix}", f.name),
+                        ends,
+                        rate_mbps: d.access.rate_mbps,
+                        delay: access,
+                        queue: &d.access.queue,
+                        loss: None,
+                    })
+                };
+                let s_up = access_link(&mut b, "src-access", (src, left));
+                let s_down = access_link(&mut b, "src-access-rev", (left, src));
+                let d_down = access_link(&mut b, "dst-access", (right, dst));
+                let d_up = access_link(&mut b, "dst-access-rev", (dst, right));
+                routes.push(Route { forward: vec![s_up, fwd, d_down], reverse: vec![d_up, rev, s_down] });
+            }
+            Ok((Network { nodes: b.nodes, links: b.links, default_traced_links: vec![fwd] }, routes))
+        }
+        Topology::Graph(g) => {
+            let mut index = HashMap::new();
+            for (i, n) in g.nodes.iter().enumerate() {
+                if index.insert(n.as_str(), b.node(n.clone())).is_some() {
+                    return Err(SimError::invalid(format!("$.topology.graph.nodes[{i}]"), format!("duplicate node name {n:?}")));
+                }
+            }
+            let lookup = |name: &str, path: String| {
+                index.get(name).copied().ok_or_else(|| SimError::invalid(path, format!("no node named {name:?} in topology.graph.nodes")))
+            };
+            for (i, l) in g.links.iter().enumerate() {
+                let path = format!("$.topology.graph.links[{i}]");
+                let a = lookup(&l.from, format!("{path}.from"))?;
+                let z = lookup(&l.to, format!("{path}.to"))?;
+                if a == z {
+                    return Err(SimError::invalid(format!("{path}.to"), "a link must join two different nodes"));
+                }
+                let name = l.name.clone().unwrap_or_else(|| format!("{}-{}", l.from, l.to));
+                let delay = from_millis(l.delay_ms);
+                b.link(OneWay { name: name.clone(), ends: (a, z), rate_mbps: l.rate_mbps, delay, queue: &l.queue, loss: l.loss.as_ref() });
+                b.link(OneWay {
+                    name: format!("{name}-rev"),
+                    ends: (z, a),
+                    rate_mbps: l.rate_mbps,
+                    delay,
+                    queue: &l.queue,
+                    loss: l.reverse_loss.as_ref(),
+                });
+            }
+            let mut seen = HashMap::new();
+            for (i, l) in b.links.iter().enumerate() {
+                if let Some(j) = seen.insert(l.name.as_str(), i) {
+                    return Err(SimError::invalid(
+                        format!("$.topology.graph.links[{}].name", i / 2),
+                        format!("link name {:?} is used twice (also link {})", l.name, j / 2),
+                    ));
+                }
+            }
+            let mut trees: HashMap<NodeId, Vec<Option<LinkId>>> = HashMap::new();
+            let mut routes = Vec::with_capacity(flows.len());
+            for f in flows {
+                let path = format!("$.flows[{}]", f.spec_index);
+                let from = f.from.as_deref().ok_or_else(|| SimError::invalid(format!("{path}.from"), "graph flows need `from` and `to` node names"))?;
+                let to = f.to.as_deref().ok_or_else(|| SimError::invalid(format!("{path}.to"), "graph flows need `from` and `to` node names"))?;
+                let src = lookup(from, format!("{path}.from"))?;
+                let dst = lookup(to, format!("{path}.to"))?;
+                if src == dst {
+                    return Err(SimError::invalid(format!("{path}.to"), "a flow needs two different end nodes"));
+                }
+                let mut route = |a: NodeId, z: NodeId| {
+                    let tree = trees.entry(a).or_insert_with(|| shortest_path_tree(&b.nodes, &b.links, a));
+                    path_to(tree, &b.links, z)
+                };
+                let forward = route(src, dst);
+                let reverse = route(dst, src);
+                match (forward, reverse) {
+                    (Some(forward), Some(reverse)) => routes.push(Route { forward, reverse }),
+                    _ => return Err(SimError::invalid(format!("{path}.to"), format!("no path between {from:?} and {to:?}"))),
+                }
+            }
+            for r in &routes {
+                if r.forward.len() > u16::MAX as usize || r.reverse.len() > u16::MAX as usize {
+                    return Err(SimError::invalid("$.topology.graph", "a route may cross at most 65535 links"));
+                }
+            }
+            let traced = (0..b.links.len() as LinkId).step_by(2).collect();
+            Ok((Network { nodes: b.nodes, links: b.links, default_traced_links: traced }, routes))
+        }
+    }
+}
+
+/// Dijkstra from `src` by propagation delay, ties broken by hop count then link order, so
+/// routes are deterministic. Returns, per node, the link used to reach it.
+fn shortest_path_tree(nodes: &[String], links: &[Link], src: NodeId) -> Vec<Option<LinkId>> {
+    let mut out: Vec<Vec<LinkId>> = vec![Vec::new(); nodes.len()];
+    for l in links {
+        out[l.from as usize].push(l.id);
+    }
+    let mut best: Vec<Option<(SimTime, u32)>> = vec![None; nodes.len()];
+    let mut via = vec![None; nodes.len()];
+    let mut heap = BinaryHeap::new();
+    best[src as usize] = Some((0, 0));
+    heap.push(Reverse((0u64, 0u32, src)));
+    while let Some(Reverse((d, hops, n))) = heap.pop() {
+        if best[n as usize] != Some((d, hops)) {
+            continue;
+        }
+        for &l in &out[n as usize] {
+            let link = &links[l as usize];
+            let cand = (d + link.delay, hops + 1);
+            let to = link.to as usize;
+            if best[to].is_none_or(|b| cand < b) {
+                best[to] = Some(cand);
+                via[to] = Some(l);
+                heap.push(Reverse((cand.0, cand.1, link.to)));
+            }
+        }
+    }
+    via
+}
+
+fn path_to(via: &[Option<LinkId>], links: &[Link], dst: NodeId) -> Option<Vec<LinkId>> {
+    let mut path = Vec::new();
+    let mut n = dst;
+    while let Some(l) = via[n as usize] {
+        path.push(l);
+        n = links[l as usize].from;
+    }
+    if path.is_empty() {
+        return None;
+    }
+    path.reverse();
+    Some(path)
+}

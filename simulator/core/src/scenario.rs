@@ -1,0 +1,718 @@
+//! The scenario format: the contract between researchers, the service and the core.
+//!
+//! One JSON document describes a whole run: `topology`, `flows`, `duration_s`, `warmup_s`,
+//! `seed`, `outputs`, `limits`. Unknown fields are rejected (a typo must not silently fall back
+//! to a default), and every error names the JSON path of the offending field. Defaults follow
+//! ns-2 (what paper 000 used) unless a comment says otherwise; `docs/scenario.md` lists them.
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Result, SimError};
+
+/// Hard caps that keep a single scenario from exhausting memory before it even starts.
+pub const MAX_FLOWS: u64 = 100_000;
+pub const MAX_NODES: usize = 100_000;
+pub const MAX_TRACE_POINTS: u64 = 1_000_000;
+pub const MAX_DURATION_S: f64 = 1.0e7;
+
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    /// Free text for people; ignored by the core.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// Simulated seconds; metrics cover [warmup_s, duration_s].
+    pub duration_s: f64,
+    #[serde(default)]
+    pub warmup_s: f64,
+    #[serde(default = "default_seed")]
+    pub seed: u64,
+    pub topology: Topology,
+    pub flows: Vec<FlowSpec>,
+    #[serde(default)]
+    pub outputs: Outputs,
+    #[serde(default)]
+    pub limits: Limits,
+}
+
+fn default_seed() -> u64 {
+    1
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
+pub enum Topology {
+    Dumbbell(Dumbbell),
+    Graph(Graph),
+}
+
+/// N sender/receiver pairs around one bottleneck. Each flow gets its own access links, whose
+/// delays make up the flow's round-trip propagation delay (`rtt_ms`), as in paper 000 §IV-A.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Dumbbell {
+    pub bottleneck: LinkParams,
+    #[serde(default)]
+    pub access: AccessParams,
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct LinkParams {
+    pub rate_mbps: f64,
+    /// One-way propagation delay.
+    pub delay_ms: f64,
+    #[serde(default)]
+    pub queue: QueueSpec,
+    /// Loss module on the forward (left to right, data) direction.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub loss: Option<LossSpec>,
+    /// Loss module on the reverse (ACK) direction.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reverse_loss: Option<LossSpec>,
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct AccessParams {
+    #[serde(default = "default_access_rate")]
+    pub rate_mbps: f64,
+    #[serde(default = "default_access_queue")]
+    pub queue: QueueSpec,
+}
+
+fn default_access_rate() -> f64 {
+    1000.0
+}
+
+fn default_access_queue() -> QueueSpec {
+    QueueSpec::Droptail { limit_pkts: 1000 }
+}
+
+impl Default for AccessParams {
+    fn default() -> Self {
+        AccessParams { rate_mbps: default_access_rate(), queue: default_access_queue() }
+    }
+}
+
+/// An explicit graph: named nodes and duplex links (paper 002's six-node topology).
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Graph {
+    pub nodes: Vec<String>,
+    pub links: Vec<GraphLink>,
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct GraphLink {
+    /// Defaults to "from-to".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    pub from: String,
+    pub to: String,
+    pub rate_mbps: f64,
+    pub delay_ms: f64,
+    #[serde(default)]
+    pub queue: QueueSpec,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub loss: Option<LossSpec>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reverse_loss: Option<LossSpec>,
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+pub enum QueueSpec {
+    /// FIFO that drops arrivals when `limit_pkts` packets wait (the one in service not counted).
+    Droptail { limit_pkts: u32 },
+    /// Random Early Detection, Floyd & Jacobson 1993. Thresholds default to 1/3 and 2/3 of the
+    /// limit, as paper 000 §IV-A sets them.
+    Red {
+        limit_pkts: u32,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        min_th_pkts: Option<f64>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        max_th_pkts: Option<f64>,
+        #[serde(default = "default_red_max_p")]
+        max_p: f64,
+        #[serde(default = "default_red_weight")]
+        weight: f64,
+        #[serde(default = "default_true")]
+        gentle: bool,
+        /// Typical packet size, used to age the average across idle periods (F&J §4).
+        #[serde(default = "default_red_mean_pkt")]
+        mean_pkt_bytes: u32,
+    },
+}
+
+fn default_red_max_p() -> f64 {
+    0.1
+}
+fn default_red_weight() -> f64 {
+    0.002
+}
+fn default_true() -> bool {
+    true
+}
+fn default_red_mean_pkt() -> u32 {
+    1000
+}
+
+impl Default for QueueSpec {
+    fn default() -> Self {
+        QueueSpec::Droptail { limit_pkts: 100 }
+    }
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+pub enum LossSpec {
+    /// Each packet is lost independently with probability `rate`.
+    Uniform { rate: f64 },
+    /// Paper 000 §IV-B: each data packet starts a loss event with probability `p`; the event
+    /// drops that packet and the next `m - 1` data packets of the same flow.
+    BernoulliEvents { p: f64, m: u32 },
+    /// Drops the listed data packets, counted 1, 2, 3, … in the order they reach the module
+    /// (retransmissions count too). Paper 004's one- and two-loss cases.
+    Scheduled { packets: Vec<u64> },
+    /// Loses packets with probability `rate` between `start_s` and `end_s` (wireless fade).
+    Outage {
+        start_s: f64,
+        end_s: f64,
+        #[serde(default = "default_one")]
+        rate: f64,
+    },
+    /// Two-state Markov chain stepped once per packet.
+    GilbertElliott {
+        p_good_to_bad: f64,
+        p_bad_to_good: f64,
+        #[serde(default)]
+        loss_good: f64,
+        #[serde(default = "default_one")]
+        loss_bad: f64,
+    },
+}
+
+fn default_one() -> f64 {
+    1.0
+}
+
+/// A number, or a distribution to draw one per generated flow.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(untagged)]
+pub enum Value {
+    Fixed(f64),
+    Uniform { uniform: [f64; 2] },
+}
+
+impl Value {
+    pub fn bounds(&self) -> (f64, f64) {
+        match *self {
+            Value::Fixed(v) => (v, v),
+            Value::Uniform { uniform: [a, b] } => (a, b),
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum FlowKind {
+    #[default]
+    Tcp,
+    Udp,
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct FlowSpec {
+    /// Defaults to "flow{i}"; generated flows are named "{name}-{k}".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// Generates this many flows from one entry (background traffic).
+    #[serde(default = "default_count")]
+    pub count: u32,
+    #[serde(rename = "type", default)]
+    pub kind: FlowKind,
+    /// TCP congestion-control variant; see `cc::VARIANTS`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub variant: Option<String>,
+    /// Round-trip propagation delay (dumbbell only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rtt_ms: Option<Value>,
+    /// End nodes (graph only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub from: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub to: Option<String>,
+    #[serde(default = "default_start")]
+    pub start_s: Value,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stop_s: Option<f64>,
+    #[serde(default)]
+    pub app: AppSpec,
+    #[serde(default)]
+    pub tcp: TcpConfig,
+    /// Loss module on this flow's path, just before its receiver (paper 000 §IV-B).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub loss: Option<LossSpec>,
+}
+
+fn default_count() -> u32 {
+    1
+}
+fn default_start() -> Value {
+    Value::Fixed(0.0)
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+pub enum AppSpec {
+    /// Bulk transfer: unlimited, or `bytes` with the download response time measured.
+    Ftp {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        bytes: Option<u64>,
+    },
+    /// Constant bit rate over UDP.
+    Cbr {
+        rate_mbps: f64,
+        #[serde(default = "default_cbr_packet")]
+        packet_bytes: u32,
+    },
+    /// Paper 000 §IV-A: a request on the reverse path, a Pareto-sized response over TCP, an
+    /// exponential think time, repeat.
+    Http {
+        #[serde(default = "default_http_mean")]
+        mean_file_bytes: f64,
+        #[serde(default = "default_http_shape")]
+        shape: f64,
+        #[serde(default = "default_http_think")]
+        mean_think_s: f64,
+        #[serde(default = "default_http_request")]
+        request_bytes: u32,
+        /// A request lost on the way is sent again after this long (like a SYN retry).
+        #[serde(default = "default_http_request_timeout")]
+        request_timeout_s: f64,
+    },
+}
+
+fn default_cbr_packet() -> u32 {
+    1000
+}
+fn default_http_mean() -> f64 {
+    48_000.0
+}
+fn default_http_shape() -> f64 {
+    1.2
+}
+fn default_http_think() -> f64 {
+    0.5
+}
+fn default_http_request() -> u32 {
+    100
+}
+fn default_http_request_timeout() -> f64 {
+    3.0
+}
+
+impl Default for AppSpec {
+    fn default() -> Self {
+        AppSpec::Ftp { bytes: None }
+    }
+}
+
+/// Per-flow TCP parameters. Defaults are ns-2's (`tcp-defaults.tcl`) where paper 000 relied on
+/// them; paper 004's OPNET table is expressible (initial RTO 1 s, min 0.5 s, max 64 s, …).
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct TcpConfig {
+    pub mss_bytes: u32,
+    /// TCP/IP header bytes added to every segment on the wire (an ACK is one header).
+    pub header_bytes: u32,
+    pub initial_cwnd_pkts: f64,
+    /// Unlimited when absent.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub initial_ssthresh_pkts: Option<f64>,
+    /// Receiver window in segments: cwnd never lets more than this be outstanding.
+    pub max_window_pkts: u32,
+    pub delayed_ack: bool,
+    pub delack_timeout_s: f64,
+    /// SACK blocks on ACKs; on by default for the `sack` variant only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sack: Option<bool>,
+    pub dupack_threshold: u32,
+    pub initial_rto_s: f64,
+    pub min_rto_s: f64,
+    pub max_rto_s: f64,
+    /// RFC 6298 alpha (SRTT gain) and beta (RTTVAR gain) and K.
+    pub rtt_gain: f64,
+    pub rttvar_gain: f64,
+    pub rttvar_k: f64,
+    /// Clock granularity G of RFC 6298; the RTO is rounded up to a multiple of it.
+    pub timer_granularity_s: f64,
+    pub vegas: VegasParams,
+}
+
+impl Default for TcpConfig {
+    fn default() -> Self {
+        TcpConfig {
+            mss_bytes: 1000,
+            header_bytes: 40,
+            initial_cwnd_pkts: 2.0,
+            initial_ssthresh_pkts: None,
+            max_window_pkts: 100_000,
+            delayed_ack: false,
+            delack_timeout_s: 0.1,
+            sack: None,
+            dupack_threshold: 3,
+            initial_rto_s: 3.0,
+            min_rto_s: 0.2,
+            max_rto_s: 60.0,
+            rtt_gain: 0.125,
+            rttvar_gain: 0.25,
+            rttvar_k: 4.0,
+            timer_granularity_s: 0.01,
+            vegas: VegasParams::default(),
+        }
+    }
+}
+
+/// Brakmo & Peterson's thresholds, in packets queued in the network (ns-2 defaults).
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct VegasParams {
+    pub alpha: f64,
+    pub beta: f64,
+    pub gamma: f64,
+}
+
+impl Default for VegasParams {
+    fn default() -> Self {
+        VegasParams { alpha: 1.0, beta: 3.0, gamma: 1.0 }
+    }
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum TraceKind {
+    Cwnd,
+    Ssthresh,
+    Queue,
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct Outputs {
+    /// Sampling interval of the time series; no traces when absent.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub trace_interval_s: Option<f64>,
+    pub trace: Vec<TraceKind>,
+    /// Flow names to trace (default: every flow, subject to `max_trace_points`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub trace_flows: Option<Vec<String>>,
+    /// Link names to trace the queue of (default: the bottleneck, or every graph link).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub trace_links: Option<Vec<String>>,
+    /// Upper bound on all trace samples together, so traces stay a bounded size.
+    pub max_trace_points: u64,
+}
+
+impl Default for Outputs {
+    fn default() -> Self {
+        Outputs {
+            trace_interval_s: None,
+            trace: vec![TraceKind::Cwnd, TraceKind::Ssthresh, TraceKind::Queue],
+            trace_flows: None,
+            trace_links: None,
+            max_trace_points: 200_000,
+        }
+    }
+}
+
+#[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct Limits {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_events: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_wall_s: Option<f64>,
+}
+
+impl Scenario {
+    /// Parses JSON text; the error names the JSON path of the first problem.
+    pub fn from_json(text: &str) -> Result<Scenario> {
+        let de = &mut serde_json::Deserializer::from_str(text);
+        serde_path_to_error::deserialize(de).map_err(|e| {
+            let path = e.path().to_string();
+            let message = e.into_inner().to_string();
+            SimError::Parse { path: json_path(&path), message: strip_position(&message) }
+        })
+    }
+
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).expect("a scenario always serialises")
+    }
+}
+
+/// serde_path_to_error writes `flows[0].tcp`; we prefix `$` like JSONPath (`$` alone is the root).
+fn json_path(path: &str) -> String {
+    if path == "." || path.is_empty() {
+        "$".to_string()
+    } else {
+        format!("$.{path}")
+    }
+}
+
+/// serde_json appends " at line L column C"; the path already says where.
+fn strip_position(message: &str) -> String {
+    match message.rfind(" at line ") {
+        Some(i) => message[..i].to_string(),
+        None => message.to_string(),
+    }
+}
+
+/// Checks every value the types cannot: ranges, finiteness, names that must exist.
+pub struct Check {
+    errors: Vec<SimError>,
+}
+
+impl Check {
+    pub fn new() -> Self {
+        Check { errors: Vec::new() }
+    }
+
+    pub fn fail(&mut self, path: impl Into<String>, message: impl Into<String>) {
+        self.errors.push(SimError::invalid(path, message));
+    }
+
+    pub fn finite(&mut self, path: &str, v: f64) -> bool {
+        if !v.is_finite() {
+            self.fail(path, format!("must be a finite number, got {v}"));
+            return false;
+        }
+        true
+    }
+
+    pub fn positive(&mut self, path: &str, v: f64) {
+        if self.finite(path, v) && v <= 0.0 {
+            self.fail(path, format!("must be > 0, got {v}"));
+        }
+    }
+
+    pub fn non_negative(&mut self, path: &str, v: f64) {
+        if self.finite(path, v) && v < 0.0 {
+            self.fail(path, format!("must be >= 0, got {v}"));
+        }
+    }
+
+    pub fn probability(&mut self, path: &str, v: f64) {
+        if self.finite(path, v) && !(0.0..=1.0).contains(&v) {
+            self.fail(path, format!("must be a probability in [0, 1], got {v}"));
+        }
+    }
+
+    pub fn at_most(&mut self, path: &str, v: f64, max: f64) {
+        if v.is_finite() && v > max {
+            self.fail(path, format!("must be <= {max}, got {v}"));
+        }
+    }
+
+    /// The first error found, or Ok.
+    pub fn finish(self) -> Result<()> {
+        match self.errors.into_iter().next() {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
+    }
+}
+
+impl Default for Check {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+pub fn check_link_rate_delay(c: &mut Check, path: &str, rate_mbps: f64, delay_ms: f64) {
+    c.positive(&format!("{path}.rate_mbps"), rate_mbps);
+    c.at_most(&format!("{path}.rate_mbps"), rate_mbps, 1.0e7);
+    c.non_negative(&format!("{path}.delay_ms"), delay_ms);
+    c.at_most(&format!("{path}.delay_ms"), delay_ms, 1.0e6);
+}
+
+impl QueueSpec {
+    pub fn check(&self, c: &mut Check, path: &str) {
+        match self {
+            QueueSpec::Droptail { limit_pkts } => {
+                if *limit_pkts == 0 {
+                    c.fail(format!("{path}.limit_pkts"), "must be at least 1 packet");
+                }
+            }
+            QueueSpec::Red { limit_pkts, min_th_pkts, max_th_pkts, max_p, weight, mean_pkt_bytes, .. } => {
+                if *limit_pkts == 0 {
+                    c.fail(format!("{path}.limit_pkts"), "must be at least 1 packet");
+                }
+                let (min_th, max_th) = self.red_thresholds();
+                if let Some(v) = min_th_pkts {
+                    c.non_negative(&format!("{path}.min_th_pkts"), *v);
+                }
+                if let Some(v) = max_th_pkts {
+                    c.positive(&format!("{path}.max_th_pkts"), *v);
+                }
+                if min_th.is_finite() && max_th.is_finite() && min_th >= max_th {
+                    c.fail(format!("{path}.max_th_pkts"), format!("must be above min_th_pkts ({min_th}), got {max_th}"));
+                }
+                c.probability(&format!("{path}.max_p"), *max_p);
+                c.probability(&format!("{path}.weight"), *weight);
+                if *weight == 0.0 {
+                    c.fail(format!("{path}.weight"), "must be > 0");
+                }
+                if *mean_pkt_bytes == 0 {
+                    c.fail(format!("{path}.mean_pkt_bytes"), "must be at least 1 byte");
+                }
+            }
+        }
+    }
+
+    /// RED thresholds with paper 000's defaults (1/3 and 2/3 of the limit).
+    pub fn red_thresholds(&self) -> (f64, f64) {
+        match self {
+            QueueSpec::Red { limit_pkts, min_th_pkts, max_th_pkts, .. } => (
+                min_th_pkts.unwrap_or(*limit_pkts as f64 / 3.0),
+                max_th_pkts.unwrap_or(2.0 * *limit_pkts as f64 / 3.0),
+            ),
+            QueueSpec::Droptail { .. } => (0.0, 0.0),
+        }
+    }
+}
+
+impl LossSpec {
+    pub fn check(&self, c: &mut Check, path: &str) {
+        match self {
+            LossSpec::Uniform { rate } => c.probability(&format!("{path}.rate"), *rate),
+            LossSpec::BernoulliEvents { p, m } => {
+                c.probability(&format!("{path}.p"), *p);
+                if *m == 0 {
+                    c.fail(format!("{path}.m"), "must be at least 1 (packets dropped per loss event)");
+                }
+            }
+            LossSpec::Scheduled { packets } => {
+                if let Some(i) = packets.iter().position(|&n| n == 0) {
+                    c.fail(format!("{path}.packets[{i}]"), "packets are numbered from 1");
+                }
+                if packets.len() > 1_000_000 {
+                    c.fail(format!("{path}.packets"), "at most 1,000,000 scheduled drops");
+                }
+            }
+            LossSpec::Outage { start_s, end_s, rate } => {
+                c.non_negative(&format!("{path}.start_s"), *start_s);
+                c.non_negative(&format!("{path}.end_s"), *end_s);
+                if start_s.is_finite() && end_s.is_finite() && end_s < start_s {
+                    c.fail(format!("{path}.end_s"), format!("must not be before start_s ({start_s})"));
+                }
+                c.probability(&format!("{path}.rate"), *rate);
+            }
+            LossSpec::GilbertElliott { p_good_to_bad, p_bad_to_good, loss_good, loss_bad } => {
+                c.probability(&format!("{path}.p_good_to_bad"), *p_good_to_bad);
+                c.probability(&format!("{path}.p_bad_to_good"), *p_bad_to_good);
+                c.probability(&format!("{path}.loss_good"), *loss_good);
+                c.probability(&format!("{path}.loss_bad"), *loss_bad);
+            }
+        }
+    }
+}
+
+impl TcpConfig {
+    pub fn check(&self, c: &mut Check, path: &str) {
+        if !(64..=65_000).contains(&self.mss_bytes) {
+            c.fail(format!("{path}.mss_bytes"), format!("must be between 64 and 65000 bytes, got {}", self.mss_bytes));
+        }
+        if self.header_bytes > 1000 {
+            c.fail(format!("{path}.header_bytes"), format!("must be at most 1000 bytes, got {}", self.header_bytes));
+        }
+        c.positive(&format!("{path}.initial_cwnd_pkts"), self.initial_cwnd_pkts);
+        c.at_most(&format!("{path}.initial_cwnd_pkts"), self.initial_cwnd_pkts, 1.0e6);
+        if let Some(v) = self.initial_ssthresh_pkts {
+            c.positive(&format!("{path}.initial_ssthresh_pkts"), v);
+        }
+        if self.max_window_pkts == 0 || self.max_window_pkts > 10_000_000 {
+            c.fail(format!("{path}.max_window_pkts"), "must be between 1 and 10,000,000 segments");
+        }
+        c.positive(&format!("{path}.delack_timeout_s"), self.delack_timeout_s);
+        if self.dupack_threshold == 0 || self.dupack_threshold > 1000 {
+            c.fail(format!("{path}.dupack_threshold"), "must be between 1 and 1000");
+        }
+        c.positive(&format!("{path}.initial_rto_s"), self.initial_rto_s);
+        c.positive(&format!("{path}.min_rto_s"), self.min_rto_s);
+        c.positive(&format!("{path}.max_rto_s"), self.max_rto_s);
+        c.at_most(&format!("{path}.max_rto_s"), self.max_rto_s, 1.0e5);
+        if self.min_rto_s.is_finite() && self.max_rto_s.is_finite() && self.min_rto_s > self.max_rto_s {
+            c.fail(format!("{path}.max_rto_s"), format!("must be at least min_rto_s ({})", self.min_rto_s));
+        }
+        for (name, v) in [("rtt_gain", self.rtt_gain), ("rttvar_gain", self.rttvar_gain)] {
+            c.probability(&format!("{path}.{name}"), v);
+            if v == 0.0 {
+                c.fail(format!("{path}.{name}"), "must be > 0");
+            }
+        }
+        c.non_negative(&format!("{path}.rttvar_k"), self.rttvar_k);
+        c.non_negative(&format!("{path}.timer_granularity_s"), self.timer_granularity_s);
+        c.at_most(&format!("{path}.timer_granularity_s"), self.timer_granularity_s, 10.0);
+        let v = &self.vegas;
+        c.non_negative(&format!("{path}.vegas.alpha"), v.alpha);
+        c.non_negative(&format!("{path}.vegas.beta"), v.beta);
+        c.non_negative(&format!("{path}.vegas.gamma"), v.gamma);
+        if v.alpha.is_finite() && v.beta.is_finite() && v.alpha > v.beta {
+            c.fail(format!("{path}.vegas.beta"), format!("must be at least alpha ({})", v.alpha));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const EXAMPLE: &str = r#"{"duration_s": 200, "warmup_s": 50, "seed": 1,
+     "topology": {"dumbbell": {"bottleneck": {"rate_mbps": 45, "delay_ms": 5,
+                                              "queue": {"type": "droptail", "limit_pkts": 1000}}}},
+     "flows": [{"name": "sbs", "type": "tcp", "variant": "newreno-sbs", "rtt_ms": 70,
+                "app": {"type": "ftp"}, "tcp": {"min_rto_s": 0.2},
+                "loss": {"type": "bernoulli_events", "p": 0.0005, "m": 10}}]}"#;
+
+    #[test]
+    fn the_issue_example_parses_with_defaults_filled_in() {
+        let s = Scenario::from_json(EXAMPLE).unwrap();
+        assert_eq!(s.flows[0].variant.as_deref(), Some("newreno-sbs"));
+        assert_eq!(s.flows[0].tcp.mss_bytes, 1000);
+        assert_eq!(s.flows[0].loss, Some(LossSpec::BernoulliEvents { p: 0.0005, m: 10 }));
+    }
+
+    #[test]
+    fn a_scenario_survives_a_round_trip_through_json() {
+        let s = Scenario::from_json(EXAMPLE).unwrap();
+        assert_eq!(Scenario::from_json(&s.to_json()).unwrap(), s);
+    }
+
+    #[test]
+    fn an_unknown_field_is_rejected_with_its_path() {
+        let bad = EXAMPLE.replace("\"min_rto_s\"", "\"min_rto\"");
+        let err = Scenario::from_json(&bad).unwrap_err();
+        assert_eq!(err.path(), Some("$.flows[0].tcp.min_rto"));
+        assert!(err.to_string().contains("unknown field"), "{err}");
+    }
+
+    #[test]
+    fn a_wrong_type_names_the_field() {
+        let bad = EXAMPLE.replace("\"rate_mbps\": 45", "\"rate_mbps\": \"fast\"");
+        let err = Scenario::from_json(&bad).unwrap_err();
+        assert_eq!(err.path(), Some("$.topology.dumbbell.bottleneck.rate_mbps"));
+    }
+
+    #[test]
+    fn an_unknown_loss_type_is_rejected() {
+        let bad = EXAMPLE.replace("bernoulli_events", "bernoulli");
+        let err = Scenario::from_json(&bad).unwrap_err();
+        assert!(err.path().unwrap().starts_with("$.flows[0].loss"), "{err}");
+    }
+}

@@ -1,0 +1,479 @@
+//! The simulation: owns the event queue, the network, the packets and the flows, and turns
+//! events into calls on them. Everything is a value owned here (no globals, no shared
+//! pointers), so two simulations can run side by side in one process.
+
+use std::time::Instant;
+
+use crate::engine::{Event, EventQueue, TimerFire, TimerKind, TimerSlot};
+use crate::error::{Result, SimError};
+use crate::loss::LossModule;
+use crate::metrics::{
+    flow_result, jain_index, link_result, unfairness_percent, FlowCounters, FlowInputs, FlowTrace, Fairness,
+    LinkTrace, LossEventTracker, RunResult, Stats, Traces, CORE_VERSION,
+};
+use crate::net::{self, Admission, Link, LinkCounters, LinkId, Route};
+use crate::packet::{Packet, PacketId, PacketKind, PacketPool};
+use crate::plan::{self, FlowPlan};
+use crate::rng::{SimRng, StreamId};
+use crate::scenario::{FlowKind, Scenario, TraceKind};
+use crate::tcp::{SenderCounters, TcpReceiver, TcpSender};
+use crate::time::{from_secs, to_secs, SimTime};
+use crate::traffic::{App, AppCtx, Downloads, Endpoints};
+
+/// How often (in events) the wall-clock limit is checked: reading the clock is not free.
+const WALL_CHECK_EVERY: u64 = 1 << 16;
+
+struct Flow {
+    plan: FlowPlan,
+    route: Route,
+    rtt_propagation: SimTime,
+    ends: Endpoints,
+    app: App,
+    path_loss: Option<LossModule>,
+    counters: FlowCounters,
+    loss_events: LossEventTracker,
+    downloads: Downloads,
+    rto_timer: TimerSlot,
+    delack_timer: TimerSlot,
+    app_timer: TimerSlot,
+}
+
+impl Flow {
+    fn sender(&self) -> Option<&TcpSender> {
+        match &self.ends {
+            Endpoints::Tcp { sender, .. } => Some(sender),
+            Endpoints::Udp => None,
+        }
+    }
+}
+
+struct Snapshot {
+    senders: Vec<Option<SenderCounters>>,
+    flows: Vec<FlowCounters>,
+    links: Vec<LinkCounters>,
+}
+
+struct TraceRecorder {
+    interval: SimTime,
+    kinds: Vec<TraceKind>,
+    flows: Vec<usize>,
+    links: Vec<LinkId>,
+    data: Traces,
+}
+
+pub struct Simulation {
+    q: EventQueue,
+    pool: PacketPool,
+    nodes: Vec<String>,
+    links: Vec<Link>,
+    flows: Vec<Flow>,
+    outbox: Vec<Packet>,
+    seed: u64,
+    warmup: SimTime,
+    end: SimTime,
+    max_events: Option<u64>,
+    max_wall_s: Option<f64>,
+    snapshot: Option<Snapshot>,
+    traces: Option<TraceRecorder>,
+}
+
+impl Simulation {
+    pub fn new(s: &Scenario) -> Result<Self> {
+        let plans = plan::plan(s)?;
+        let (network, routes) = net::build(&s.topology, &plans, s.seed)?;
+        let mut flows = Vec::with_capacity(plans.len());
+        for (i, (plan, route)) in plans.into_iter().zip(routes).enumerate() {
+            let id = i as u32;
+            let delay = |path: &[LinkId]| path.iter().map(|&l| network.links[l as usize].delay).sum::<SimTime>();
+            let rtt_propagation = delay(&route.forward) + delay(&route.reverse);
+            let ends = match plan.kind {
+                FlowKind::Tcp => {
+                    let sender = TcpSender::new(id, &plan.variant, &plan.tcp);
+                    let t = &plan.tcp;
+                    let receiver =
+                        TcpReceiver::new(id, t.mss_bytes, t.header_bytes, sender.sack_enabled(), t.delayed_ack, t.delack_timeout_s);
+                    Endpoints::Tcp { sender, receiver }
+                }
+                FlowKind::Udp => Endpoints::Udp,
+            };
+            let app =
+                App::new(&plan.app, plan.start, plan.stop, plan.tcp.header_bytes, SimRng::new(s.seed, StreamId::FlowApp(id)));
+            let path_loss = plan.loss.as_ref().map(|l| LossModule::new(l, SimRng::new(s.seed, StreamId::FlowLoss(id))));
+            flows.push(Flow {
+                plan,
+                route,
+                rtt_propagation,
+                ends,
+                app,
+                path_loss,
+                counters: FlowCounters::default(),
+                loss_events: LossEventTracker::default(),
+                downloads: Downloads::default(),
+                rto_timer: TimerSlot::default(),
+                delack_timer: TimerSlot::default(),
+                app_timer: TimerSlot::default(),
+            });
+        }
+        let traces = Self::trace_recorder(s, &network, &flows)?;
+        Ok(Simulation {
+            q: EventQueue::new(),
+            pool: PacketPool::default(),
+            nodes: network.nodes,
+            links: network.links,
+            flows,
+            outbox: Vec::new(),
+            seed: s.seed,
+            warmup: from_secs(s.warmup_s),
+            end: from_secs(s.duration_s),
+            max_events: s.limits.max_events,
+            max_wall_s: s.limits.max_wall_s,
+            snapshot: None,
+            traces,
+        })
+    }
+
+    fn trace_recorder(s: &Scenario, network: &net::Network, flows: &[Flow]) -> Result<Option<TraceRecorder>> {
+        let Some(interval_s) = s.outputs.trace_interval_s else { return Ok(None) };
+        let o = &s.outputs;
+        let flow_ids: Vec<usize> = match &o.trace_flows {
+            None => (0..flows.len()).collect(),
+            Some(names) => names
+                .iter()
+                .enumerate()
+                .map(|(i, n)| {
+                    flows.iter().position(|f| &f.plan.name == n).ok_or_else(|| {
+                        SimError::invalid(format!("$.outputs.trace_flows[{i}]"), format!("no flow named {n:?}"))
+                    })
+                })
+                .collect::<Result<_>>()?,
+        };
+        let link_ids: Vec<LinkId> = match &o.trace_links {
+            None => network.default_traced_links.clone(),
+            Some(names) => names
+                .iter()
+                .enumerate()
+                .map(|(i, n)| {
+                    network.links.iter().position(|l| &l.name == n).map(|p| p as LinkId).ok_or_else(|| {
+                        SimError::invalid(format!("$.outputs.trace_links[{i}]"), format!("no link named {n:?}"))
+                    })
+                })
+                .collect::<Result<_>>()?,
+        };
+        let per_flow = o.trace.iter().filter(|k| **k != TraceKind::Queue).count();
+        let per_link = o.trace.contains(&TraceKind::Queue) as usize;
+        let series = flow_ids.len() * per_flow + link_ids.len() * per_link;
+        let samples = (s.duration_s / interval_s).floor() as u64 + 1;
+        if samples.saturating_mul(series as u64) > o.max_trace_points {
+            return Err(SimError::invalid(
+                "$.outputs.max_trace_points",
+                format!(
+                    "{series} series × {samples} samples exceed max_trace_points ({}); choose fewer trace_flows or a longer trace_interval_s",
+                    o.max_trace_points
+                ),
+            ));
+        }
+        let kinds = o.trace.clone();
+        let data = Traces {
+            time_s: Vec::with_capacity(samples as usize),
+            flows: flow_ids
+                .iter()
+                .map(|&f| FlowTrace {
+                    name: flows[f].plan.name.clone(),
+                    cwnd: kinds.contains(&TraceKind::Cwnd).then(Vec::new),
+                    ssthresh: kinds.contains(&TraceKind::Ssthresh).then(Vec::new),
+                })
+                .collect(),
+            links: if per_link == 1 {
+                link_ids.iter().map(|&l| LinkTrace { name: network.links[l as usize].name.clone(), queue: Vec::new() }).collect()
+            } else {
+                Vec::new()
+            },
+        };
+        Ok(Some(TraceRecorder { interval: from_secs(interval_s), kinds, flows: flow_ids, links: link_ids, data }))
+    }
+
+    /// Runs to `duration_s` and measures. Stops with an error past the scenario's limits.
+    pub fn run(mut self) -> Result<RunResult> {
+        let wall = Instant::now();
+        for (i, f) in self.flows.iter_mut().enumerate() {
+            let ev = Event::Timer { flow: i as u32, timer: TimerKind::App };
+            f.app_timer.sync(f.app.deadline(), &mut self.q, ev);
+        }
+        self.q.schedule(self.warmup, Event::WarmupEnd);
+        if self.traces.is_some() {
+            self.q.schedule(0, Event::TraceSample);
+        }
+        let mut next_wall_check = WALL_CHECK_EVERY;
+        let mut peak_packets = 0;
+        while let Some((now, event)) = self.q.pop_until(self.end) {
+            match event {
+                Event::LinkArrival { link } => self.on_link_arrival(link, now),
+                Event::Timer { flow, timer } => self.on_timer(flow, timer, now),
+                Event::TraceSample => self.on_trace_sample(now),
+                Event::WarmupEnd => self.snapshot = Some(self.take_snapshot()),
+            }
+            let executed = self.q.executed();
+            if executed >= next_wall_check {
+                next_wall_check += WALL_CHECK_EVERY;
+                peak_packets = peak_packets.max(self.pool.capacity());
+                if let Some(max) = self.max_wall_s {
+                    if wall.elapsed().as_secs_f64() > max {
+                        return Err(SimError::LimitExceeded {
+                            message: format!("wall-clock limit of {max} s reached at simulated time {:.3} s", to_secs(now)),
+                        });
+                    }
+                }
+            }
+            if self.max_events.is_some_and(|m| executed >= m) && !self.q.is_empty() {
+                return Err(SimError::LimitExceeded {
+                    message: format!(
+                        "event limit of {executed} reached at simulated time {:.3} s of {:.3} s",
+                        to_secs(now),
+                        to_secs(self.end)
+                    ),
+                });
+            }
+        }
+        let wall_s = wall.elapsed().as_secs_f64();
+        let events = self.q.executed();
+        let stats = Stats {
+            events,
+            wall_s,
+            events_per_s: if wall_s > 0.0 { events as f64 / wall_s } else { 0.0 },
+            simulated_s: to_secs(self.end),
+            peak_packets: peak_packets.max(self.pool.capacity()) as u64,
+        };
+        Ok(self.finish(stats))
+    }
+
+    fn take_snapshot(&self) -> Snapshot {
+        Snapshot {
+            senders: self.flows.iter().map(|f| f.sender().map(|s| s.counters)).collect(),
+            flows: self.flows.iter().map(|f| self.flow_counters(f)).collect(),
+            links: self.links.iter().map(|l| l.counters).collect(),
+        }
+    }
+
+    fn flow_counters(&self, f: &Flow) -> FlowCounters {
+        let mut c = f.counters;
+        if let Endpoints::Tcp { receiver, .. } = &f.ends {
+            c.delivered_bytes = receiver.delivered_bytes;
+        }
+        c
+    }
+
+    fn finish(self, stats: Stats) -> RunResult {
+        let start = self.snapshot.as_ref().expect("the warmup event runs before the end");
+        let window = self.end - self.warmup;
+        let window_s = to_secs(window);
+        let flows: Vec<_> = self
+            .flows
+            .iter()
+            .enumerate()
+            .map(|(i, f)| {
+                let sender = f.sender().map(|s| s.counters.since(&start.senders[i].unwrap_or_default()));
+                flow_result(
+                    FlowInputs {
+                        name: &f.plan.name,
+                        variant: f.sender().map(|_| f.plan.variant.as_str()),
+                        rtt_propagation: f.rtt_propagation,
+                        mss: f.plan.tcp.mss_bytes,
+                        sender,
+                        flow: self.flow_counters(f).since(&start.flows[i]),
+                        downloads: f.downloads,
+                    },
+                    window_s,
+                )
+            })
+            .collect();
+        let links = self
+            .links
+            .iter()
+            .enumerate()
+            .map(|(i, l)| {
+                let c = l.counters.since(&start.links[i]);
+                link_result(&l.name, &self.nodes[l.from as usize], &self.nodes[l.to as usize], l.rate_bps, &c, window)
+            })
+            .collect();
+        let goodputs: Vec<f64> = flows.iter().map(|f| f.goodput_bps).collect();
+        let fairness = Fairness { jain: jain_index(&goodputs), uf_percent: unfairness_percent(&flows) };
+        RunResult {
+            core_version: CORE_VERSION,
+            seed: self.seed,
+            measured_from_s: to_secs(self.warmup),
+            measured_to_s: to_secs(self.end),
+            flows,
+            links,
+            fairness,
+            traces: self.traces.map(|t| t.data),
+            stats,
+        }
+    }
+
+    fn on_link_arrival(&mut self, link: LinkId, now: SimTime) {
+        let (id, next) = self.links[link as usize].take_arrival();
+        if let Some(t) = next {
+            self.q.schedule(t, Event::LinkArrival { link });
+        }
+        let p = self.pool.get_mut(id);
+        p.hop += 1;
+        let (flow, hop, forward) = (p.flow as usize, p.hop as usize, p.forward());
+        let route = &self.flows[flow].route;
+        let path = if forward { &route.forward } else { &route.reverse };
+        match path.get(hop).copied() {
+            Some(next_link) => self.offer(next_link, id, now),
+            None => self.deliver(id, now),
+        }
+    }
+
+    /// Puts a packet on a link, or accounts for its drop.
+    fn offer(&mut self, link: LinkId, id: PacketId, now: SimTime) {
+        let p = self.pool.get_mut(id);
+        p.enqueued_at = now;
+        match self.links[link as usize].offer(id, p, now) {
+            Admission::Accepted { first_arrival: Some(t) } => self.q.schedule(t, Event::LinkArrival { link }),
+            Admission::Accepted { first_arrival: None } => {}
+            Admission::DroppedByQueue | Admission::DroppedByLoss => {
+                let p = self.pool.remove(id);
+                self.on_drop(&p, now);
+            }
+        }
+    }
+
+    fn on_drop(&mut self, p: &Packet, now: SimTime) {
+        let f = &mut self.flows[p.flow as usize];
+        match p.kind {
+            PacketKind::Data | PacketKind::Datagram => {
+                f.counters.drops += 1;
+                // One RTT: the smoothed estimate when there is one, else the propagation RTT.
+                let rtt = f.sender().and_then(|s| s.s.srtt).unwrap_or(f.rtt_propagation);
+                if f.loss_events.on_drop(now, rtt) {
+                    f.counters.loss_events += 1;
+                }
+            }
+            PacketKind::Ack | PacketKind::Request => f.counters.ack_drops += 1,
+        }
+    }
+
+    /// The packet reached the end of its route.
+    fn deliver(&mut self, id: PacketId, now: SimTime) {
+        let p = self.pool.remove(id);
+        let fi = p.flow as usize;
+        let mut out = std::mem::take(&mut self.outbox);
+        let flow = &mut self.flows[fi];
+        let mut dropped = false;
+        match (&mut flow.ends, p.kind) {
+            (Endpoints::Tcp { receiver, .. }, PacketKind::Data) => {
+                if flow.path_loss.as_mut().is_some_and(|m| m.drops(&p, now)) {
+                    dropped = true;
+                } else {
+                    let was_complete = receiver.complete();
+                    receiver.on_data(&p, now, &mut out);
+                    if !was_complete && receiver.complete() {
+                        let mut ctx = AppCtx { flow: p.flow, now, ends: &mut flow.ends, out: &mut out, downloads: &mut flow.downloads };
+                        flow.app.on_transfer_complete(&mut ctx);
+                    }
+                }
+            }
+            (Endpoints::Tcp { sender, .. }, PacketKind::Ack) => sender.on_ack(&p, now, &mut out),
+            (Endpoints::Tcp { .. }, PacketKind::Request) => {
+                let mut ctx = AppCtx { flow: p.flow, now, ends: &mut flow.ends, out: &mut out, downloads: &mut flow.downloads };
+                flow.app.on_request(&mut ctx, p.epoch);
+            }
+            (Endpoints::Udp, PacketKind::Datagram) => {
+                if flow.path_loss.as_mut().is_some_and(|m| m.drops(&p, now)) {
+                    dropped = true;
+                } else {
+                    flow.counters.datagrams_received += 1;
+                    flow.counters.datagram_bytes_received += p.size as u64;
+                }
+            }
+            _ => unreachable!("packet kinds match their flow's transport"),
+        }
+        if dropped {
+            self.on_drop(&p, now);
+        }
+        self.outbox = out;
+        self.flush(fi, now);
+    }
+
+    fn on_timer(&mut self, flow: u32, timer: TimerKind, now: SimTime) {
+        let fi = flow as usize;
+        let event = Event::Timer { flow, timer };
+        let f = &mut self.flows[fi];
+        let mut out = std::mem::take(&mut self.outbox);
+        match timer {
+            TimerKind::Retransmit => {
+                if let Endpoints::Tcp { sender, .. } = &mut f.ends {
+                    if f.rto_timer.fire(now, sender.rto_deadline, &mut self.q, event) == TimerFire::Expired {
+                        sender.on_timeout(now, &mut out);
+                    }
+                }
+            }
+            TimerKind::DelayedAck => {
+                if let Endpoints::Tcp { receiver, .. } = &mut f.ends {
+                    if f.delack_timer.fire(now, receiver.delack_deadline, &mut self.q, event) == TimerFire::Expired {
+                        receiver.on_delack_timeout(now, &mut out);
+                    }
+                }
+            }
+            TimerKind::App => {
+                if f.app_timer.fire(now, f.app.deadline(), &mut self.q, event) == TimerFire::Expired {
+                    let mut ctx = AppCtx { flow, now, ends: &mut f.ends, out: &mut out, downloads: &mut f.downloads };
+                    f.app.on_timer(&mut ctx);
+                }
+            }
+        }
+        self.outbox = out;
+        self.flush(fi, now);
+    }
+
+    /// Sends what a flow's endpoints produced and re-syncs its timers.
+    fn flush(&mut self, fi: usize, now: SimTime) {
+        let mut out = std::mem::take(&mut self.outbox);
+        for mut p in out.drain(..) {
+            let f = &mut self.flows[fi];
+            if p.kind == PacketKind::Datagram {
+                f.counters.datagrams_sent += 1;
+                f.counters.datagram_bytes_sent += p.size as u64;
+            }
+            p.hop = 0;
+            let path = if p.forward() { &f.route.forward } else { &f.route.reverse };
+            let first = path[0];
+            let id = self.pool.insert(p);
+            self.offer(first, id, now);
+        }
+        self.outbox = out;
+        let flow = fi as u32;
+        let f = &mut self.flows[fi];
+        if let Endpoints::Tcp { sender, receiver } = &f.ends {
+            f.rto_timer.sync(sender.rto_deadline, &mut self.q, Event::Timer { flow, timer: TimerKind::Retransmit });
+            f.delack_timer.sync(receiver.delack_deadline, &mut self.q, Event::Timer { flow, timer: TimerKind::DelayedAck });
+        }
+        f.app_timer.sync(f.app.deadline(), &mut self.q, Event::Timer { flow, timer: TimerKind::App });
+    }
+
+    fn on_trace_sample(&mut self, now: SimTime) {
+        let Some(t) = &mut self.traces else { return };
+        t.data.time_s.push(to_secs(now));
+        for (series, &fi) in t.data.flows.iter_mut().zip(&t.flows) {
+            let (cwnd, ssthresh) = match self.flows[fi].sender() {
+                Some(s) => (s.s.cwnd, s.s.ssthresh),
+                None => (0.0, f64::INFINITY),
+            };
+            if let Some(v) = &mut series.cwnd {
+                v.push(cwnd);
+            }
+            if let Some(v) = &mut series.ssthresh {
+                v.push(ssthresh.is_finite().then_some(ssthresh));
+            }
+        }
+        for (series, &l) in t.data.links.iter_mut().zip(&t.links) {
+            series.queue.push(self.links[l as usize].waiting(now) as u32);
+        }
+        let next = now + t.interval;
+        if next <= self.end && !t.kinds.is_empty() {
+            self.q.schedule(next, Event::TraceSample);
+        }
+    }
+}

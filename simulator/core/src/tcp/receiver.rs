@@ -1,0 +1,227 @@
+//! The TCP receiver: cumulative ACKs, an out-of-order buffer, optional delayed ACKs (RFC 1122
+//! §4.2.3.2, RFC 5681 §4.2) and optional SACK blocks (RFC 2018).
+
+use crate::packet::{Packet, PacketKind, SeqRange, MAX_SACK_BLOCKS};
+use crate::time::{from_secs, SimTime};
+
+pub struct TcpReceiver {
+    flow: u32,
+    epoch: u32,
+    /// Next segment expected in order.
+    rcv_nxt: u32,
+    /// Out-of-order segments held, as sorted disjoint ranges above rcv_nxt.
+    ooo: Vec<SeqRange>,
+    sack: bool,
+    delayed_ack: bool,
+    delack_timeout: SimTime,
+    ack_bytes: u32,
+    /// In-order segments received and not yet acknowledged (delayed ACK).
+    unacked: u32,
+    /// Timestamp to echo on the next ACK.
+    echo: SimTime,
+    /// When the delayed-ACK timer expires, if armed.
+    pub delack_deadline: Option<SimTime>,
+    /// Segments in the current transfer (known, as from a FIN), and the last one's payload.
+    transfer: Option<(u32, u32)>,
+    mss: u32,
+    /// Payload bytes delivered in order to the application, all transfers together.
+    pub delivered_bytes: u64,
+}
+
+impl TcpReceiver {
+    pub fn new(flow: u32, mss: u32, header_bytes: u32, sack: bool, delayed_ack: bool, delack_timeout_s: f64) -> Self {
+        TcpReceiver {
+            flow,
+            epoch: 0,
+            rcv_nxt: 0,
+            ooo: Vec::new(),
+            sack,
+            delayed_ack,
+            delack_timeout: from_secs(delack_timeout_s),
+            ack_bytes: header_bytes,
+            unacked: 0,
+            echo: 0,
+            delack_deadline: None,
+            transfer: None,
+            mss,
+            delivered_bytes: 0,
+        }
+    }
+
+    /// Prepares for a new transfer (a new connection) of `segments`, the last `last_payload` long.
+    pub fn expect(&mut self, epoch: u32, transfer: Option<(u32, u32)>) {
+        self.epoch = epoch;
+        self.rcv_nxt = 0;
+        self.ooo.clear();
+        self.unacked = 0;
+        self.delack_deadline = None;
+        self.transfer = transfer;
+    }
+
+    pub fn epoch(&self) -> u32 {
+        self.epoch
+    }
+
+    /// The whole current finite transfer has arrived in order.
+    pub fn complete(&self) -> bool {
+        self.transfer.is_some_and(|(n, _)| self.rcv_nxt >= n)
+    }
+
+    fn payload(&self, seq: u32) -> u64 {
+        match self.transfer {
+            Some((n, last)) if seq + 1 == n => last as u64,
+            _ => self.mss as u64,
+        }
+    }
+
+    /// A data segment arrived; any ACK it causes goes to `out`.
+    pub fn on_data(&mut self, p: &Packet, now: SimTime, out: &mut Vec<Packet>) {
+        if p.epoch != self.epoch {
+            return;
+        }
+        let seq = p.seq;
+        self.echo = p.timestamp;
+        if seq < self.rcv_nxt || self.ooo.iter().any(|&(a, b)| (a..b).contains(&seq)) {
+            // A duplicate: acknowledge at once so the sender learns where we are.
+            self.send_ack(seq, now, out);
+        } else if seq == self.rcv_nxt {
+            let mut next = seq + 1;
+            let filled_hole = !self.ooo.is_empty() && self.ooo[0].0 == next;
+            if filled_hole {
+                next = self.ooo.remove(0).1;
+            }
+            for s in self.rcv_nxt..next {
+                self.delivered_bytes += self.payload(s);
+            }
+            self.rcv_nxt = next;
+            let had_gap = filled_hole || !self.ooo.is_empty();
+            self.unacked += 1;
+            // RFC 5681 §4.2: ACK at once when a gap is filled; otherwise every second segment.
+            if !self.delayed_ack || had_gap || self.unacked >= 2 || self.complete() {
+                self.send_ack(seq, now, out);
+            } else if self.delack_deadline.is_none() {
+                self.delack_deadline = Some(now + self.delack_timeout);
+            }
+        } else {
+            self.insert_out_of_order(seq);
+            self.send_ack(seq, now, out);
+        }
+    }
+
+    pub fn on_delack_timeout(&mut self, now: SimTime, out: &mut Vec<Packet>) {
+        if self.delack_deadline.take().is_some() && self.unacked > 0 {
+            self.send_ack(u32::MAX, now, out);
+        }
+    }
+
+    fn insert_out_of_order(&mut self, seq: u32) {
+        let i = self.ooo.partition_point(|&(_, end)| end < seq);
+        match self.ooo.get_mut(i) {
+            Some(r) if r.0 == seq + 1 => r.0 = seq,
+            Some(r) if r.1 == seq => {
+                r.1 = seq + 1;
+                if let Some(&(next_start, next_end)) = self.ooo.get(i + 1) {
+                    if next_start == seq + 1 {
+                        self.ooo[i].1 = next_end;
+                        self.ooo.remove(i + 1);
+                    }
+                }
+            }
+            _ => self.ooo.insert(i, (seq, seq + 1)),
+        }
+    }
+
+    /// Builds the ACK; SACK blocks list the range holding `trigger` first (RFC 2018 §4), then
+    /// the highest others.
+    fn send_ack(&mut self, trigger: u32, now: SimTime, out: &mut Vec<Packet>) {
+        let mut a = Packet::new(self.flow, PacketKind::Ack, self.epoch, self.rcv_nxt, self.ack_bytes, now);
+        a.timestamp = self.echo;
+        if self.sack && !self.ooo.is_empty() {
+            let first = self.ooo.iter().position(|&(s, e)| (s..e).contains(&trigger));
+            let mut n = 0;
+            if let Some(i) = first {
+                a.sack[0] = self.ooo[i];
+                n = 1;
+            }
+            for (i, &r) in self.ooo.iter().enumerate().rev() {
+                if n == MAX_SACK_BLOCKS {
+                    break;
+                }
+                if Some(i) != first {
+                    a.sack[n] = r;
+                    n += 1;
+                }
+            }
+            a.sack_len = n as u8;
+        }
+        self.unacked = 0;
+        self.delack_deadline = None;
+        out.push(a);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn data(seq: u32) -> Packet {
+        Packet::new(0, PacketKind::Data, 0, seq, 1040, 0)
+    }
+
+    fn receive(r: &mut TcpReceiver, seqs: &[u32]) -> Vec<Packet> {
+        let mut out = Vec::new();
+        for &s in seqs {
+            r.on_data(&data(s), 0, &mut out);
+        }
+        out
+    }
+
+    #[test]
+    fn a_gap_produces_duplicate_acks_with_sack_blocks() {
+        let mut r = TcpReceiver::new(0, 1000, 40, true, false, 0.1);
+        let acks = receive(&mut r, &[0, 1, 3, 4, 6]);
+        let cums: Vec<u32> = acks.iter().map(|a| a.seq).collect();
+        assert_eq!(cums, vec![1, 2, 2, 2, 2]);
+        let last = acks.last().unwrap();
+        assert_eq!(last.sack_blocks(), &[(6, 7), (3, 5)]);
+    }
+
+    #[test]
+    fn filling_the_hole_acknowledges_everything_buffered() {
+        let mut r = TcpReceiver::new(0, 1000, 40, false, false, 0.1);
+        let acks = receive(&mut r, &[0, 2, 3, 1]);
+        assert_eq!(acks.last().unwrap().seq, 4);
+        assert_eq!(r.delivered_bytes, 4000);
+    }
+
+    #[test]
+    fn delayed_acks_acknowledge_every_second_segment_or_on_the_timer() {
+        let mut r = TcpReceiver::new(0, 1000, 40, false, true, 0.1);
+        assert_eq!(receive(&mut r, &[0]).len(), 0);
+        assert_eq!(r.delack_deadline, Some(100_000_000));
+        assert_eq!(receive(&mut r, &[1]).len(), 1);
+        assert_eq!(receive(&mut r, &[2]).len(), 0);
+        let mut out = Vec::new();
+        r.on_delack_timeout(100_000_000, &mut out);
+        assert_eq!(out.len(), 1);
+        assert_eq!(out[0].seq, 3);
+    }
+
+    #[test]
+    fn a_finite_transfer_completes_with_its_exact_byte_count() {
+        let mut r = TcpReceiver::new(0, 1000, 40, false, false, 0.1);
+        r.expect(0, Some((3, 500)));
+        receive(&mut r, &[0, 1]);
+        assert!(!r.complete());
+        receive(&mut r, &[2]);
+        assert!(r.complete());
+        assert_eq!(r.delivered_bytes, 2500);
+    }
+
+    #[test]
+    fn adjacent_out_of_order_ranges_merge() {
+        let mut r = TcpReceiver::new(0, 1000, 40, true, false, 0.1);
+        receive(&mut r, &[5, 7, 6, 3]);
+        assert_eq!(r.ooo, vec![(3, 4), (5, 8)]);
+    }
+}

@@ -1,0 +1,452 @@
+//! The TCP sender: windows, (fast) retransmission, the retransmit timer, and the loss-recovery
+//! behaviours of `Recovery`. Sequence numbers count segments, as in ns-2's one-way agents.
+//!
+//! The sender never touches the event queue: it appends packets to an outbox and exposes the
+//! deadline of its retransmit timer (`rto_deadline`); the simulation turns those into events.
+
+use super::recovery::{PartialAckTimer, Recovery};
+use super::rto::RtoEstimator;
+use super::scoreboard::Scoreboard;
+use super::socket::{CaState, SocketState};
+use crate::cc::{self, CongestionControl};
+use crate::packet::{Packet, PacketKind};
+use crate::scenario::TcpConfig;
+use crate::time::SimTime;
+
+/// Cumulative counters; metrics take the difference over the measurement window.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct SenderCounters {
+    /// Data segments put on the wire, retransmissions included.
+    pub packets_sent: u64,
+    pub retransmits: u64,
+    pub wire_bytes_sent: u64,
+    pub timeouts: u64,
+    /// Fast retransmits triggered by duplicate ACKs (Tahoe included).
+    pub fast_retransmits: u64,
+    /// Entries into fast recovery (never for Tahoe).
+    pub fast_recoveries: u64,
+    pub rtt_sum_ns: u128,
+    pub rtt_samples: u64,
+    /// The retransmit timer's value, sampled at every RTO update (once per round trip).
+    pub rto_sum_ns: u128,
+    pub rto_samples: u64,
+}
+
+pub struct TcpSender {
+    flow: u32,
+    variant: String,
+    cfg: TcpConfig,
+    pub s: SocketState,
+    cc: Box<dyn CongestionControl>,
+    recovery: Recovery,
+    rto: RtoEstimator,
+    dupacks: u32,
+    /// RFC 6582 "recover": high_tx when the last recovery or timeout began.
+    recover: Option<u32>,
+    partial_acks: u32,
+    /// The one segment being timed for the RTO estimator (BSD style, Karn's rule).
+    timed: Option<(u32, SimTime)>,
+    /// When the retransmit timer expires, if armed.
+    pub rto_deadline: Option<SimTime>,
+    board: Scoreboard,
+    /// Segments the application has handed over; None: an endless supply.
+    app_limit: Option<u32>,
+    last_segment_payload: u32,
+    epoch: u32,
+    active: bool,
+    pub counters: SenderCounters,
+}
+
+impl TcpSender {
+    /// `variant` must be a known name (the scenario plan checked it).
+    pub fn new(flow: u32, variant: &str, cfg: &TcpConfig) -> Self {
+        let cc = cc::build(variant, cfg).expect("variant names are validated before a run");
+        let recovery = cc.recovery();
+        TcpSender {
+            flow,
+            variant: variant.to_string(),
+            cfg: cfg.clone(),
+            s: Self::fresh_state(cfg),
+            cc,
+            recovery,
+            rto: RtoEstimator::new(cfg),
+            dupacks: 0,
+            recover: None,
+            partial_acks: 0,
+            timed: None,
+            rto_deadline: None,
+            board: Scoreboard::default(),
+            app_limit: Some(0),
+            last_segment_payload: cfg.mss_bytes,
+            epoch: 0,
+            active: false,
+            counters: SenderCounters::default(),
+        }
+    }
+
+    fn fresh_state(cfg: &TcpConfig) -> SocketState {
+        let ssthresh = cfg.initial_ssthresh_pkts.unwrap_or(f64::INFINITY);
+        SocketState::new(cfg.initial_cwnd_pkts.min(cfg.max_window_pkts as f64), ssthresh, cfg.max_window_pkts)
+    }
+
+    pub fn sack_enabled(&self) -> bool {
+        self.cfg.sack.unwrap_or(self.recovery == Recovery::Sack)
+    }
+
+    pub fn mss(&self) -> u32 {
+        self.cfg.mss_bytes
+    }
+
+    pub fn epoch(&self) -> u32 {
+        self.epoch
+    }
+
+    pub fn current_rto(&self) -> SimTime {
+        self.rto.current()
+    }
+
+    /// Starts a transfer on a fresh connection: `bytes` None sends forever. Each transfer of a
+    /// flow (HTTP responses) gets a new epoch, so stray segments of the last one are ignored.
+    pub fn start(&mut self, bytes: Option<u64>, epoch: u32, now: SimTime, out: &mut Vec<Packet>) {
+        if epoch != self.epoch || self.s.high_tx > 0 {
+            // A new connection: fresh window, timer and variant state.
+            self.s = Self::fresh_state(&self.cfg);
+            self.cc = cc::build(&self.variant, &self.cfg).expect("validated");
+            self.rto = RtoEstimator::new(&self.cfg);
+            self.dupacks = 0;
+            self.recover = None;
+            self.timed = None;
+            self.rto_deadline = None;
+            self.board.reset(0);
+        }
+        self.epoch = epoch;
+        let shape = bytes.map(|b| super::transfer_shape(b, self.cfg.mss_bytes));
+        self.app_limit = shape.map(|(segments, _)| segments);
+        self.last_segment_payload = shape.map_or(self.cfg.mss_bytes, |(_, last)| last);
+        self.active = true;
+        self.try_send(now, out);
+    }
+
+    /// The application stops supplying new data; what was sent is still delivered.
+    pub fn stop_new_data(&mut self) {
+        self.app_limit = Some(self.s.high_tx);
+    }
+
+    /// Every segment of a finite transfer is acknowledged.
+    pub fn finished(&self) -> bool {
+        self.app_limit == Some(self.s.snd_una) && self.s.snd_una > 0
+    }
+
+    /// Payload size of segment `seq` (only the last of a finite transfer is short).
+    pub fn payload(&self, seq: u32) -> u32 {
+        match self.app_limit {
+            Some(limit) if seq + 1 == limit => self.last_segment_payload,
+            _ => self.cfg.mss_bytes,
+        }
+    }
+
+    fn has_new_data(&self, seq: u32) -> bool {
+        self.app_limit.is_none_or(|l| seq < l)
+    }
+
+    fn restart_timer(&mut self, now: SimTime) {
+        self.rto_deadline = Some(now + self.rto.current());
+    }
+
+    fn transmit(&mut self, seq: u32, now: SimTime, out: &mut Vec<Packet>) {
+        let retransmission = seq < self.s.high_tx;
+        let size = self.payload(seq) + self.cfg.header_bytes;
+        let mut p = Packet::new(self.flow, PacketKind::Data, self.epoch, seq, size, now);
+        p.retransmission = retransmission;
+        let c = &mut self.counters;
+        c.packets_sent += 1;
+        c.wire_bytes_sent += size as u64;
+        if retransmission {
+            c.retransmits += 1;
+            // Karn: a retransmitted segment's ACK cannot be timed, nor can what it covers.
+            self.timed = None;
+        } else {
+            self.s.high_tx = seq + 1;
+            if self.timed.is_none() {
+                self.timed = Some((seq, now));
+            }
+        }
+        if self.rto_deadline.is_none() {
+            self.restart_timer(now); // RFC 6298 §5.1
+        }
+        out.push(p);
+    }
+
+    /// Sends what the window and the application allow.
+    pub fn try_send(&mut self, now: SimTime, out: &mut Vec<Packet>) {
+        if !self.active {
+            return;
+        }
+        if self.recovery == Recovery::Sack && self.s.ca_state == CaState::Recovery {
+            self.send_sack_recovery(now, out);
+            return;
+        }
+        let sack = self.sack_enabled();
+        let window = self.s.window().max(1) as u64;
+        while (self.s.snd_nxt as u64) < self.s.snd_una as u64 + window {
+            let seq = self.s.snd_nxt;
+            if seq >= self.s.high_tx && !self.has_new_data(seq) {
+                break;
+            }
+            // Go-back-N after a timeout skips what the receiver already SACKed.
+            if !(sack && seq < self.s.high_tx && self.board.is_sacked(seq)) {
+                self.transmit(seq, now, out);
+            }
+            self.s.snd_nxt += 1;
+        }
+    }
+
+    /// RFC 6675 §5 step (C): while cwnd − pipe ≥ 1 segment, send NextSeg().
+    fn send_sack_recovery(&mut self, now: SimTime, out: &mut Vec<Packet>) {
+        let dupthresh = self.cfg.dupack_threshold;
+        let mut pipe = self.board.pipe(self.s.high_tx, dupthresh) as f64;
+        while self.s.cwnd - pipe >= 1.0 {
+            let high = self.s.high_tx;
+            let next = if let Some(seq) = self.board.next_hole(true, dupthresh) {
+                seq // rule (1): a lost hole
+            } else if self.s.snd_nxt == high && self.has_new_data(high) && high < self.s.snd_una + self.s.max_window {
+                self.s.snd_nxt += 1;
+                high // rule (2): new data
+            } else if let Some(seq) = self.board.next_hole(false, dupthresh) {
+                seq // rule (3): an unSACKed hole below SACKed data
+            } else {
+                break;
+            };
+            if next < high {
+                self.board.mark_retransmitted(next);
+            }
+            self.transmit(next, now, out);
+            pipe += 1.0;
+        }
+    }
+
+    /// An ACK for this flow arrived.
+    pub fn on_ack(&mut self, ack: &Packet, now: SimTime, out: &mut Vec<Packet>) {
+        if !self.active || ack.epoch != self.epoch || ack.seq > self.s.high_tx {
+            return;
+        }
+        let cum = ack.seq;
+        if self.sack_enabled() {
+            self.board.mark_sacked(ack.sack_blocks(), self.s.high_tx);
+        }
+        if cum > self.s.snd_una {
+            let rtt = now.saturating_sub(ack.timestamp);
+            self.counters.rtt_sum_ns += rtt as u128;
+            self.counters.rtt_samples += 1;
+            self.s.min_rtt = Some(self.s.min_rtt.map_or(rtt, |m| m.min(rtt)));
+            self.cc.on_rtt_sample(&self.s, rtt, now);
+            self.on_new_ack(cum, now, out);
+        } else if cum == self.s.snd_una && self.s.snd_una < self.s.high_tx {
+            self.on_duplicate_ack(now, out);
+        }
+        self.try_send(now, out);
+    }
+
+    fn on_new_ack(&mut self, cum: u32, now: SimTime, out: &mut Vec<Packet>) {
+        let acked = cum - self.s.snd_una;
+        self.s.snd_una = cum;
+        self.s.snd_nxt = self.s.snd_nxt.max(cum);
+        self.board.advance(cum);
+        if let Some((seq, sent)) = self.timed {
+            if cum > seq {
+                self.rto.sample(now - sent);
+                self.s.srtt = self.rto.srtt();
+                self.timed = None;
+                self.counters.rto_sum_ns += self.rto.current() as u128;
+                self.counters.rto_samples += 1;
+            }
+        }
+        let full = self.recover.is_none_or(|r| cum >= r);
+        let mut restart = true;
+        match (self.s.ca_state, self.recovery) {
+            (CaState::Recovery, Recovery::NewReno(timer)) if !full => {
+                // RFC 3782 §3 step 5, partial ACK: retransmit the next hole, deflate by the
+                // amount acknowledged, add back one segment, stay in recovery.
+                self.partial_acks += 1;
+                let seq = self.s.snd_una;
+                self.transmit(seq, now, out);
+                self.s.cwnd = (self.s.cwnd - acked as f64 + 1.0).max(1.0);
+                // RFC 3782 §4: the only difference between the two NewReno variants.
+                restart = timer == PartialAckTimer::EveryPartialAck || self.partial_acks == 1;
+            }
+            (CaState::Recovery, Recovery::Sack) if !full => {
+                // RFC 6675: stay in recovery; the pipe decides what to send next.
+            }
+            (CaState::Recovery, _) => {
+                // Reno on any new ACK; NewReno and SACK on the full ACK: deflate, leave.
+                self.s.cwnd = self.s.ssthresh;
+                self.s.ca_state = CaState::Open;
+                self.dupacks = 0;
+            }
+            (state, _) => {
+                if state != CaState::Loss || full {
+                    self.s.ca_state = CaState::Open;
+                }
+                self.dupacks = 0;
+                self.cc.on_ack(&mut self.s, acked, now);
+            }
+        }
+        if self.s.snd_una >= self.s.high_tx {
+            self.rto_deadline = None; // RFC 6298 §5.2: all data acknowledged
+        } else if restart {
+            self.restart_timer(now); // RFC 6298 §5.3
+        }
+    }
+
+    fn on_duplicate_ack(&mut self, now: SimTime, out: &mut Vec<Packet>) {
+        self.dupacks += 1;
+        match self.s.ca_state {
+            CaState::Recovery => {
+                if matches!(self.recovery, Recovery::Reno | Recovery::NewReno(_)) {
+                    self.s.cwnd += 1.0; // RFC 5681 §3.2 step 4: inflate
+                }
+            }
+            _ if self.dupacks == self.cfg.dupack_threshold => {
+                // RFC 6582 §3.2 step 2: no second fast retransmit for the same window.
+                if self.recover.is_none_or(|r| self.s.snd_una >= r) {
+                    self.enter_fast_retransmit(now, out);
+                }
+            }
+            CaState::Open => self.s.ca_state = CaState::Disorder,
+            _ => {}
+        }
+    }
+
+    fn enter_fast_retransmit(&mut self, now: SimTime, out: &mut Vec<Packet>) {
+        self.s.ssthresh = self.cc.ssthresh(&self.s, now);
+        self.recover = Some(self.s.high_tx);
+        self.counters.fast_retransmits += 1;
+        self.partial_acks = 0;
+        self.timed = None;
+        let seq = self.s.snd_una;
+        match self.recovery {
+            Recovery::Tahoe => {
+                // No fast recovery: slow start from one segment, go-back-N.
+                self.s.cwnd = 1.0;
+                self.s.ca_state = CaState::Loss;
+                self.s.snd_nxt = seq;
+            }
+            Recovery::Reno | Recovery::NewReno(_) => {
+                self.transmit(seq, now, out);
+                self.s.cwnd = self.s.ssthresh + self.cfg.dupack_threshold as f64; // RFC 5681 §3.2 step 3
+                self.s.ca_state = CaState::Recovery;
+                self.counters.fast_recoveries += 1;
+            }
+            Recovery::Sack => {
+                self.board.mark_retransmitted(seq);
+                self.transmit(seq, now, out);
+                self.s.cwnd = self.s.ssthresh; // RFC 6675 §5 step (4.2)
+                self.s.ca_state = CaState::Recovery;
+                self.counters.fast_recoveries += 1;
+            }
+        }
+        self.restart_timer(now);
+    }
+
+    /// The retransmit timer expired (RFC 6298 §5.4–5.6, RFC 5681 §3.1 eq. 4).
+    pub fn on_timeout(&mut self, now: SimTime, out: &mut Vec<Packet>) {
+        if !self.active || self.s.snd_una >= self.s.high_tx {
+            self.rto_deadline = None;
+            return;
+        }
+        self.counters.timeouts += 1;
+        self.s.ssthresh = self.cc.ssthresh(&self.s, now);
+        self.s.cwnd = 1.0;
+        self.s.ca_state = CaState::Loss;
+        self.recover = Some(self.s.high_tx);
+        self.dupacks = 0;
+        self.partial_acks = 0;
+        self.s.snd_nxt = self.s.snd_una; // go-back-N
+        self.timed = None;
+        self.rto.back_off();
+        self.board.clear_retransmitted();
+        self.cc.on_timeout(&mut self.s, now);
+        self.rto_deadline = None;
+        self.try_send(now, out);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ack(seq: u32, ts: SimTime) -> Packet {
+        let mut p = Packet::new(0, PacketKind::Ack, 0, seq, 40, ts);
+        p.timestamp = ts;
+        p
+    }
+
+    fn sender(variant: &str) -> (TcpSender, Vec<Packet>) {
+        let cfg = TcpConfig { initial_cwnd_pkts: 10.0, ..TcpConfig::default() };
+        let mut s = TcpSender::new(0, variant, &cfg);
+        let mut out = Vec::new();
+        s.start(None, 0, 0, &mut out);
+        (s, out)
+    }
+
+    #[test]
+    fn a_new_connection_sends_its_initial_window() {
+        let (s, out) = sender("reno");
+        assert_eq!(out.len(), 10);
+        assert_eq!(s.s.high_tx, 10);
+        assert!(s.rto_deadline.is_some());
+    }
+
+    #[test]
+    fn three_duplicate_acks_trigger_one_fast_retransmit_and_halve_the_window() {
+        let (mut s, mut out) = sender("newreno-sbs");
+        out.clear();
+        for _ in 0..3 {
+            s.on_ack(&ack(0, 0), 1000, &mut out);
+        }
+        assert_eq!(s.counters.fast_retransmits, 1);
+        assert_eq!(out[0].seq, 0);
+        assert!(out[0].retransmission);
+        assert_eq!(s.s.ssthresh, 5.0);
+        assert_eq!(s.s.cwnd, 8.0);
+        // A fourth duplicate inflates the window instead of retransmitting again.
+        s.on_ack(&ack(0, 0), 1000, &mut out);
+        assert_eq!(s.counters.fast_retransmits, 1);
+        assert_eq!(s.s.cwnd, 9.0);
+    }
+
+    #[test]
+    fn a_timeout_collapses_the_window_and_goes_back_to_the_first_unacknowledged_segment() {
+        let (mut s, mut out) = sender("reno");
+        out.clear();
+        let rto = s.current_rto();
+        s.on_timeout(rto, &mut out);
+        assert_eq!(s.s.cwnd, 1.0);
+        assert_eq!(out.len(), 1);
+        assert_eq!(out[0].seq, 0);
+        assert_eq!(s.current_rto(), 2 * rto, "exponential backoff");
+    }
+
+    #[test]
+    fn a_finite_transfer_ends_with_a_short_last_segment() {
+        let cfg = TcpConfig::default();
+        let mut s = TcpSender::new(0, "reno", &cfg);
+        let mut out = Vec::new();
+        s.start(Some(2500), 1, 0, &mut out);
+        let sizes: Vec<u32> = out.iter().map(|p| p.size).collect();
+        assert_eq!(sizes, vec![1040, 1040]); // initial window 2
+        s.on_ack(&Packet { epoch: 1, ..ack(2, 0) }, 10, &mut out);
+        assert_eq!(out.last().unwrap().size, 540);
+        assert!(!s.finished());
+        s.on_ack(&Packet { epoch: 1, ..ack(3, 0) }, 20, &mut out);
+        assert!(s.finished());
+        assert_eq!(s.rto_deadline, None);
+    }
+
+    #[test]
+    fn acks_of_another_epoch_are_ignored() {
+        let (mut s, mut out) = sender("reno");
+        s.on_ack(&Packet { epoch: 7, ..ack(5, 0) }, 10, &mut out);
+        assert_eq!(s.s.snd_una, 0);
+    }
+}
