@@ -24,7 +24,9 @@ pub struct TcpReceiver {
     /// Segments in the current transfer (known, as from a FIN), and the last one's payload.
     transfer: Option<(u32, u32)>,
     mss: u32,
-    /// Payload bytes delivered in order to the application, all transfers together.
+    /// Payload bytes of distinct segments received, all transfers together: goodput. Counted
+    /// on arrival rather than on in-order delivery, so a window that opens while a hole is
+    /// being repaired does not credit it with data that crossed the network before it opened.
     pub delivered_bytes: u64,
 }
 
@@ -90,9 +92,7 @@ impl TcpReceiver {
             if filled_hole {
                 next = self.ooo.remove(0).1;
             }
-            for s in self.rcv_nxt..next {
-                self.delivered_bytes += self.payload(s);
-            }
+            self.delivered_bytes += self.payload(seq);
             self.rcv_nxt = next;
             let had_gap = filled_hole || !self.ooo.is_empty();
             self.unacked += 1;
@@ -103,6 +103,7 @@ impl TcpReceiver {
                 self.delack_deadline = Some(now + self.delack_timeout);
             }
         } else {
+            self.delivered_bytes += self.payload(seq);
             self.insert_out_of_order(seq);
             self.send_ack(seq, now, out);
         }
