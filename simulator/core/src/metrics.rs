@@ -49,6 +49,8 @@ impl SenderCounters {
             timeouts: self.timeouts - e.timeouts,
             fast_retransmits: self.fast_retransmits - e.fast_retransmits,
             fast_recoveries: self.fast_recoveries - e.fast_recoveries,
+            recoveries_completed: self.recoveries_completed - e.recoveries_completed,
+            recovery_ns: self.recovery_ns - e.recovery_ns,
             rtt_sum_ns: self.rtt_sum_ns - e.rtt_sum_ns,
             rtt_samples: self.rtt_samples - e.rtt_samples,
             rto_sum_ns: self.rto_sum_ns - e.rto_sum_ns,
@@ -108,6 +110,9 @@ pub struct FlowResult {
     pub timeouts: u64,
     pub fast_retransmits: u64,
     pub fast_recoveries: u64,
+    /// Mean duration of a fast recovery that ended with a full ACK (paper 000: the "lengthy
+    /// fast recovery" of Slow-but-Steady), from the fast retransmit to the full ACK.
+    pub mean_recovery_s: Option<f64>,
     /// Mean RTT measured from ACK timestamp echoes (queueing included): paper 000's R.
     pub mean_rtt_s: Option<f64>,
     /// Mean retransmit-timer value, sampled at each RTO update.
@@ -235,6 +240,7 @@ pub fn flow_result(i: FlowInputs, window_s: f64) -> FlowResult {
         timeouts: s.timeouts,
         fast_retransmits: s.fast_retransmits,
         fast_recoveries: s.fast_recoveries,
+        mean_recovery_s: ratio(s.recovery_ns as f64, s.recoveries_completed as f64).map(|ns| ns / 1e9),
         mean_rtt_s: mean_rtt,
         mean_rto_s: ratio(s.rto_sum_ns as f64, s.rto_samples as f64).map(|ns| ns / 1e9),
         downloads: i.downloads.count,

@@ -27,6 +27,12 @@ impl Vegas {
         Vegas { alpha: p.alpha, beta: p.beta, gamma: p.gamma, base_rtt: None, round_min_rtt: None, round_end: 0 }
     }
 
+    /// A decrease must not drop the window below ssthresh, or the next ACK would slow-start
+    /// again (Linux: tcp_vegas_ssthresh = min(ssthresh, cwnd - 1)).
+    fn stay_in_avoidance(s: &mut SocketState) {
+        s.ssthresh = s.ssthresh.min(s.cwnd - 1.0);
+    }
+
     /// Packets this flow keeps in queues: (expected − actual) · BaseRTT.
     fn diff(&self, cwnd: f64) -> Option<f64> {
         let (base, rtt) = (self.base_rtt? as f64, self.round_min_rtt? as f64);
@@ -66,7 +72,7 @@ impl CongestionControl for Vegas {
             if diff > self.gamma {
                 // Leave slow start at the window that just fits the path (Linux: target + 1).
                 s.cwnd = (s.cwnd - diff + 1.0).max(2.0);
-                s.ssthresh = s.cwnd;
+                Self::stay_in_avoidance(s);
             } else {
                 aimd::increase(s);
             }
@@ -74,6 +80,7 @@ impl CongestionControl for Vegas {
             s.cwnd += 1.0;
         } else if diff > self.beta {
             s.cwnd = (s.cwnd - 1.0).max(2.0);
+            Self::stay_in_avoidance(s);
         }
         s.cwnd = s.cwnd.min(s.max_window as f64);
     }
@@ -116,5 +123,18 @@ mod tests {
     fn more_than_beta_packets_queued_shrinks_the_window_by_one() {
         // diff = 20 · 50 / 150 ≈ 6.7 > beta = 3.
         assert_eq!(vegas_after_round(20.0, 150), 19.0);
+    }
+
+    #[test]
+    fn a_decrease_keeps_the_window_in_congestion_avoidance() {
+        let mut v = Vegas::new(&VegasParams::default());
+        let mut s = SocketState::new(20.0, 20.0, 10_000);
+        v.on_rtt_sample(&s, 100_000_000, 0);
+        v.round_min_rtt = Some(150_000_000);
+        s.snd_una = 1;
+        s.snd_nxt = 20;
+        v.on_ack(&mut s, 1, 0);
+        assert_eq!(s.cwnd, 19.0);
+        assert!(!s.in_slow_start());
     }
 }

@@ -25,6 +25,10 @@ pub struct SenderCounters {
     pub fast_retransmits: u64,
     /// Entries into fast recovery (never for Tahoe).
     pub fast_recoveries: u64,
+    /// Fast recoveries completed by a full ACK, and the time they took (a timeout ends a
+    /// recovery without completing it).
+    pub recoveries_completed: u64,
+    pub recovery_ns: u128,
     pub rtt_sum_ns: u128,
     pub rtt_samples: u64,
     /// The retransmit timer's value, sampled at every RTO update (once per round trip).
@@ -44,6 +48,8 @@ pub struct TcpSender {
     /// RFC 6582 "recover": high_tx when the last recovery or timeout began.
     recover: Option<u32>,
     partial_acks: u32,
+    /// When the current fast recovery began.
+    recovery_start: SimTime,
     /// The one segment being timed for the RTO estimator (BSD style, Karn's rule).
     timed: Option<(u32, SimTime)>,
     /// When the retransmit timer expires, if armed.
@@ -73,6 +79,7 @@ impl TcpSender {
             dupacks: 0,
             recover: None,
             partial_acks: 0,
+            recovery_start: 0,
             timed: None,
             rto_deadline: None,
             board: Scoreboard::default(),
@@ -282,6 +289,8 @@ impl TcpSender {
                 self.s.cwnd = self.s.ssthresh;
                 self.s.ca_state = CaState::Open;
                 self.dupacks = 0;
+                self.counters.recoveries_completed += 1;
+                self.counters.recovery_ns += (now - self.recovery_start) as u128;
             }
             (state, _) => {
                 if state != CaState::Loss || full {
@@ -322,6 +331,7 @@ impl TcpSender {
         self.recover = Some(self.s.high_tx);
         self.counters.fast_retransmits += 1;
         self.partial_acks = 0;
+        self.recovery_start = now;
         self.timed = None;
         let seq = self.s.snd_una;
         match self.recovery {

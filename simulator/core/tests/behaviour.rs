@@ -1,0 +1,177 @@
+//! Behaviour of the variants on scripted drops: what each should do by its RFC or paper.
+//!
+//! One flow sends a 300-segment file through a 10 Mb/s dumbbell with 100 ms round-trip
+//! propagation and a queue too large to drop anything; a `scheduled` loss module on the
+//! flow's path drops exactly the packets a test names. With ssthresh at 40 segments the
+//! window is about 40 when the drops hit, so drops between packets 100 and 140 fall in one
+//! window. The download time against a loss-free run shows how long recovery took.
+
+use serde_json::{json, Value};
+use tcpsim_core::metrics::FlowResult;
+use tcpsim_core::RunResult;
+
+const RTT_S: f64 = 0.1;
+
+fn scenario(variant: &str, drops: &[u64], tcp: Value) -> Value {
+    let mut tcp_cfg = json!({"initial_ssthresh_pkts": 40, "initial_cwnd_pkts": 2});
+    if let (Some(base), Some(extra)) = (tcp_cfg.as_object_mut(), tcp.as_object()) {
+        base.extend(extra.clone());
+    }
+    json!({
+        "duration_s": 30, "seed": 1,
+        "topology": {"dumbbell": {"bottleneck": {"rate_mbps": 10, "delay_ms": 10,
+                                                 "queue": {"type": "droptail", "limit_pkts": 10000}}}},
+        "flows": [{"name": "f", "variant": variant, "rtt_ms": RTT_S * 1000.0,
+                   "app": {"type": "ftp", "bytes": 300_000},
+                   "tcp": tcp_cfg,
+                   "loss": {"type": "scheduled", "packets": drops}}],
+        "outputs": {"trace_interval_s": 0.005, "trace": ["cwnd"]}
+    })
+}
+
+fn run(s: &Value) -> RunResult {
+    tcpsim_core::run_json(&s.to_string()).expect("scenario runs")
+}
+
+fn flow(r: &RunResult) -> &FlowResult {
+    &r.flows[0]
+}
+
+fn download_time(r: &RunResult) -> f64 {
+    flow(r).download_time_s.expect("the file finished downloading")
+}
+
+/// Extra time a variant needed over the same download without loss, in round trips.
+fn recovery_rtts(variant: &str, drops: &[u64], tcp: Value) -> (RunResult, f64) {
+    let lossless = download_time(&run(&scenario(variant, &[], tcp.clone())));
+    let r = run(&scenario(variant, drops, tcp));
+    let extra = (download_time(&r) - lossless) / RTT_S;
+    (r, extra)
+}
+
+/// Smallest cwnd seen after the first loss (the trace starts at t = 0).
+fn min_cwnd_after(r: &RunResult, after_s: f64) -> f64 {
+    let t = r.traces.as_ref().unwrap();
+    let cwnd = t.flows[0].cwnd.as_ref().unwrap();
+    t.time_s.iter().zip(cwnd).filter(|(t, _)| **t > after_s).map(|(_, c)| *c).fold(f64::INFINITY, f64::min)
+}
+
+const ONE_DROP: &[u64] = &[100];
+const THREE_DROPS: &[u64] = &[100, 104, 108];
+
+#[test]
+fn with_one_drop_tahoe_slow_starts_from_one_segment() {
+    let r = run(&scenario("tahoe", ONE_DROP, json!({})));
+    let f = flow(&r);
+    assert_eq!((f.fast_retransmits, f.fast_recoveries, f.timeouts), (1, 0, 0));
+    assert_eq!(min_cwnd_after(&r, 0.5), 1.0);
+}
+
+#[test]
+fn with_one_drop_reno_and_both_newrenos_fast_recover_at_half_the_window() {
+    for variant in ["reno", "newreno-sbs", "newreno-impatient", "sack"] {
+        let (r, extra) = recovery_rtts(variant, ONE_DROP, json!({}));
+        let f = flow(&r);
+        assert_eq!((f.fast_recoveries, f.timeouts, f.retransmits), (1, 0, 1), "{variant}");
+        let floor = min_cwnd_after(&r, 0.5);
+        assert!((15.0..=25.0).contains(&floor), "{variant}: cwnd fell to {floor}, expected about half of ~40");
+        let (_, tahoe_extra) = recovery_rtts("tahoe", ONE_DROP, json!({}));
+        assert!(extra + 1.0 < tahoe_extra, "{variant} lost {extra:.2} RTTs, tahoe {tahoe_extra:.2}");
+    }
+}
+
+#[test]
+fn with_three_drops_in_a_window_reno_leaves_recovery_on_the_partial_ack_and_suffers() {
+    let (reno, reno_extra) = recovery_rtts("reno", THREE_DROPS, json!({}));
+    let (_, newreno_extra) = recovery_rtts("newreno-sbs", THREE_DROPS, json!({}));
+    let f = flow(&reno);
+    // Out of recovery after the first hole, Reno needs further fast retransmits (halving
+    // again) or a timeout for the other two.
+    assert!(f.fast_retransmits > 1 || f.timeouts > 0, "{f:?}");
+    assert!(reno_extra > newreno_extra + 1.0, "reno {reno_extra:.2} RTTs vs newreno {newreno_extra:.2}");
+}
+
+/// How long the fast recovery lasted, in round trips (one recovery, ended by a full ACK).
+fn recovery_length_rtts(f: &FlowResult) -> f64 {
+    f.mean_recovery_s.expect("a completed recovery") / RTT_S
+}
+
+#[test]
+fn with_three_drops_in_a_window_newreno_repairs_one_hole_per_rtt_without_a_timeout() {
+    let r = run(&scenario("newreno-sbs", THREE_DROPS, json!({})));
+    let f = flow(&r);
+    assert_eq!((f.fast_recoveries, f.timeouts, f.retransmits), (1, 0, 3), "{f:?}");
+    // Three holes, one round trip each (plus queueing behind the window).
+    let rtts = recovery_length_rtts(f);
+    assert!((2.5..3.8).contains(&rtts), "{rtts:.2} RTTs");
+}
+
+#[test]
+fn with_three_drops_in_a_window_sack_repairs_them_in_about_one_rtt() {
+    let r = run(&scenario("sack", THREE_DROPS, json!({})));
+    let f = flow(&r);
+    assert_eq!((f.fast_recoveries, f.timeouts, f.retransmits), (1, 0, 3), "{f:?}");
+    let rtts = recovery_length_rtts(f);
+    assert!(rtts < 1.6, "{rtts:.2} RTTs");
+    let one = recovery_length_rtts(flow(&run(&scenario("sack", ONE_DROP, json!({})))));
+    assert!(rtts - one < 0.3, "three holes took {rtts:.2} RTTs, one hole {one:.2}");
+}
+
+#[test]
+fn with_many_drops_and_rto_between_two_and_three_rtts_impatient_times_out_and_slow_but_steady_does_not() {
+    // RTO settles at its 250 ms floor: 2.5 round trips (paper 000 §II-C).
+    let rto = json!({"min_rto_s": 0.25, "timer_granularity_s": 0.001});
+    let drops: Vec<u64> = (100..116).step_by(2).collect(); // 8 holes in one window
+    let sbs = run(&scenario("newreno-sbs", &drops, rto.clone()));
+    let imp = run(&scenario("newreno-impatient", &drops, rto));
+    assert_eq!(flow(&sbs).timeouts, 0, "{:?}", flow(&sbs));
+    assert_eq!(flow(&sbs).retransmits, 8);
+    assert!(flow(&imp).timeouts >= 1, "{:?}", flow(&imp));
+    assert!(min_cwnd_after(&imp, 0.5) == 1.0, "the timeout collapses Impatient's window");
+}
+
+#[test]
+fn with_a_few_drops_impatient_behaves_exactly_like_slow_but_steady() {
+    // Below m* (paper 000 §III-C) the timer never fires, so the two variants are one.
+    let rto = json!({"min_rto_s": 0.25, "timer_granularity_s": 0.001});
+    let sbs = run(&scenario("newreno-sbs", THREE_DROPS, rto.clone()));
+    let imp = run(&scenario("newreno-impatient", THREE_DROPS, rto));
+    assert_eq!(flow(&imp).timeouts, 0);
+    assert_eq!(download_time(&sbs), download_time(&imp));
+    assert_eq!(flow(&sbs).packets_sent, flow(&imp).packets_sent);
+}
+
+#[test]
+fn vegas_keeps_between_alpha_and_beta_packets_queued_on_a_lossless_bottleneck() {
+    let s = json!({
+        "duration_s": 40, "warmup_s": 10, "seed": 1,
+        "topology": {"dumbbell": {"bottleneck": {"rate_mbps": 10, "delay_ms": 10,
+                                                 "queue": {"type": "droptail", "limit_pkts": 10000}}}},
+        "flows": [{"name": "v", "variant": "vegas", "rtt_ms": 50,
+                   "tcp": {"vegas": {"alpha": 1, "beta": 3, "gamma": 1}}}]
+    });
+    let r = run(&s);
+    let bottleneck = &r.links[0];
+    assert_eq!(bottleneck.name, "bottleneck");
+    assert_eq!(bottleneck.drops, 0);
+    assert!(
+        (1.0..=3.0).contains(&bottleneck.mean_queue_pkts),
+        "mean queue {:.2} packets, expected between alpha = 1 and beta = 3",
+        bottleneck.mean_queue_pkts
+    );
+    assert!(bottleneck.utilization > 0.95, "Vegas still fills the link: {}", bottleneck.utilization);
+}
+
+#[test]
+fn reno_fills_a_lossless_bottleneck_queue_until_it_overflows_where_vegas_does_not() {
+    let s = |variant: &str| {
+        json!({
+            "duration_s": 30, "warmup_s": 5,
+            "topology": {"dumbbell": {"bottleneck": {"rate_mbps": 10, "delay_ms": 10,
+                                                     "queue": {"type": "droptail", "limit_pkts": 50}}}},
+            "flows": [{"variant": variant, "rtt_ms": 50}]
+        })
+    };
+    assert!(run(&s("reno")).links[0].drops > 0);
+    assert_eq!(run(&s("vegas")).links[0].drops, 0);
+}
