@@ -173,8 +173,21 @@ pub enum LossSpec {
     /// Each packet is lost independently with probability `rate`.
     Uniform { rate: f64 },
     /// Paper 000 §IV-B: each data packet starts a loss event with probability `p`; the event
-    /// drops that packet and the next `m - 1` data packets of the same flow.
-    BernoulliEvents { p: f64, m: u32 },
+    /// drops that packet and the next `m - 1` data packets of the same flow. Two details
+    /// follow §III-A's model ("a loss event begins with the first loss in a round"; "within a
+    /// fast recovery, retransmitted segments are never lost"): retransmissions pass untouched
+    /// and do not count, and an event lasts at most one round, `event_span_s` (default: the
+    /// flow's round-trip propagation delay). Without them an event longer than a small window
+    /// goes on to eat the segments sent after the timeout it caused, one backed-off timeout
+    /// after another: a stall the model excludes (see docs/validation/fig2.md).
+    BernoulliEvents {
+        p: f64,
+        m: u32,
+        #[serde(default = "default_true")]
+        spare_retransmissions: bool,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        event_span_s: Option<f64>,
+    },
     /// Drops the listed data packets, counted 1, 2, 3, … in the order they reach the module
     /// (retransmissions count too). Paper 004's one- and two-loss cases.
     Scheduled { packets: Vec<u64> },
@@ -591,8 +604,12 @@ impl LossSpec {
     pub fn check(&self, c: &mut Check, path: &str) {
         match self {
             LossSpec::Uniform { rate } => c.probability(&format!("{path}.rate"), *rate),
-            LossSpec::BernoulliEvents { p, m } => {
+            LossSpec::BernoulliEvents { p, m, event_span_s, .. } => {
                 c.probability(&format!("{path}.p"), *p);
+                if let Some(span) = event_span_s {
+                    c.positive(&format!("{path}.event_span_s"), *span);
+                    c.at_most(&format!("{path}.event_span_s"), *span, MAX_DURATION_S);
+                }
                 if *m == 0 {
                     c.fail(format!("{path}.m"), "must be at least 1 (packets dropped per loss event)");
                 }
@@ -685,7 +702,7 @@ mod tests {
         let s = Scenario::from_json(EXAMPLE).unwrap();
         assert_eq!(s.flows[0].variant.as_deref(), Some("newreno-sbs"));
         assert_eq!(s.flows[0].tcp.mss_bytes, 1000);
-        assert_eq!(s.flows[0].loss, Some(LossSpec::BernoulliEvents { p: 0.0005, m: 10 }));
+        assert_eq!(s.flows[0].loss, Some(LossSpec::BernoulliEvents { p: 0.0005, m: 10, spare_retransmissions: true, event_span_s: None }));
     }
 
     #[test]

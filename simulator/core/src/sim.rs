@@ -80,12 +80,15 @@ pub struct Simulation {
 impl Simulation {
     pub fn new(s: &Scenario) -> Result<Self> {
         let plans = plan::plan(s)?;
-        let (network, routes) = net::build(&s.topology, &plans, s.seed)?;
+        let (mut network, routes) = net::build(&s.topology, &plans, s.seed)?;
         let mut flows = Vec::with_capacity(plans.len());
         for (i, (plan, route)) in plans.into_iter().zip(routes).enumerate() {
             let id = i as u32;
             let delay = |path: &[LinkId]| path.iter().map(|&l| network.links[l as usize].delay).sum::<SimTime>();
             let rtt_propagation = delay(&route.forward) + delay(&route.reverse);
+            for &l in &route.forward {
+                network.links[l as usize].set_round_trip(id, rtt_propagation);
+            }
             let ends = match plan.kind {
                 FlowKind::Tcp => {
                     let sender = TcpSender::new(id, &plan.variant, &plan.tcp);
@@ -98,7 +101,10 @@ impl Simulation {
             };
             let app =
                 App::new(&plan.app, plan.start, plan.stop, plan.tcp.header_bytes, SimRng::new(s.seed, StreamId::FlowApp(id)));
-            let path_loss = plan.loss.as_ref().map(|l| LossModule::new(l, SimRng::new(s.seed, StreamId::FlowLoss(id))));
+            let mut path_loss = plan.loss.as_ref().map(|l| LossModule::new(l, SimRng::new(s.seed, StreamId::FlowLoss(id))));
+            if let Some(m) = &mut path_loss {
+                m.set_round_trip(id, rtt_propagation);
+            }
             flows.push(Flow {
                 plan,
                 route,

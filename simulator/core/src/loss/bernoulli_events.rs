@@ -1,30 +1,55 @@
 use super::flow_slot;
+use crate::packet::Packet;
 use crate::rng::SimRng;
+use crate::time::SimTime;
 
 /// Paper 000 §IV-B's two-parameter loss model: each data packet of a flow starts a loss
 /// event with probability `p` (Bernoulli loss events), and an event drops that packet and
 /// the next `m - 1` data packets of the same flow. No new event starts while one is dropping.
+/// With `spare_retransmissions`, retransmitted segments neither start an event nor count
+/// towards one: §III-A assumes retransmissions within a recovery are never lost. An event ends
+/// after m drops or one round (`span`, else the flow's round trip), whichever comes first:
+/// §III-A's event is the losses of one round.
 pub struct BernoulliEvents {
     p: f64,
     m: u32,
+    spare_retransmissions: bool,
+    span: Option<SimTime>,
     rng: SimRng,
+    flows: Vec<FlowEvent>,
+}
+
+#[derive(Clone, Default)]
+struct FlowEvent {
     /// Packets still to drop in the flow's current event.
-    remaining: Vec<u32>,
+    remaining: u32,
+    started: SimTime,
+    round_trip: Option<SimTime>,
 }
 
 impl BernoulliEvents {
-    pub fn new(p: f64, m: u32, rng: SimRng) -> Self {
-        BernoulliEvents { p, m, rng, remaining: Vec::new() }
+    pub fn new(p: f64, m: u32, spare_retransmissions: bool, span: Option<SimTime>, rng: SimRng) -> Self {
+        BernoulliEvents { p, m, spare_retransmissions, span, rng, flows: Vec::new() }
     }
 
-    pub fn drops(&mut self, flow: u32) -> bool {
-        let remaining = flow_slot(&mut self.remaining, flow);
-        if *remaining > 0 {
-            *remaining -= 1;
+    pub fn set_round_trip(&mut self, flow: u32, rtt: SimTime) {
+        flow_slot(&mut self.flows, flow).round_trip = Some(rtt);
+    }
+
+    pub fn drops(&mut self, packet: &Packet, now: SimTime) -> bool {
+        if self.spare_retransmissions && packet.retransmission {
+            return false;
+        }
+        let f = flow_slot(&mut self.flows, packet.flow);
+        let span = self.span.or(f.round_trip).unwrap_or(SimTime::MAX);
+        if f.remaining > 0 && now.saturating_sub(f.started) <= span {
+            f.remaining -= 1;
             return true;
         }
+        f.remaining = 0;
         if self.rng.chance(self.p) {
-            *remaining = self.m - 1;
+            f.remaining = self.m - 1;
+            f.started = now;
             return true;
         }
         false
@@ -34,12 +59,21 @@ impl BernoulliEvents {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::packet::PacketKind;
     use crate::rng::StreamId;
+
+    fn module(p: f64, m: u32, spare: bool) -> BernoulliEvents {
+        BernoulliEvents::new(p, m, spare, None, SimRng::new(9, StreamId::FlowLoss(0)))
+    }
+
+    fn data(flow: u32, retransmission: bool) -> Packet {
+        Packet { retransmission, ..Packet::new(flow, PacketKind::Data, 0, 0, 1040, 0) }
+    }
 
     #[test]
     fn each_event_drops_exactly_m_consecutive_packets() {
-        let mut module = BernoulliEvents::new(0.01, 5, SimRng::new(9, StreamId::FlowLoss(0)));
-        let pattern: Vec<bool> = (0..200_000).map(|_| module.drops(0)).collect();
+        let mut module = module(0.01, 5, true);
+        let pattern: Vec<bool> = (0..200_000).map(|_| module.drops(&data(0, false), 0)).collect();
         let mut runs = Vec::new();
         let mut run = 0;
         for &d in &pattern {
@@ -59,10 +93,32 @@ mod tests {
 
     #[test]
     fn flows_have_separate_events() {
-        let mut module = BernoulliEvents::new(1.0, 3, SimRng::new(1, StreamId::LinkLoss(0)));
-        assert!(module.drops(0));
+        let mut module = module(1.0, 3, true);
+        assert!(module.drops(&data(0, false), 0));
         // Flow 1's first packet starts its own event; flow 0 still has 2 to drop.
-        assert!(module.drops(1));
-        assert_eq!(module.remaining, vec![2, 2]);
+        assert!(module.drops(&data(1, false), 0));
+        let remaining: Vec<u32> = module.flows.iter().map(|f| f.remaining).collect();
+        assert_eq!(remaining, vec![2, 2]);
+    }
+
+    #[test]
+    fn an_event_ends_after_one_round_even_with_drops_left() {
+        let mut m = module(0.0, 10, true);
+        m.set_round_trip(0, 100);
+        m.flows[0].remaining = 9; // an event began at t = 0
+        assert!(m.drops(&data(0, false), 100));
+        assert!(!m.drops(&data(0, false), 101), "past one round trip the event is over");
+        assert_eq!(m.flows[0].remaining, 0);
+    }
+
+    #[test]
+    fn retransmissions_pass_an_ongoing_event_unless_told_otherwise() {
+        let mut spared = module(1.0, 3, true);
+        assert!(spared.drops(&data(0, false), 0));
+        assert!(!spared.drops(&data(0, true), 0));
+        assert_eq!(spared.flows[0].remaining, 2, "the retransmission did not count");
+        let mut strict = module(1.0, 3, false);
+        assert!(strict.drops(&data(0, false), 0));
+        assert!(strict.drops(&data(0, true), 0));
     }
 }

@@ -31,7 +31,9 @@ impl LossModule {
     pub fn new(spec: &LossSpec, rng: SimRng) -> Self {
         match spec {
             LossSpec::Uniform { rate } => LossModule::Uniform(Uniform::new(*rate, rng)),
-            LossSpec::BernoulliEvents { p, m } => LossModule::BernoulliEvents(BernoulliEvents::new(*p, *m, rng)),
+            LossSpec::BernoulliEvents { p, m, spare_retransmissions, event_span_s } => LossModule::BernoulliEvents(
+                BernoulliEvents::new(*p, *m, *spare_retransmissions, event_span_s.map(from_secs), rng),
+            ),
             LossSpec::Scheduled { packets } => LossModule::Scheduled(Scheduled::new(packets)),
             LossSpec::Outage { start_s, end_s, rate } => {
                 LossModule::Outage(Outage::new(from_secs(*start_s), from_secs(*end_s), *rate, rng))
@@ -42,13 +44,21 @@ impl LossModule {
         }
     }
 
+    /// Tells the module a flow's round-trip propagation delay: the default length of a
+    /// Bernoulli loss event (one round).
+    pub fn set_round_trip(&mut self, flow: u32, rtt: SimTime) {
+        if let LossModule::BernoulliEvents(m) = self {
+            m.set_round_trip(flow, rtt);
+        }
+    }
+
     /// Decides the fate of one packet crossing the module.
     pub fn drops(&mut self, packet: &Packet, now: SimTime) -> bool {
         let is_data = packet.kind == PacketKind::Data;
         match self {
             LossModule::Uniform(m) => m.drops(),
             // Paper 000 counts loss events over data packets; ACKs pass untouched.
-            LossModule::BernoulliEvents(m) => is_data && m.drops(packet.flow),
+            LossModule::BernoulliEvents(m) => is_data && m.drops(packet, now),
             LossModule::Scheduled(m) => is_data && m.drops(packet.flow),
             LossModule::Outage(m) => m.drops(now),
             LossModule::GilbertElliott(m) => m.drops(),

@@ -82,6 +82,13 @@ impl Link {
         Link { id, name, from, to, rate_bps, delay, queue, loss, in_flight: VecDeque::new(), busy_until: 0, counters: LinkCounters::default() }
     }
 
+    /// See `LossModule::set_round_trip`.
+    pub fn set_round_trip(&mut self, flow: u32, rtt: SimTime) {
+        if let Some(loss) = &mut self.loss {
+            loss.set_round_trip(flow, rtt);
+        }
+    }
+
     /// Packets accepted whose transmission has not started: the queue length.
     pub fn waiting(&self, now: SimTime) -> usize {
         let started = self.in_flight.partition_point(|e| e.tx_start <= now);
