@@ -1,0 +1,31 @@
+"""tcpsim: tcplab's packet-level TCP congestion-control simulator, from Python.
+
+The simulator is the Rust crate ``tcpsim-core``; this package is its thin binding::
+
+    import tcpsim
+
+    result = tcpsim.run({
+        "duration_s": 5,
+        "topology": {"dumbbell": {"bottleneck": {"rate_mbps": 10, "delay_ms": 5}}},
+        "flows": [{"variant": "reno", "rtt_ms": 40}],
+    })
+    result["flows"][0]["goodput_bps"]
+
+``run`` and ``validate`` take a scenario as a dict or a JSON string, release the GIL while the
+core works, and raise ``ScenarioError`` (a ``ValueError``) naming the offending field's JSON
+path. ``VARIANTS`` maps each congestion-control variant to a one-line description.
+"""
+
+from tcpsim._core import VARIANTS, __version__, run, validate
+from tcpsim._errors import ErrorKind, InternalError, LimitExceeded, ScenarioError
+
+__all__ = [
+    "VARIANTS",
+    "ErrorKind",
+    "InternalError",
+    "LimitExceeded",
+    "ScenarioError",
+    "__version__",
+    "run",
+    "validate",
+]

@@ -1,0 +1,24 @@
+"""Type stubs of the compiled module ``tcpsim._core`` (simulator/python/src/lib.rs)."""
+
+from collections.abc import Sequence
+from typing import Any, Final
+
+__version__: Final[str]
+"""The core's version (the Rust crate's); results carry it as ``core_version``."""
+
+VARIANTS: Final[dict[str, str]]
+"""Congestion-control variant name -> one-line description."""
+
+def run(scenario: str | dict[str, Any]) -> dict[str, Any]:
+    """Run a scenario and return the result (``flows``, ``links``, ``fairness``, optional
+    ``traces``, and the machine-dependent ``stats``).
+
+    Raises ``tcpsim.ScenarioError`` for a bad scenario, ``tcpsim.LimitExceeded`` when the run
+    passes its ``limits``, ``TypeError`` when ``scenario`` is neither a str nor a dict.
+    """
+
+def validate(scenario: str | dict[str, Any]) -> None:
+    """Check a scenario completely without running it; raise like ``run``."""
+
+def cli(argv: Sequence[str]) -> int:
+    """Run the ``tcpsim`` command line with ``argv`` (program name first); return the exit code."""
