@@ -1,0 +1,289 @@
+//! Whole scenarios: determinism, topologies, traffic, queues, limits, traces, and the errors
+//! bad input gets.
+
+use serde_json::{json, Value};
+use tcpsim_core::{run_json, validate_json, RunResult, SimError};
+
+fn run(s: &Value) -> RunResult {
+    run_json(&s.to_string()).unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn without_stats(r: &RunResult) -> String {
+    let mut v = serde_json::to_value(r).unwrap();
+    v.as_object_mut().unwrap().remove("stats");
+    v.to_string()
+}
+
+fn dumbbell(flows: Value) -> Value {
+    json!({
+        "duration_s": 20, "warmup_s": 5, "seed": 7,
+        "topology": {"dumbbell": {"bottleneck": {"rate_mbps": 10, "delay_ms": 10,
+                                                 "queue": {"type": "droptail", "limit_pkts": 50}}}},
+        "flows": flows
+    })
+}
+
+#[test]
+fn the_same_scenario_and_seed_give_bit_identical_results_and_another_seed_does_not() {
+    let s = dumbbell(json!([
+        {"name": "a", "variant": "newreno-sbs", "rtt_ms": 40, "loss": {"type": "uniform", "rate": 0.001}},
+        {"name": "b", "variant": "sack", "rtt_ms": {"uniform": [20, 200]}, "count": 3},
+        {"name": "web", "count": 4, "rtt_ms": 60, "app": {"type": "http"}}
+    ]));
+    let first = without_stats(&run(&s));
+    assert_eq!(first, without_stats(&run(&s)));
+    let mut other = s.clone();
+    other["seed"] = json!(8);
+    assert_ne!(first, without_stats(&run(&other)));
+}
+
+#[test]
+fn flows_sharing_a_bottleneck_fill_it_and_share_it_fairly() {
+    let r = run(&dumbbell(json!([{"name": "f", "count": 4, "variant": "reno", "rtt_ms": 40}])));
+    let bottleneck = &r.links[0];
+    assert!(bottleneck.utilization > 0.97, "{}", bottleneck.utilization);
+    assert!(bottleneck.queue_drops > 0);
+    let jain = r.fairness.jain.unwrap();
+    assert!(jain > 0.9, "equal RTTs share fairly: {jain}");
+    assert_eq!(r.fairness.uf_percent, None, "UF needs two RTT classes");
+    let goodput: f64 = r.flows.iter().map(|f| f.goodput_bps).sum();
+    assert!(goodput < 10e6 * 1000.0 / 1040.0 * 1.001, "goodput {goodput} cannot beat the link");
+}
+
+#[test]
+fn a_short_rtt_flow_beats_a_long_one_and_uf_says_how_much() {
+    let r = run(&dumbbell(json!([
+        {"name": "short", "variant": "reno", "rtt_ms": 20},
+        {"name": "long", "variant": "reno", "rtt_ms": 200}
+    ])));
+    assert!(r.flows[0].goodput_bps > 1.5 * r.flows[1].goodput_bps);
+    assert!(r.fairness.uf_percent.unwrap() > 40.0);
+}
+
+#[test]
+fn paper_002s_six_node_graph_routes_tcp_and_cbr_through_the_shared_link() {
+    let s = json!({
+        "duration_s": 10, "warmup_s": 2,
+        "topology": {"graph": {
+            "nodes": ["n0", "n1", "n2", "n3", "n4", "n5"],
+            "links": [
+                {"from": "n0", "to": "n2", "rate_mbps": 10, "delay_ms": 2},
+                {"from": "n1", "to": "n2", "rate_mbps": 10, "delay_ms": 2},
+                {"name": "core", "from": "n2", "to": "n3", "rate_mbps": 10, "delay_ms": 10,
+                 "queue": {"type": "droptail", "limit_pkts": 100}},
+                {"from": "n3", "to": "n4", "rate_mbps": 10, "delay_ms": 2},
+                {"from": "n3", "to": "n5", "rate_mbps": 10, "delay_ms": 2}
+            ]}},
+        "flows": [
+            {"name": "tcp", "variant": "newreno-sbs", "from": "n0", "to": "n4"},
+            {"name": "cbr", "type": "udp", "from": "n1", "to": "n5", "app": {"type": "cbr", "rate_mbps": 4}}
+        ]
+    });
+    let r = run(&s);
+    let tcp = &r.flows[0];
+    let cbr = &r.flows[1];
+    assert_eq!(tcp.rtt_propagation_s, 0.028);
+    assert!((cbr.goodput_bps - 4e6).abs() < 0.1e6 || cbr.drops > 0, "{cbr:?}");
+    let core = r.links.iter().find(|l| l.name == "core").unwrap();
+    assert!(core.utilization > 0.95, "TCP takes what CBR leaves: {}", core.utilization);
+    assert!(tcp.goodput_bps > 4e6, "{}", tcp.goodput_bps);
+    let idle = r.links.iter().find(|l| l.name == "n0-n2-rev").unwrap();
+    assert!(idle.packets > 0, "ACKs come back on the reverse direction");
+}
+
+#[test]
+fn http_sessions_download_pareto_files_and_think_between_them() {
+    let r = run(&dumbbell(json!([
+        {"name": "web", "count": 8, "rtt_ms": {"uniform": [20, 460]},
+         "app": {"type": "http", "mean_file_bytes": 48000, "shape": 1.2, "mean_think_s": 0.5},
+         "tcp": {"max_window_pkts": 64}}
+    ])));
+    let downloads: u64 = r.flows.iter().map(|f| f.downloads).sum();
+    assert!(downloads > 40, "{downloads} downloads in 20 s");
+    for f in &r.flows {
+        if let Some(t) = f.download_time_s {
+            assert!(t > f.rtt_propagation_s, "a download takes at least a round trip: {t}");
+        }
+    }
+    let rtts: Vec<f64> = r.flows.iter().map(|f| f.rtt_propagation_s).collect();
+    assert!(rtts.iter().all(|r| (0.02..=0.46).contains(r)), "{rtts:?}");
+    assert!(rtts.windows(2).any(|w| w[0] != w[1]), "RTTs are drawn per flow");
+}
+
+#[test]
+fn an_ftp_download_of_a_given_size_reports_its_response_time() {
+    let r = run(&dumbbell(json!([{"variant": "reno", "rtt_ms": 40, "app": {"type": "ftp", "bytes": 1_000_000}}])));
+    let t = r.flows[0].download_time_s.unwrap();
+    // 1 MB at 10 Mb/s is 0.8 s; slow start and a loss or two add a few round trips.
+    assert!((0.8..3.0).contains(&t), "{t}");
+}
+
+#[test]
+fn red_keeps_the_average_queue_between_its_thresholds() {
+    let mut s = dumbbell(json!([{"name": "f", "count": 8, "variant": "newreno-sbs", "rtt_ms": 40}]));
+    s["topology"]["dumbbell"]["bottleneck"]["queue"] =
+        json!({"type": "red", "limit_pkts": 150, "min_th_pkts": 20, "max_th_pkts": 60, "max_p": 0.1});
+    let r = run(&s);
+    let q = r.links[0].mean_queue_pkts;
+    assert!((10.0..=70.0).contains(&q), "mean queue {q}");
+    let mut droptail = s.clone();
+    droptail["topology"]["dumbbell"]["bottleneck"]["queue"] = json!({"type": "droptail", "limit_pkts": 150});
+    assert!(run(&droptail).links[0].mean_queue_pkts > q, "Drop-Tail keeps a fuller queue");
+}
+
+#[test]
+fn traces_sample_cwnd_and_queue_at_the_chosen_interval() {
+    let mut s = dumbbell(json!([{"name": "f", "variant": "reno", "rtt_ms": 40}]));
+    s["outputs"] = json!({"trace_interval_s": 0.5, "trace": ["cwnd", "queue"]});
+    let r = run(&s);
+    let t = r.traces.unwrap();
+    assert_eq!(t.time_s.len(), 41);
+    let f = &t.flows[0];
+    assert_eq!(f.cwnd.as_ref().unwrap().len(), 41);
+    assert!(f.ssthresh.is_none());
+    assert_eq!(t.links[0].name, "bottleneck");
+    assert!(t.links[0].queue.iter().any(|&q| q > 0));
+}
+
+fn error(s: &Value) -> SimError {
+    validate_json(&s.to_string()).expect_err("the scenario is invalid")
+}
+
+#[test]
+fn too_many_trace_points_is_refused_before_running() {
+    let mut s = dumbbell(json!([{"count": 100, "rtt_ms": 40}]));
+    s["outputs"] = json!({"trace_interval_s": 0.001});
+    assert_eq!(error(&s).path(), Some("$.outputs.max_trace_points"));
+}
+
+#[test]
+fn a_run_past_its_event_limit_stops_with_a_clear_error() {
+    let mut s = dumbbell(json!([{"rtt_ms": 40}]));
+    s["limits"] = json!({"max_events": 1000});
+    match run_json(&s.to_string()) {
+        Err(SimError::LimitExceeded { message }) => assert!(message.contains("event limit"), "{message}"),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn bad_values_are_refused_with_the_path_of_the_field() {
+    let cases: Vec<(Value, &str)> = vec![
+        (json!({"duration_s": -1}), "$.duration_s"),
+        (json!({"warmup_s": 30}), "$.warmup_s"),
+        (json!({"flows": []}), "$.flows"),
+        (json!({"flows": [{"rtt_ms": 40, "variant": "cubicle"}]}), "$.flows[0].variant"),
+        (json!({"flows": [{"rtt_ms": 10}]}), "$.flows[0].rtt_ms"),
+        (json!({"flows": [{}]}), "$.flows[0].rtt_ms"),
+        (json!({"flows": [{"rtt_ms": 40, "tcp": {"min_rto_s": 2, "max_rto_s": 1}}]}), "$.flows[0].tcp.max_rto_s"),
+        (json!({"flows": [{"rtt_ms": 40, "loss": {"type": "bernoulli_events", "p": 1.5, "m": 3}}]}), "$.flows[0].loss.p"),
+        (json!({"flows": [{"rtt_ms": 40, "loss": {"type": "bernoulli_events", "p": 0.1, "m": 0}}]}), "$.flows[0].loss.m"),
+        (json!({"flows": [{"rtt_ms": 40, "app": {"type": "http", "shape": 0.9}}]}), "$.flows[0].app.shape"),
+        (json!({"flows": [{"rtt_ms": 40, "app": {"type": "cbr", "rate_mbps": 1}}]}), "$.flows[0].app"),
+        (json!({"flows": [{"rtt_ms": 40, "name": "x"}, {"rtt_ms": 40, "name": "x"}]}), "$.flows[1].name"),
+        (json!({"flows": [{"rtt_ms": {"uniform": [300, 100]}}]}), "$.flows[0].rtt_ms.uniform"),
+    ];
+    for (patch, path) in cases {
+        let mut s = dumbbell(json!([{"rtt_ms": 40}]));
+        for (k, v) in patch.as_object().unwrap() {
+            s[k] = v.clone();
+        }
+        let e = error(&s);
+        assert_eq!(e.path(), Some(path), "{patch}: {e}");
+        assert!(e.to_string().len() > path.len() + 20, "the message says why: {e}");
+    }
+}
+
+#[test]
+fn a_graph_flow_between_unconnected_nodes_is_refused() {
+    let s = json!({
+        "duration_s": 1,
+        "topology": {"graph": {"nodes": ["a", "b", "c"], "links": [{"from": "a", "to": "b", "rate_mbps": 1, "delay_ms": 1}]}},
+        "flows": [{"from": "a", "to": "c"}]
+    });
+    let e = error(&s);
+    assert_eq!(e.path(), Some("$.flows[0].to"));
+    assert!(e.to_string().contains("no path"), "{e}");
+}
+
+mod never_panics {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Replaces the value at a random place in the scenario tree with an arbitrary one.
+    fn mutate(v: &mut Value, path: &[usize], replacement: Value) {
+        let Some((&first, rest)) = path.split_first() else {
+            *v = replacement;
+            return;
+        };
+        match v {
+            Value::Object(map) if !map.is_empty() => {
+                let key = map.keys().nth(first % map.len()).unwrap().clone();
+                mutate(map.get_mut(&key).unwrap(), rest, replacement);
+            }
+            Value::Array(items) if !items.is_empty() => {
+                let n = items.len();
+                mutate(&mut items[first % n], rest, replacement);
+            }
+            _ => *v = replacement,
+        }
+    }
+
+    fn any_json() -> impl Strategy<Value = Value> {
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::Bool),
+            any::<i64>().prop_map(|n| json!(n)),
+            any::<f64>().prop_filter("JSON numbers are finite", |x| x.is_finite()).prop_map(|x| json!(x)),
+            prop_oneof![Just(0.0), Just(-1.0), Just(1e300), Just(1e-300), Just(4294967296.0)].prop_map(|x| json!(x)),
+            "[a-z_]{0,12}".prop_map(Value::String),
+        ];
+        leaf.prop_recursive(3, 16, 4, |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
+                prop::collection::btree_map("[a-z_]{1,10}", inner, 0..4)
+                    .prop_map(|m| Value::Object(m.into_iter().collect())),
+            ]
+        })
+    }
+
+    fn base() -> Value {
+        json!({
+            "duration_s": 2, "warmup_s": 0.5, "seed": 1,
+            "topology": {"dumbbell": {"bottleneck": {"rate_mbps": 10, "delay_ms": 5,
+                "queue": {"type": "red", "limit_pkts": 30}, "loss": {"type": "gilbert_elliott", "p_good_to_bad": 0.01, "p_bad_to_good": 0.3}}}},
+            "flows": [
+                {"name": "a", "variant": "vegas", "rtt_ms": 40, "app": {"type": "ftp", "bytes": 50000},
+                 "loss": {"type": "bernoulli_events", "p": 0.01, "m": 3}, "tcp": {"delayed_ack": true}},
+                {"name": "b", "count": 2, "variant": "sack", "rtt_ms": {"uniform": [20, 100]}, "app": {"type": "http"}},
+                {"name": "c", "type": "udp", "rtt_ms": 30, "app": {"type": "cbr", "rate_mbps": 1}, "stop_s": 1,
+                 "loss": {"type": "outage", "start_s": 0.5, "end_s": 0.7}}
+            ],
+            "outputs": {"trace_interval_s": 0.1},
+            "limits": {"max_events": 200000}
+        })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+        #[test]
+        fn a_mutated_scenario_runs_or_is_refused_but_never_panics(
+            path in prop::collection::vec(0usize..8, 0..5),
+            replacement in any_json(),
+        ) {
+            let mut s = base();
+            mutate(&mut s, &path, replacement);
+            match run_json(&s.to_string()) {
+                Ok(r) => prop_assert!(r.stats.events > 0),
+                Err(e) => prop_assert!(!e.to_string().is_empty()),
+            }
+        }
+
+        #[test]
+        fn arbitrary_text_is_refused_but_never_panics(text in ".{0,200}") {
+            let looks_like_an_object = text.trim_start().starts_with('{');
+            prop_assert!(run_json(&text).is_err() || looks_like_an_object, "accepted {:?}", text);
+        }
+    }
+}
