@@ -1,0 +1,344 @@
+"""The tcpsim Python package: the binding of the Rust core (simulator/python)."""
+
+from __future__ import annotations
+
+import copy
+import json
+import pickle
+import subprocess
+import sys
+import threading
+import time
+import tomllib
+from collections import OrderedDict
+from pathlib import Path
+
+import pytest
+
+import tcpsim
+
+ROOT = Path(__file__).resolve().parents[1]
+TCPSIM_SCRIPT = Path(sys.executable).parent / "tcpsim"
+
+# Three simulated seconds, two flows, random loss and random start times: ~5 ms of work.
+SCENARIO = {
+    "name": "binding-test",
+    "duration_s": 3,
+    "warmup_s": 1,
+    "seed": 7,
+    "topology": {
+        "dumbbell": {
+            "bottleneck": {
+                "rate_mbps": 10,
+                "delay_ms": 5,
+                "queue": {"type": "droptail", "limit_pkts": 50},
+            }
+        }
+    },
+    "flows": [
+        {"name": "a", "variant": "newreno-sbs", "rtt_ms": 40, "loss": {"type": "uniform", "rate": 0.01}},
+        {"name": "b", "variant": "reno", "rtt_ms": {"uniform": [30, 80]}, "start_s": {"uniform": [0, 0.5]}},
+    ],
+}
+
+
+def scenario(**changes: object) -> dict:
+    s = copy.deepcopy(SCENARIO)
+    s.update(changes)
+    return s
+
+
+def without_stats(result: dict) -> dict:
+    """A result without its machine-dependent part (wall time, events per second)."""
+    return {k: v for k, v in result.items() if k != "stats"}
+
+
+# --- run ------------------------------------------------------------------------------------
+
+
+def test_run_returns_a_plain_dict_with_one_entry_per_flow():
+    result = tcpsim.run(SCENARIO)
+    assert isinstance(result, dict)
+    assert [f["name"] for f in result["flows"]] == ["a", "b"]
+    assert result["flows"][0]["variant"] == "newreno-sbs"
+    assert result["flows"][0]["goodput_bps"] > 0
+    assert result["core_version"] == tcpsim.__version__
+    assert result["stats"]["simulated_s"] == 3
+    json.dumps(result)  # only JSON types
+
+
+def test_a_dict_and_its_json_string_give_the_same_result():
+    from_dict = tcpsim.run(SCENARIO)
+    from_text = tcpsim.run(json.dumps(SCENARIO, indent=2))
+    assert without_stats(from_dict) == without_stats(from_text)
+
+
+def test_a_dict_subclass_is_accepted():
+    assert without_stats(tcpsim.run(OrderedDict(SCENARIO))) == without_stats(tcpsim.run(SCENARIO))
+
+
+def test_the_same_scenario_and_seed_give_identical_results():
+    assert without_stats(tcpsim.run(SCENARIO)) == without_stats(tcpsim.run(copy.deepcopy(SCENARIO)))
+
+
+def test_a_different_seed_gives_a_different_result():
+    first = tcpsim.run(scenario(seed=7))
+    second = tcpsim.run(scenario(seed=8))
+    assert first["seed"] == 7 and second["seed"] == 8
+    assert first["flows"] != second["flows"]
+
+
+# --- validate and errors --------------------------------------------------------------------
+
+
+def test_validate_accepts_the_test_scenario_and_the_reference_scenario():
+    assert tcpsim.validate(SCENARIO) is None
+    reference = ROOT / "simulator" / "scenarios" / "reference-dumbbell.json"
+    assert tcpsim.validate(reference.read_text()) is None
+
+
+def _bottleneck(s: dict) -> dict:
+    return s["topology"]["dumbbell"]["bottleneck"]
+
+
+@pytest.mark.parametrize(
+    ("mutate", "path", "kind", "words"),
+    [
+        pytest.param(
+            lambda s: s["flows"][0].update(tcp={"min_rto": 1.0}),
+            "$.flows[0].tcp.min_rto",
+            "parse",
+            "unknown field",
+            id="unknown-field",
+        ),
+        pytest.param(
+            lambda s: _bottleneck(s).update(rate_mbps="fast"),
+            "$.topology.dumbbell.bottleneck.rate_mbps",
+            "parse",
+            "invalid type",
+            id="wrong-type",
+        ),
+        pytest.param(
+            lambda s: _bottleneck(s).update(rate_mbps=-1),
+            "$.topology.dumbbell.bottleneck.rate_mbps",
+            "invalid",
+            "must be > 0",
+            id="negative-rate",
+        ),
+        pytest.param(
+            lambda s: s["flows"][1].update(variant="cubic-ish"),
+            "$.flows[1].variant",
+            "invalid",
+            "unknown variant",
+            id="unknown-variant",
+        ),
+        pytest.param(
+            lambda s: s.update(warmup_s=3),
+            "$.warmup_s",
+            "invalid",
+            "duration_s",
+            id="warmup-not-below-duration",
+        ),
+        pytest.param(
+            lambda s: s.update(duration_s=float("nan")),
+            "$.duration_s",
+            "parse",
+            "",
+            id="nan",
+        ),
+        pytest.param(lambda s: s.pop("topology"), "$", "parse", "topology", id="missing-field"),
+    ],
+)
+def test_a_bad_scenario_raises_a_scenario_error_naming_the_field(mutate, path, kind, words):
+    bad = copy.deepcopy(SCENARIO)
+    mutate(bad)
+    for call in (tcpsim.validate, tcpsim.run):
+        with pytest.raises(tcpsim.ScenarioError) as info:
+            call(bad)
+        error = info.value
+        assert isinstance(error, ValueError)
+        assert not isinstance(error, tcpsim.LimitExceeded)
+        assert error.path == path
+        assert error.kind == kind
+        assert path in str(error) and words in str(error)
+
+
+@pytest.mark.parametrize("text", ["", "{", "null", "[]", '"scenario"', "1e999", "{} trailing"])
+def test_text_that_is_not_a_scenario_raises_a_parse_error(text):
+    with pytest.raises(tcpsim.ScenarioError) as info:
+        tcpsim.validate(text)
+    assert info.value.kind == "parse"
+    assert info.value.path is not None and info.value.path.startswith("$")
+
+
+def test_a_run_past_its_event_limit_raises_limit_exceeded():
+    with pytest.raises(tcpsim.LimitExceeded) as info:
+        tcpsim.run(scenario(limits={"max_events": 10}))
+    error = info.value
+    assert isinstance(error, tcpsim.ScenarioError) and isinstance(error, ValueError)
+    assert error.kind == "limit_exceeded"
+    assert error.path is None
+    assert "limit" in str(error)
+    # The limit only stops the run: the scenario itself is valid.
+    tcpsim.validate(scenario(limits={"max_events": 10}))
+
+
+@pytest.mark.parametrize("value", [None, 3, 2.5, b"{}", ["duration_s"], ("x",), object()])
+def test_anything_but_a_str_or_a_dict_raises_type_error(value):
+    for call in (tcpsim.run, tcpsim.validate):
+        with pytest.raises(TypeError, match="dict or a JSON string"):
+            call(value)
+
+
+def test_scenario_errors_survive_pickling_with_their_path_and_kind():
+    with pytest.raises(tcpsim.ScenarioError) as info:
+        tcpsim.validate(scenario(warmup_s=5))
+    copy_ = pickle.loads(pickle.dumps(info.value))
+    assert type(copy_) is tcpsim.ScenarioError
+    assert (str(copy_), copy_.path, copy_.kind) == (str(info.value), "$.warmup_s", "invalid")
+
+
+def test_the_exception_classes_are_the_documented_hierarchy():
+    assert issubclass(tcpsim.ScenarioError, ValueError)
+    assert issubclass(tcpsim.LimitExceeded, tcpsim.ScenarioError)
+    assert issubclass(tcpsim.InternalError, RuntimeError)
+    assert not issubclass(tcpsim.InternalError, ValueError)
+
+
+# --- the GIL --------------------------------------------------------------------------------
+
+
+def _long_scenario(duration_s: float) -> dict:
+    return {
+        "duration_s": duration_s,
+        "seed": 1,
+        "topology": {"dumbbell": {"bottleneck": {"rate_mbps": 20, "delay_ms": 10}}},
+        "flows": [{"name": "bulk", "count": 16, "variant": "reno", "rtt_ms": {"uniform": [20, 100]}}],
+    }
+
+
+def test_the_gil_is_released_while_simulating():
+    # A run long enough to see (0.2 s or more, whatever the machine's speed).
+    duration_s = 10.0
+    while True:
+        started = time.perf_counter()
+        tcpsim.run(_long_scenario(duration_s))
+        alone = time.perf_counter() - started
+        if alone >= 0.2 or duration_s >= 10_000:
+            break
+        duration_s *= 2 if alone > 0.05 else 8
+    assert alone >= 0.05, "the calibration run is too short to tell anything"
+
+    window: dict[str, float] = {}
+
+    def simulate() -> None:
+        window["start"] = time.perf_counter()
+        tcpsim.run(_long_scenario(duration_s))
+        window["end"] = time.perf_counter()
+
+    worker = threading.Thread(target=simulate)
+    ticks = []
+    worker.start()
+    while worker.is_alive():
+        ticks.append(time.perf_counter())  # needs the GIL
+        time.sleep(0.001)
+    worker.join()
+
+    # Had the run kept the GIL, this thread could not have ticked between its start and end.
+    start, end = window["start"], window["end"]
+    margin = 0.2 * (end - start)
+    inside = [t for t in ticks if start + margin < t < end - margin]
+    assert len(inside) >= 5, f"main thread ticked {len(inside)} times during a {end - start:.2f} s run"
+
+
+# --- version and variants -------------------------------------------------------------------
+
+
+def _rust_core_version() -> str:
+    workspace = tomllib.loads((ROOT / "simulator" / "Cargo.toml").read_text())
+    core = tomllib.loads((ROOT / "simulator" / "core" / "Cargo.toml").read_text())
+    version = core["package"]["version"]
+    if isinstance(version, dict):  # version.workspace = true
+        version = workspace["workspace"]["package"]["version"]
+    return version
+
+
+def test_the_version_is_the_rust_core_version():
+    assert tcpsim.__version__ == _rust_core_version()
+
+
+def test_variants_maps_every_name_to_a_description_and_each_one_runs():
+    assert {"reno", "newreno-sbs", "newreno-impatient"} <= set(tcpsim.VARIANTS)
+    for name, about in tcpsim.VARIANTS.items():
+        assert isinstance(about, str) and about
+        flows = [{"name": "f", "variant": name, "rtt_ms": 40}]
+        result = tcpsim.run(scenario(duration_s=2, warmup_s=0, flows=flows))
+        assert result["flows"][0]["variant"] == name
+
+
+# --- the console script ---------------------------------------------------------------------
+
+
+def _tcpsim(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [str(TCPSIM_SCRIPT), *args], input=stdin, capture_output=True, text=True, timeout=60
+    )
+
+
+def test_the_console_script_runs_a_scenario_file(tmp_path):
+    path = tmp_path / "scenario.json"
+    path.write_text(json.dumps(SCENARIO))
+    done = _tcpsim("run", str(path))
+    assert done.returncode == 0, done.stderr
+    assert without_stats(json.loads(done.stdout)) == without_stats(tcpsim.run(SCENARIO))
+
+    reseeded = _tcpsim("run", str(path), "--seed", "8", "--pretty")
+    assert reseeded.returncode == 0, reseeded.stderr
+    assert json.loads(reseeded.stdout)["seed"] == 8
+
+
+def test_the_console_script_reads_standard_input():
+    done = _tcpsim("validate", "-", stdin=json.dumps(SCENARIO))
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("ok: 2 flow(s)")
+
+
+def test_the_console_script_validates_and_names_the_bad_field(tmp_path):
+    good = tmp_path / "good.json"
+    good.write_text(json.dumps(SCENARIO))
+    done = _tcpsim("validate", str(good))
+    assert (done.returncode, done.stderr) == (0, "")
+    assert done.stdout.startswith("ok:")
+
+    bad_scenario = copy.deepcopy(SCENARIO)
+    bad_scenario["flows"][0]["tcp"] = {"min_rto": 1.0}
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(bad_scenario))
+    for command in ("validate", "run"):
+        done = _tcpsim(command, str(bad))
+        assert done.returncode == 1
+        assert done.stdout == ""
+        assert "$.flows[0].tcp.min_rto" in done.stderr
+
+
+def test_the_console_script_reports_a_missing_file_and_a_bad_command(tmp_path):
+    missing = _tcpsim("run", str(tmp_path / "nope.json"))
+    assert missing.returncode == 1 and "nope.json" in missing.stderr
+    usage = _tcpsim("frobnicate")
+    assert usage.returncode == 2 and "Usage" in usage.stderr
+
+
+def test_the_console_script_lists_the_variants_and_its_version():
+    done = _tcpsim("variants")
+    assert done.returncode == 0
+    assert [line.split()[0] for line in done.stdout.splitlines()] == list(tcpsim.VARIANTS)
+    version = _tcpsim("--version")
+    assert (version.returncode, version.stdout.strip()) == (0, f"tcpsim {tcpsim.__version__}")
+
+
+def test_python_dash_m_tcpsim_is_the_same_command():
+    done = subprocess.run(
+        [sys.executable, "-m", "tcpsim", "variants"], capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0
+    assert done.stdout == _tcpsim("variants").stdout
