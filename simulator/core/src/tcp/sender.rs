@@ -315,11 +315,9 @@ impl TcpSender {
                     self.s.cwnd += 1.0; // RFC 5681 §3.2 step 4: inflate
                 }
             }
-            _ if self.dupacks == self.cfg.dupack_threshold => {
-                // RFC 6582 §3.2 step 2: no second fast retransmit for the same window.
-                if self.recover.is_none_or(|r| self.s.snd_una >= r) {
-                    self.enter_fast_retransmit(now, out);
-                }
+            // RFC 6582 §3.2 step 2: no second fast retransmit for the same window.
+            _ if self.dupacks == self.cfg.dupack_threshold && self.recover.is_none_or(|r| self.s.snd_una >= r) => {
+                self.enter_fast_retransmit(now, out);
             }
             CaState::Open => self.s.ca_state = CaState::Disorder,
             _ => {}
