@@ -2,7 +2,7 @@
 #
 #   make install   uv (if missing) + .venv with the dev tools and `tcpsim` built in release mode
 #   make test      cargo test + clippy (if installed) + pytest
-#   make bench     the simulator benchmark (simulator/bench/bench.py)
+#   make bench     the simulator benchmark (simulator/bench/bench.py, against ns-3)
 #   make clean     remove .venv and the Rust build products
 
 SHELL := /bin/bash
@@ -24,8 +24,8 @@ export UV_PROJECT_ENVIRONMENT := $(CURDIR)/$(VENV)
 install:
 	@$(UV) --version >/dev/null 2>&1 || { \
 	  echo "uv not found: installing uv==$(UV_VERSION) with pip (user site)"; \
-	  $(PYTHON) -m pip install --quiet --user "uv==$(UV_VERSION)" \
-	    || $(PYTHON) -m pip install --quiet "uv==$(UV_VERSION)"; }
+	  PIP_ROOT_USER_ACTION=ignore $(PYTHON) -m pip install --quiet --user "uv==$(UV_VERSION)" \
+	    || PIP_ROOT_USER_ACTION=ignore $(PYTHON) -m pip install --quiet "uv==$(UV_VERSION)"; }
 	@# uv rebuilds tcpsim (maturin, release) whenever its Rust sources change: see the
 	@# cache-keys in simulator/python/pyproject.toml.
 	$(UV) sync --locked --all-groups --python $(PYTHON)
@@ -40,8 +40,12 @@ test: install
 	fi
 	$(VENV)/bin/python -m pytest tests -q
 
+# bench.py creates the ns-3 peer's .venv-ns3 when it is missing; `make bench BENCH_ARGS=--no-ns3`
+# measures tcpsim alone.
+BENCH_ARGS ?= --install-ns3
+
 bench: install
-	$(VENV)/bin/python simulator/bench/bench.py
+	$(VENV)/bin/python simulator/bench/bench.py $(BENCH_ARGS)
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis
