@@ -13,8 +13,10 @@ def run(scenario: str | dict[str, Any]) -> dict[str, Any]:
     """Run a scenario and return the result (``flows``, ``links``, ``fairness``, optional
     ``traces``, and the machine-dependent ``stats``).
 
-    Raises ``tcpsim.ScenarioError`` for a bad scenario, ``tcpsim.LimitExceeded`` when the run
-    passes its ``limits``, ``TypeError`` when ``scenario`` is neither a str nor a dict.
+    Raises ``tcpsim.ScenarioError`` (a ``ValueError``) for a bad scenario, ``tcpsim.LimitExceeded``
+    (a ``ScenarioError``) when the run passes its ``limits``, ``TypeError`` when ``scenario`` is
+    neither a str nor a dict (or the dict holds something ``json.dumps`` cannot write), and
+    ``tcpsim.InternalError`` (a ``RuntimeError``) if the core itself fails (a bug).
     """
 
 def validate(scenario: str | dict[str, Any]) -> None:

@@ -25,9 +25,12 @@ class ScenarioError(ValueError):
         path: JSON path of the offending field (``$`` is the whole document, e.g.
             ``$.flows[0].tcp.min_rto_s``); ``None`` when the error is not about one field.
         kind: ``"parse"`` (not JSON, or not the scenario's shape: unknown field, wrong type,
-            unknown name), ``"invalid"`` (a value out of range or inconsistent with another)
-            or ``"limit_exceeded"`` (see ``LimitExceeded``).
+            missing field, unknown ``type`` tag), ``"invalid"`` (a value out of range, an
+            unknown variant or node name, values inconsistent with each other) or
+            ``"limit_exceeded"`` (see ``LimitExceeded``).
     """
+
+    __module__ = "tcpsim"  # shown in tracebacks as tcpsim.ScenarioError; pickles by that name
 
     path: str | None
     kind: ErrorKind
@@ -41,6 +44,8 @@ class ScenarioError(ValueError):
 class LimitExceeded(ScenarioError):
     """A run passed one of its ``limits`` (``max_events`` or ``max_wall_s``) and was stopped."""
 
+    __module__ = "tcpsim"
+
     def __init__(
         self, message: str, path: str | None = None, kind: ErrorKind = "limit_exceeded"
     ) -> None:
@@ -49,3 +54,5 @@ class LimitExceeded(ScenarioError):
 
 class InternalError(RuntimeError):
     """The core failed in a way no input should cause (a bug): please report it."""
+
+    __module__ = "tcpsim"
