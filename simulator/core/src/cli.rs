@@ -1,7 +1,7 @@
 //! The `tcpsim` command line: run or validate scenario files. Shared by the Rust binary and
 //! the Python package's console script, so both behave the same.
 
-use std::io::Read;
+use std::io::{Read, Write};
 use std::path::PathBuf;
 
 use clap::{Parser, Subcommand};
@@ -45,6 +45,16 @@ fn read(path: &PathBuf) -> Result<String, String> {
     }
 }
 
+/// Writes one line to stdout. A closed pipe (`tcpsim run … | head`) ends the output quietly
+/// instead of panicking as `println!` would.
+fn print_line(line: &str) -> Result<(), String> {
+    let mut out = std::io::stdout().lock();
+    match writeln!(out, "{line}").and_then(|_| out.flush()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(format!("cannot write the output: {e}")),
+        _ => Ok(()),
+    }
+}
+
 /// Runs the command line with `args` (program name first); returns the exit code.
 pub fn main_with_args<I, T>(args: I) -> i32
 where
@@ -66,21 +76,14 @@ where
             }
             let result = crate::run(&s).map_err(|e| e.to_string())?;
             let json = if pretty { serde_json::to_string_pretty(&result) } else { serde_json::to_string(&result) };
-            println!("{}", json.map_err(|e| e.to_string())?);
-            Ok(())
+            print_line(&json.map_err(|e| e.to_string())?)
         }),
         Command::Validate { scenario } => read(&scenario).and_then(|text| {
             let s = crate::validate_json(&text).map_err(|e| e.to_string())?;
             let flows: u64 = s.flows.iter().map(|f| f.count as u64).sum();
-            println!("ok: {} flow(s), {} s simulated", flows, s.duration_s);
-            Ok(())
+            print_line(&format!("ok: {} flow(s), {} s simulated", flows, s.duration_s))
         }),
-        Command::Variants => {
-            for (name, about) in crate::cc::VARIANTS {
-                println!("{name:20} {about}");
-            }
-            Ok(())
-        }
+        Command::Variants => crate::cc::VARIANTS.iter().try_for_each(|(name, about)| print_line(&format!("{name:20} {about}"))),
     };
     match outcome {
         Ok(()) => 0,

@@ -456,6 +456,14 @@ pub struct Limits {
 impl Scenario {
     /// Parses JSON text; the error names the JSON path of the first problem.
     pub fn from_json(text: &str) -> Result<Scenario> {
+        // serde would also read a struct from a positional array; a scenario is an object.
+        if !text.trim_start().starts_with('{') {
+            let message = match serde_json::from_str::<serde_json::Value>(text) {
+                Ok(v) => format!("a scenario is a JSON object, got {}", json_kind(&v)),
+                Err(e) => format!("not valid JSON: {}", e),
+            };
+            return Err(SimError::Parse { path: "$".into(), message });
+        }
         let de = &mut serde_json::Deserializer::from_str(text);
         serde_path_to_error::deserialize(de).map_err(|e| {
             let path = e.path().to_string();
@@ -469,8 +477,21 @@ impl Scenario {
     }
 }
 
-/// serde_path_to_error writes `flows[0].tcp`; we prefix `$` like JSONPath (`$` alone is the root).
+fn json_kind(v: &serde_json::Value) -> &'static str {
+    match v {
+        serde_json::Value::Null => "null",
+        serde_json::Value::Bool(_) => "a boolean",
+        serde_json::Value::Number(_) => "a number",
+        serde_json::Value::String(_) => "a string",
+        serde_json::Value::Array(_) => "an array",
+        serde_json::Value::Object(_) => "an object",
+    }
+}
+
+/// serde_path_to_error writes `flows[0].tcp`; we prefix `$` like JSONPath (`$` alone is the
+/// root; `?` marks where the text ended before the path did).
 fn json_path(path: &str) -> String {
+    let path = path.trim_end_matches(".?").trim_end_matches('?');
     if path == "." || path.is_empty() {
         "$".to_string()
     } else {
@@ -483,6 +504,15 @@ fn strip_position(message: &str) -> String {
     match message.rfind(" at line ") {
         Some(i) => message[..i].to_string(),
         None => message.to_string(),
+    }
+}
+
+/// A number as an error message shows it: short even when the input was absurdly long.
+pub fn show(v: f64) -> String {
+    if v != 0.0 && (v.abs() >= 1e9 || v.abs() < 1e-6) {
+        format!("{v:.3e}")
+    } else {
+        format!("{v}")
     }
 }
 
@@ -502,7 +532,7 @@ impl Check {
 
     pub fn finite(&mut self, path: &str, v: f64) -> bool {
         if !v.is_finite() {
-            self.fail(path, format!("must be a finite number, got {v}"));
+            self.fail(path, format!("must be a finite number, got {}", show(v)));
             return false;
         }
         true
@@ -510,25 +540,25 @@ impl Check {
 
     pub fn positive(&mut self, path: &str, v: f64) {
         if self.finite(path, v) && v <= 0.0 {
-            self.fail(path, format!("must be > 0, got {v}"));
+            self.fail(path, format!("must be > 0, got {}", show(v)));
         }
     }
 
     pub fn non_negative(&mut self, path: &str, v: f64) {
         if self.finite(path, v) && v < 0.0 {
-            self.fail(path, format!("must be >= 0, got {v}"));
+            self.fail(path, format!("must be >= 0, got {}", show(v)));
         }
     }
 
     pub fn probability(&mut self, path: &str, v: f64) {
         if self.finite(path, v) && !(0.0..=1.0).contains(&v) {
-            self.fail(path, format!("must be a probability in [0, 1], got {v}"));
+            self.fail(path, format!("must be a probability in [0, 1], got {}", show(v)));
         }
     }
 
     pub fn at_most(&mut self, path: &str, v: f64, max: f64) {
         if v.is_finite() && v > max {
-            self.fail(path, format!("must be <= {max}, got {v}"));
+            self.fail(path, format!("must be <= {}, got {}", show(max), show(v)));
         }
     }
 
@@ -724,6 +754,21 @@ mod tests {
         let bad = EXAMPLE.replace("\"rate_mbps\": 45", "\"rate_mbps\": \"fast\"");
         let err = Scenario::from_json(&bad).unwrap_err();
         assert_eq!(err.path(), Some("$.topology.dumbbell.bottleneck.rate_mbps"));
+    }
+
+    #[test]
+    fn a_json_array_or_truncated_text_is_refused_at_the_root() {
+        for text in ["[]", "[1, 2]", "42", "{", ""] {
+            let err = Scenario::from_json(text).unwrap_err();
+            assert_eq!(err.path(), Some("$"), "{text:?}: {err}");
+        }
+        assert!(Scenario::from_json("[1]").unwrap_err().to_string().contains("got an array"));
+    }
+
+    #[test]
+    fn huge_numbers_are_shown_short_in_errors() {
+        assert_eq!(show(1e300), "1.000e300");
+        assert_eq!(show(0.25), "0.25");
     }
 
     #[test]
