@@ -201,11 +201,12 @@ impl Simulation {
     /// Runs to `duration_s` and measures. Stops with an error past the scenario's limits.
     pub fn run(mut self) -> Result<RunResult> {
         let wall = Instant::now();
+        // First in the queue, so with no warm-up the snapshot precedes the first packet.
+        self.q.schedule(self.warmup, Event::WarmupEnd);
         for (i, f) in self.flows.iter_mut().enumerate() {
             let ev = Event::Timer { flow: i as u32, timer: TimerKind::App };
             f.app_timer.sync(f.app.deadline(), &mut self.q, ev);
         }
-        self.q.schedule(self.warmup, Event::WarmupEnd);
         if self.traces.is_some() {
             self.q.schedule(0, Event::TraceSample);
         }

@@ -287,3 +287,14 @@ mod never_panics {
         }
     }
 }
+
+#[test]
+fn with_no_warmup_every_packet_of_the_run_is_counted() {
+    let mut s = dumbbell(json!([{"variant": "reno", "rtt_ms": 40, "app": {"type": "ftp", "bytes": 100_000},
+                                 "tcp": {"initial_cwnd_pkts": 10}}]));
+    s["warmup_s"] = json!(0);
+    s["topology"]["dumbbell"]["bottleneck"]["queue"] = json!({"type": "droptail", "limit_pkts": 1000});
+    let f = &run(&s).flows[0];
+    assert_eq!((f.packets_sent, f.retransmits, f.drops), (100, 0, 0));
+    assert_eq!(f.goodput_bps * 20.0 / 8.0, 100_000.0);
+}
