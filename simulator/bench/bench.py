@@ -371,6 +371,10 @@ def ns3_args_for(s: dict) -> tuple[list[str], list[str]]:
     else:
         timestamps = "on"
         notes.append(f"header_bytes {header}: ns-3 puts 54 (timestamps) or 42 bytes on the wire")
+    if tcp.get("rtt_sampling", "per_rtt") != "timestamps":
+        notes.append("rtt_sampling per_rtt (Karn, one timed segment per RTT): ns-3 samples every ACK's timestamp")
+    if not tcp.get("limited_transmit", False):
+        notes.append("limited_transmit off: ns-3 has RFC 3042 limited transmit on")
     args = [
         "--flows", str(f.get("count", 1)),
         "--variant", "TcpNewReno",

@@ -19,9 +19,10 @@ pub struct FlowCounters {
     pub loss_events: u64,
     pub datagrams_sent: u64,
     pub datagram_bytes_sent: u64,
-    pub datagrams_received: u64,
+    /// Data segments or datagrams that reached the receiver (duplicates included).
+    pub packets_received: u64,
     pub datagram_bytes_received: u64,
-    /// Payload bytes delivered in order (TCP).
+    /// Payload bytes of distinct segments received (TCP).
     pub delivered_bytes: u64,
 }
 
@@ -33,7 +34,7 @@ impl FlowCounters {
             loss_events: self.loss_events - e.loss_events,
             datagrams_sent: self.datagrams_sent - e.datagrams_sent,
             datagram_bytes_sent: self.datagram_bytes_sent - e.datagram_bytes_sent,
-            datagrams_received: self.datagrams_received - e.datagrams_received,
+            packets_received: self.packets_received - e.packets_received,
             datagram_bytes_received: self.datagram_bytes_received - e.datagram_bytes_received,
             delivered_bytes: self.delivered_bytes - e.delivered_bytes,
         }
@@ -90,7 +91,7 @@ pub struct FlowResult {
     pub rtt_propagation_s: f64,
     /// Bits put on the wire by the sender per second (data, retransmissions and headers).
     pub throughput_bps: f64,
-    /// Payload bits delivered in order to the receiving application per second.
+    /// Payload bits of distinct segments (datagrams) received per second.
     pub goodput_bps: f64,
     /// Data packets sent per mean RTT: the unit of paper 000's Fig. 2 and Table II.
     pub throughput_pkts_per_rtt: Option<f64>,
@@ -210,9 +211,9 @@ fn ratio(a: f64, b: f64) -> Option<f64> {
 
 pub fn flow_result(i: FlowInputs, window_s: f64) -> FlowResult {
     let f = &i.flow;
-    let (sent, sent_bytes, retransmits, received) = match &i.sender {
-        Some(s) => (s.packets_sent, s.wire_bytes_sent, s.retransmits, 0),
-        None => (f.datagrams_sent, f.datagram_bytes_sent, 0, f.datagrams_received),
+    let (sent, sent_bytes, retransmits) = match &i.sender {
+        Some(s) => (s.packets_sent, s.wire_bytes_sent, s.retransmits),
+        None => (f.datagrams_sent, f.datagram_bytes_sent, 0),
     };
     let delivered = if i.sender.is_some() { f.delivered_bytes } else { f.datagram_bytes_received };
     let s = i.sender.unwrap_or_default();
@@ -229,7 +230,7 @@ pub fn flow_result(i: FlowInputs, window_s: f64) -> FlowResult {
         throughput_pkts_per_rtt: mean_rtt.map(|r| sent as f64 / window_s * r),
         goodput_pkts_per_rtt: mean_rtt.map(|r| goodput_bps / (8.0 * i.mss as f64) * r),
         packets_sent: sent,
-        packets_received: received,
+        packets_received: f.packets_received,
         retransmits,
         drops: f.drops,
         ack_drops: f.ack_drops,

@@ -365,6 +365,10 @@ pub struct TcpConfig {
     pub rttvar_k: f64,
     /// Clock granularity G of RFC 6298; the RTO is rounded up to a multiple of it.
     pub timer_granularity_s: f64,
+    /// Where the RTO estimator's measurements come from.
+    pub rtt_sampling: RttSampling,
+    /// RFC 3042: send one new segment on each of the first two duplicate ACKs.
+    pub limited_transmit: bool,
     pub vegas: VegasParams,
 }
 
@@ -387,9 +391,23 @@ impl Default for TcpConfig {
             rttvar_gain: 0.25,
             rttvar_k: 4.0,
             timer_granularity_s: 0.01,
+            rtt_sampling: RttSampling::PerRtt,
+            limited_transmit: false,
             vegas: VegasParams::default(),
         }
     }
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum RttSampling {
+    /// One segment timed per round trip, never a retransmitted one (Karn's rule): BSD and
+    /// ns-2 without timestamps, what paper 000 simulated.
+    PerRtt,
+    /// Every ACK that advances the window, from its timestamp echo (RFC 7323 §4): what ns-3
+    /// and Linux do with timestamps on; a retransmission's echo is unambiguous, so a sample
+    /// after a timeout ends the backoff at once.
+    Timestamps,
 }
 
 /// Brakmo & Peterson's thresholds, in packets queued in the network (ns-2 defaults).

@@ -265,6 +265,7 @@ impl Simulation {
         let mut c = f.counters;
         if let Endpoints::Tcp { receiver, .. } = &f.ends {
             c.delivered_bytes = receiver.delivered_bytes;
+            c.packets_received = receiver.segments_received;
         }
         c
     }
@@ -391,7 +392,7 @@ impl Simulation {
                 if flow.path_loss.as_mut().is_some_and(|m| m.drops(&p, now)) {
                     dropped = true;
                 } else {
-                    flow.counters.datagrams_received += 1;
+                    flow.counters.packets_received += 1;
                     flow.counters.datagram_bytes_received += p.size as u64;
                 }
             }

@@ -175,3 +175,13 @@ fn reno_fills_a_lossless_bottleneck_queue_until_it_overflows_where_vegas_does_no
     assert!(run(&s("reno")).links[0].drops > 0);
     assert_eq!(run(&s("vegas")).links[0].drops, 0);
 }
+
+#[test]
+fn with_a_window_of_three_limited_transmit_turns_a_timeout_into_a_fast_retransmit() {
+    // cwnd stays near 3: one loss leaves two duplicate ACKs, one short of the threshold.
+    let tcp = |lt: bool| json!({"initial_cwnd_pkts": 3, "initial_ssthresh_pkts": 3, "limited_transmit": lt});
+    let without = run(&scenario("newreno-sbs", &[4], tcp(false)));
+    let with = run(&scenario("newreno-sbs", &[4], tcp(true)));
+    assert_eq!((flow(&without).timeouts, flow(&without).fast_retransmits), (1, 0), "{:?}", flow(&without));
+    assert_eq!((flow(&with).timeouts, flow(&with).fast_retransmits), (0, 1), "{:?}", flow(&with));
+}

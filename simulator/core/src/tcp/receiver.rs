@@ -28,6 +28,8 @@ pub struct TcpReceiver {
     /// on arrival rather than on in-order delivery, so a window that opens while a hole is
     /// being repaired does not credit it with data that crossed the network before it opened.
     pub delivered_bytes: u64,
+    /// Data segments of the current epoch that arrived, duplicates included.
+    pub segments_received: u64,
 }
 
 impl TcpReceiver {
@@ -47,6 +49,7 @@ impl TcpReceiver {
             transfer: None,
             mss,
             delivered_bytes: 0,
+            segments_received: 0,
         }
     }
 
@@ -82,6 +85,7 @@ impl TcpReceiver {
             return;
         }
         let seq = p.seq;
+        self.segments_received += 1;
         self.echo = p.timestamp;
         if seq < self.rcv_nxt || self.ooo.iter().any(|&(a, b)| (a..b).contains(&seq)) {
             // A duplicate: acknowledge at once so the sender learns where we are.

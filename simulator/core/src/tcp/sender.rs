@@ -10,7 +10,7 @@ use super::scoreboard::Scoreboard;
 use super::socket::{CaState, SocketState};
 use crate::cc::{self, CongestionControl};
 use crate::packet::{Packet, PacketKind};
-use crate::scenario::TcpConfig;
+use crate::scenario::{RttSampling, TcpConfig};
 use crate::time::SimTime;
 
 /// Cumulative counters; metrics take the difference over the measurement window.
@@ -174,7 +174,7 @@ impl TcpSender {
             self.timed = None;
         } else {
             self.s.high_tx = seq + 1;
-            if self.timed.is_none() {
+            if self.timed.is_none() && self.cfg.rtt_sampling == RttSampling::PerRtt {
                 self.timed = Some((seq, now));
             }
         }
@@ -194,7 +194,11 @@ impl TcpSender {
             return;
         }
         let sack = self.sack_enabled();
-        let window = self.s.window().max(1) as u64;
+        let mut window = self.s.window().max(1) as u64;
+        if self.cfg.limited_transmit && self.s.ca_state == CaState::Disorder {
+            // RFC 3042: each of the first two duplicate ACKs lets one new segment out.
+            window = (window + self.dupacks.min(2) as u64).min(self.s.max_window as u64);
+        }
         while (self.s.snd_nxt as u64) < self.s.snd_una as u64 + window {
             let seq = self.s.snd_nxt;
             if seq >= self.s.high_tx && !self.has_new_data(seq) {
@@ -247,11 +251,21 @@ impl TcpSender {
             self.counters.rtt_samples += 1;
             self.s.min_rtt = Some(self.s.min_rtt.map_or(rtt, |m| m.min(rtt)));
             self.cc.on_rtt_sample(&self.s, rtt, now);
+            if self.cfg.rtt_sampling == RttSampling::Timestamps {
+                self.update_rto(rtt);
+            }
             self.on_new_ack(cum, now, out);
         } else if cum == self.s.snd_una && self.s.snd_una < self.s.high_tx {
             self.on_duplicate_ack(now, out);
         }
         self.try_send(now, out);
+    }
+
+    fn update_rto(&mut self, rtt: SimTime) {
+        self.rto.sample(rtt);
+        self.s.srtt = self.rto.srtt();
+        self.counters.rto_sum_ns += self.rto.current() as u128;
+        self.counters.rto_samples += 1;
     }
 
     fn on_new_ack(&mut self, cum: u32, now: SimTime, out: &mut Vec<Packet>) {
@@ -261,11 +275,8 @@ impl TcpSender {
         self.board.advance(cum);
         if let Some((seq, sent)) = self.timed {
             if cum > seq {
-                self.rto.sample(now - sent);
-                self.s.srtt = self.rto.srtt();
                 self.timed = None;
-                self.counters.rto_sum_ns += self.rto.current() as u128;
-                self.counters.rto_samples += 1;
+                self.update_rto(now - sent);
             }
         }
         let full = self.recover.is_none_or(|r| cum >= r);
@@ -433,6 +444,34 @@ mod tests {
         assert_eq!(out.len(), 1);
         assert_eq!(out[0].seq, 0);
         assert_eq!(s.current_rto(), 2 * rto, "exponential backoff");
+    }
+
+    fn timed_out_then_acked(sampling: RttSampling) -> (SimTime, SimTime) {
+        let cfg = TcpConfig { initial_cwnd_pkts: 4.0, rtt_sampling: sampling, ..TcpConfig::default() };
+        let mut s = TcpSender::new(0, "reno", &cfg);
+        let mut out = Vec::new();
+        s.start(None, 0, 0, &mut out);
+        s.on_ack(&ack(1, 0), 100_000_000, &mut out); // a first RTT sample of 100 ms
+        let base = s.current_rto();
+        let t = s.rto_deadline.unwrap();
+        out.clear();
+        s.on_timeout(t, &mut out);
+        assert_eq!(s.current_rto(), 2 * base);
+        // The retransmission of segment 1 is acknowledged, its timestamp echoed.
+        s.on_ack(&ack(2, out[0].timestamp), t + 100_000_000, &mut out);
+        (base, s.current_rto())
+    }
+
+    #[test]
+    fn with_timestamps_the_ack_of_a_retransmission_ends_the_backoff() {
+        let (base, after) = timed_out_then_acked(RttSampling::Timestamps);
+        assert!(after < 2 * base, "{after} vs base {base}");
+    }
+
+    #[test]
+    fn without_timestamps_karns_rule_keeps_the_backoff_until_a_new_segment_is_timed() {
+        let (base, after) = timed_out_then_acked(RttSampling::PerRtt);
+        assert_eq!(after, 2 * base);
     }
 
     #[test]
