@@ -138,8 +138,10 @@ fn check_scenario(s: &Scenario) -> Result<()> {
             c.fail(format!("{p}.count"), "must be at least 1");
         }
         check_value(&mut c, &format!("{p}.start_s"), &f.start_s);
+        c.at_most(&format!("{p}.start_s"), f.start_s.bounds().1, MAX_DURATION_S);
         if let Some(stop) = f.stop_s {
             c.non_negative(&format!("{p}.stop_s"), stop);
+            c.at_most(&format!("{p}.stop_s"), stop, MAX_DURATION_S);
             if stop.is_finite() && stop < f.start_s.bounds().1 {
                 c.fail(format!("{p}.stop_s"), "must not be before start_s");
             }
@@ -195,7 +197,9 @@ fn check_scenario(s: &Scenario) -> Result<()> {
                 }
                 c.finite(&format!("{p}.app.shape"), *shape);
                 c.non_negative(&format!("{p}.app.mean_think_s"), *mean_think_s);
+                c.at_most(&format!("{p}.app.mean_think_s"), *mean_think_s, MAX_DURATION_S);
                 c.positive(&format!("{p}.app.request_timeout_s"), *request_timeout_s);
+                c.at_most(&format!("{p}.app.request_timeout_s"), *request_timeout_s, MAX_DURATION_S);
                 if *request_bytes > 65_535 {
                     c.fail(format!("{p}.app.request_bytes"), "must be at most 65535 bytes");
                 }

@@ -705,10 +705,12 @@ impl TcpConfig {
             c.fail(format!("{path}.max_window_pkts"), "must be between 1 and 10,000,000 segments");
         }
         c.positive(&format!("{path}.delack_timeout_s"), self.delack_timeout_s);
+        c.at_most(&format!("{path}.delack_timeout_s"), self.delack_timeout_s, 1.0e3);
         if self.dupack_threshold == 0 || self.dupack_threshold > 1000 {
             c.fail(format!("{path}.dupack_threshold"), "must be between 1 and 1000");
         }
         c.positive(&format!("{path}.initial_rto_s"), self.initial_rto_s);
+        c.at_most(&format!("{path}.initial_rto_s"), self.initial_rto_s, 1.0e5);
         c.positive(&format!("{path}.min_rto_s"), self.min_rto_s);
         c.positive(&format!("{path}.max_rto_s"), self.max_rto_s);
         c.at_most(&format!("{path}.max_rto_s"), self.max_rto_s, 1.0e5);

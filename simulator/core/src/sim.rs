@@ -479,7 +479,7 @@ impl Simulation {
         for (series, &l) in t.data.links.iter_mut().zip(&t.links) {
             series.queue.push(self.links[l as usize].waiting(now) as u32);
         }
-        let next = now + t.interval;
+        let next = now.saturating_add(t.interval);
         if next <= self.end && !t.kinds.is_empty() {
             self.q.schedule(next, Event::TraceSample);
         }

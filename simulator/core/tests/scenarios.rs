@@ -264,6 +264,53 @@ mod never_panics {
         })
     }
 
+    /// Every numeric field of the base scenario, each set to each extreme: runs or is refused.
+    #[test]
+    fn every_numeric_field_survives_extreme_values() {
+        fn numeric_paths(v: &Value, path: &mut Vec<String>, out: &mut Vec<Vec<String>>) {
+            match v {
+                Value::Number(_) => out.push(path.clone()),
+                Value::Object(m) => m.iter().for_each(|(k, v)| {
+                    path.push(k.clone());
+                    numeric_paths(v, path, out);
+                    path.pop();
+                }),
+                Value::Array(items) => items.iter().enumerate().for_each(|(i, v)| {
+                    path.push(i.to_string());
+                    numeric_paths(v, path, out);
+                    path.pop();
+                }),
+                _ => {}
+            }
+        }
+        let mut paths = Vec::new();
+        numeric_paths(&base(), &mut Vec::new(), &mut paths);
+        // Fields the base leaves at their defaults, reached through the same mechanism.
+        for extra in ["mean_think_s", "request_timeout_s", "mean_file_bytes", "shape"] {
+            paths.push(vec!["flows".into(), "1".into(), "app".into(), extra.into()]);
+        }
+        for extra in ["delack_timeout_s", "initial_rto_s", "max_rto_s", "min_rto_s", "max_window_pkts", "mss_bytes"] {
+            paths.push(vec!["flows".into(), "0".into(), "tcp".into(), extra.into()]);
+        }
+        assert!(paths.len() > 30, "{}", paths.len());
+        for path in &paths {
+            for extreme in [json!(0), json!(-1), json!(1e300), json!(1e-300), json!(4294967296u64), json!(1.5)] {
+                let mut s = base();
+                let mut slot = &mut s;
+                for key in path {
+                    slot = match slot {
+                        Value::Array(items) => &mut items[key.parse::<usize>().unwrap()],
+                        other => other.as_object_mut().unwrap().entry(key.clone()).or_insert(Value::Null),
+                    };
+                }
+                *slot = extreme.clone();
+                if let Err(e) = run_json(&s.to_string()) {
+                    assert!(!e.to_string().is_empty(), "{path:?} = {extreme}");
+                }
+            }
+        }
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
 

@@ -104,7 +104,7 @@ impl TcpReceiver {
             if !self.delayed_ack || had_gap || self.unacked >= 2 || self.complete() {
                 self.send_ack(seq, now, out);
             } else if self.delack_deadline.is_none() {
-                self.delack_deadline = Some(now + self.delack_timeout);
+                self.delack_deadline = Some(now.saturating_add(self.delack_timeout));
             }
         } else {
             self.delivered_bytes += self.payload(seq);

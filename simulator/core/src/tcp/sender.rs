@@ -152,12 +152,14 @@ impl TcpSender {
         }
     }
 
+    /// Segment numbers are 32-bit: an endless transfer stops short of wrapping them (4 TB
+    /// at 1000-byte segments) rather than confuse the receiver.
     fn has_new_data(&self, seq: u32) -> bool {
-        self.app_limit.is_none_or(|l| seq < l)
+        seq < u32::MAX - 1 && self.app_limit.is_none_or(|l| seq < l)
     }
 
     fn restart_timer(&mut self, now: SimTime) {
-        self.rto_deadline = Some(now + self.rto.current());
+        self.rto_deadline = Some(now.saturating_add(self.rto.current()));
     }
 
     fn transmit(&mut self, seq: u32, now: SimTime, out: &mut Vec<Packet>) {

@@ -29,7 +29,7 @@ impl Cbr {
         }
         ctx.out.push(Packet::new(ctx.flow, PacketKind::Datagram, 0, self.seq, self.size, ctx.now));
         self.seq = self.seq.wrapping_add(1);
-        self.next += self.interval;
+        self.next = self.next.saturating_add(self.interval);
     }
 }
 

@@ -48,7 +48,7 @@ impl Http {
 
     fn send_request(&mut self, ctx: &mut AppCtx) {
         ctx.out.push(Packet::new(ctx.flow, PacketKind::Request, self.epoch, 0, self.p.request_size, ctx.now));
-        self.phase = Phase::AwaitingResponse { retry_at: ctx.now + self.p.request_timeout };
+        self.phase = Phase::AwaitingResponse { retry_at: ctx.now.saturating_add(self.p.request_timeout) };
     }
 
     pub fn on_timer(&mut self, ctx: &mut AppCtx) {
@@ -80,6 +80,6 @@ impl Http {
     pub fn on_transfer_complete(&mut self, ctx: &mut AppCtx) {
         ctx.downloads.record(to_secs(ctx.now - self.requested_at));
         let think = from_secs(self.rng.exponential(self.p.mean_think_s));
-        self.phase = Phase::Idle { next_request: ctx.now + think };
+        self.phase = Phase::Idle { next_request: ctx.now.saturating_add(think) };
     }
 }
