@@ -1,0 +1,1 @@
+"""tcplab's HTTP API (FastAPI): one router per resource, calling into `services`."""
