@@ -152,7 +152,7 @@ def _bottleneck(s: dict) -> dict:
 def test_a_bad_scenario_raises_a_scenario_error_naming_the_field(mutate, path, kind, words):
     bad = copy.deepcopy(SCENARIO)
     mutate(bad)
-    for call in (tcpsim.validate, tcpsim.run):
+    for call in (tcpsim.validate, tcpsim.normalize, tcpsim.run):
         with pytest.raises(tcpsim.ScenarioError) as info:
             call(bad)
         error = info.value
@@ -165,10 +165,11 @@ def test_a_bad_scenario_raises_a_scenario_error_naming_the_field(mutate, path, k
 
 @pytest.mark.parametrize("text", ["", "{", "null", "[]", '"scenario"', "1e999", "{} trailing"])
 def test_text_that_is_not_a_scenario_raises_a_parse_error(text):
-    with pytest.raises(tcpsim.ScenarioError) as info:
-        tcpsim.validate(text)
-    assert info.value.kind == "parse"
-    assert info.value.path is not None and info.value.path.startswith("$")
+    for call in (tcpsim.validate, tcpsim.normalize):
+        with pytest.raises(tcpsim.ScenarioError) as info:
+            call(text)
+        assert info.value.kind == "parse"
+        assert info.value.path is not None and info.value.path.startswith("$")
 
 
 def test_a_run_past_its_event_limit_raises_limit_exceeded():
@@ -185,7 +186,7 @@ def test_a_run_past_its_event_limit_raises_limit_exceeded():
 
 @pytest.mark.parametrize("value", [None, 3, 2.5, b"{}", ["duration_s"], ("x",), object()])
 def test_anything_but_a_str_or_a_dict_raises_type_error(value):
-    for call in (tcpsim.run, tcpsim.validate):
+    for call in (tcpsim.run, tcpsim.validate, tcpsim.normalize):
         with pytest.raises(TypeError, match="dict or a JSON string"):
             call(value)
 
@@ -203,6 +204,54 @@ def test_the_exception_classes_are_the_documented_hierarchy():
     assert issubclass(tcpsim.LimitExceeded, tcpsim.ScenarioError)
     assert issubclass(tcpsim.InternalError, RuntimeError)
     assert not issubclass(tcpsim.InternalError, ValueError)
+
+
+# --- normalize ------------------------------------------------------------------------------
+
+
+def test_normalize_fills_in_every_default_and_leaves_absent_options_absent():
+    normal = tcpsim.normalize(SCENARIO)
+    assert normal["warmup_s"] == 1 and normal["seed"] == 7 and normal["name"] == "binding-test"
+    assert normal["limits"] == {}
+    assert normal["outputs"] == {"trace": ["cwnd", "ssthresh", "queue"], "max_trace_points": 200000}
+    dumbbell = normal["topology"]["dumbbell"]
+    assert dumbbell["access"] == {"rate_mbps": 1000.0, "queue": {"type": "droptail", "limit_pkts": 1000}}
+    a, b = normal["flows"]
+    assert a["tcp"]["min_rto_s"] == 0.2 and a["tcp"]["mss_bytes"] == 1000
+    assert a["tcp"]["rtt_sampling"] == "per_rtt" and a["tcp"]["vegas"] == {"alpha": 1.0, "beta": 3.0, "gamma": 1.0}
+    assert a["loss"] == {"type": "uniform", "rate": 0.01}
+    assert (a["count"], a["type"], a["app"], a["start_s"]) == (1, "tcp", {"type": "ftp"}, 0.0)
+    assert b["rtt_ms"] == {"uniform": [30.0, 80.0]}
+    # Options whose default is "absent" stay absent rather than null.
+    assert "loss" not in b and "stop_s" not in a and "sack" not in a["tcp"]
+    assert "loss" not in dumbbell["bottleneck"] and "trace_interval_s" not in normal["outputs"]
+
+
+def test_normalize_gives_floats_for_float_fields_and_integers_for_integer_fields():
+    normal = tcpsim.normalize(SCENARIO)
+    assert isinstance(normal["duration_s"], float) and normal["duration_s"] == 3.0
+    assert isinstance(normal["topology"]["dumbbell"]["bottleneck"]["rate_mbps"], float)
+    assert isinstance(normal["seed"], int) and isinstance(normal["flows"][0]["tcp"]["mss_bytes"], int)
+
+
+def test_normalize_is_idempotent_and_does_not_touch_its_input():
+    original = copy.deepcopy(SCENARIO)
+    normal = tcpsim.normalize(SCENARIO)
+    assert SCENARIO == original
+    assert tcpsim.normalize(normal) == normal
+    assert tcpsim.normalize(json.dumps(SCENARIO)) == normal
+
+
+def test_the_normalized_scenario_runs_to_the_same_result():
+    assert without_stats(tcpsim.run(tcpsim.normalize(SCENARIO))) == without_stats(tcpsim.run(SCENARIO))
+
+
+def test_normalize_refuses_what_only_the_full_check_finds():
+    # Parses fine; only the plan (the same check as validate) sees the flow name used twice.
+    twice = scenario(flows=[{"name": "x", "rtt_ms": 40}, {"name": "x", "rtt_ms": 40}])
+    with pytest.raises(tcpsim.ScenarioError) as info:
+        tcpsim.normalize(twice)
+    assert (info.value.path, info.value.kind) == ("$.flows[1].name", "invalid")
 
 
 # --- the GIL --------------------------------------------------------------------------------

@@ -107,18 +107,23 @@ fn scenario_json(scenario: &Bound<'_, PyAny>) -> PyResult<String> {
     )))
 }
 
+/// The core's JSON output as Python objects (`json.loads`).
+fn json_loads(py: Python<'_>, text: String) -> PyResult<Py<PyAny>> {
+    static LOADS: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+    let loads = LOADS.get_or_try_init(py, || py.import("json")?.getattr("loads").map(Bound::unbind))?;
+    Ok(loads.bind(py).call1((text,))?.unbind())
+}
+
 /// Runs a scenario (a dict or a JSON string) and returns the result as a dict.
 #[pyfunction]
 fn run(py: Python<'_>, scenario: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-    static LOADS: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
     let text = scenario_json(scenario)?;
     let result = call_core(py, move || {
         let result = tcpsim_core::run_json(&text)?;
         serde_json::to_string(&result).map_err(|e| Failure::Internal(format!("cannot serialise the result: {e}")))
     })
     .map_err(|f| to_py_err(py, f))?;
-    let loads = LOADS.get_or_try_init(py, || py.import("json")?.getattr("loads").map(Bound::unbind))?;
-    Ok(loads.bind(py).call1((result,))?.unbind())
+    json_loads(py, result)
 }
 
 /// Checks a scenario (a dict or a JSON string) completely without running it.
@@ -126,6 +131,17 @@ fn run(py: Python<'_>, scenario: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
 fn validate(py: Python<'_>, scenario: &Bound<'_, PyAny>) -> PyResult<()> {
     let text = scenario_json(scenario)?;
     call_core(py, move || Ok(tcpsim_core::validate_json(&text).map(|_| ())?)).map_err(|f| to_py_err(py, f))
+}
+
+/// Checks a scenario completely, exactly as `validate` does, and returns it as the core reads
+/// it: re-serialised by serde with every default filled in (fields that are absent by default,
+/// such as `variant` or a link's `loss`, stay absent). The service hashes this form.
+#[pyfunction]
+fn normalize(py: Python<'_>, scenario: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+    let text = scenario_json(scenario)?;
+    let normal =
+        call_core(py, move || Ok(tcpsim_core::validate_json(&text)?.to_json())).map_err(|f| to_py_err(py, f))?;
+    json_loads(py, normal)
 }
 
 /// Runs the `tcpsim` command line with `argv` (program name first) and returns its exit code.
@@ -146,6 +162,7 @@ fn cli(py: Python<'_>, argv: Vec<OsString>) -> i32 {
 fn core_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
+    m.add_function(wrap_pyfunction!(normalize, m)?)?;
     m.add_function(wrap_pyfunction!(cli, m)?)?;
     m.add("__version__", tcpsim_core::CORE_VERSION)?;
     let variants = PyDict::new(m.py());

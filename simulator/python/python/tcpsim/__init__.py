@@ -11,12 +11,13 @@ The simulator is the Rust crate ``tcpsim-core``; this package is its thin bindin
     })
     result["flows"][0]["goodput_bps"]
 
-``run`` and ``validate`` take a scenario as a dict or a JSON string, release the GIL while the
-core works, and raise ``ScenarioError`` (a ``ValueError``) naming the offending field's JSON
-path. ``VARIANTS`` maps each congestion-control variant to a one-line description.
+``run``, ``validate`` and ``normalize`` take a scenario as a dict or a JSON string, release the
+GIL while the core works, and raise ``ScenarioError`` (a ``ValueError``) naming the offending
+field's JSON path. ``normalize`` returns the scenario as the core reads it, every default filled
+in. ``VARIANTS`` maps each congestion-control variant to a one-line description.
 """
 
-from tcpsim._core import VARIANTS, __version__, run, validate
+from tcpsim._core import VARIANTS, __version__, normalize, run, validate
 from tcpsim._errors import ErrorKind, InternalError, LimitExceeded, ScenarioError
 
 __all__ = [
@@ -26,6 +27,7 @@ __all__ = [
     "LimitExceeded",
     "ScenarioError",
     "__version__",
+    "normalize",
     "run",
     "validate",
 ]

@@ -22,5 +22,12 @@ def run(scenario: str | dict[str, Any]) -> dict[str, Any]:
 def validate(scenario: str | dict[str, Any]) -> None:
     """Check a scenario completely without running it; raise like ``run``."""
 
+def normalize(scenario: str | dict[str, Any]) -> dict[str, Any]:
+    """Check a scenario completely (as ``validate``) and return it as the core reads it:
+    re-serialised with every default filled in. Fields whose default is "absent" (``variant``,
+    ``loss``, ``stop_s``, ``name``, …) stay absent; numbers of float fields come back as floats
+    (``45`` -> ``45.0``). Raises like ``validate``.
+    """
+
 def cli(argv: Sequence[str]) -> int:
     """Run the ``tcpsim`` command line with ``argv`` (program name first); return the exit code."""
