@@ -94,6 +94,11 @@ impl EventQueue {
         self.next_seq += 1;
     }
 
+    /// When the next event is due, if any.
+    pub fn next_time(&self) -> Option<SimTime> {
+        self.heap.peek().map(|e| e.time)
+    }
+
     /// Pops the next event at or before `until`, advancing the clock to it.
     pub fn pop_until(&mut self, until: SimTime) -> Option<(SimTime, Event)> {
         if self.heap.peek()?.time > until {

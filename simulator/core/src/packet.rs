@@ -38,8 +38,6 @@ pub struct Packet {
     pub retransmission: bool,
     pub sack_len: u8,
     pub sack: [SeqRange; MAX_SACK_BLOCKS],
-    /// When the packet joined the current link's queue (queueing-delay accounting).
-    pub enqueued_at: SimTime,
 }
 
 impl Packet {
@@ -55,7 +53,6 @@ impl Packet {
             retransmission: false,
             sack_len: 0,
             sack: [(0, 0); MAX_SACK_BLOCKS],
-            enqueued_at: now,
         }
     }
 

@@ -213,6 +213,9 @@ fn check_scenario(s: &Scenario) -> Result<()> {
             }
         }
         f.tcp.check(&mut c, &format!("{p}.tcp"));
+        if f.variant.as_deref() == Some("sack") && f.tcp.sack == Some(false) {
+            c.fail(format!("{p}.tcp.sack"), "the sack variant recovers from SACK blocks: it cannot run with sack off");
+        }
         if let Some(l) = &f.loss {
             l.check(&mut c, &format!("{p}.loss"));
         }
@@ -220,6 +223,9 @@ fn check_scenario(s: &Scenario) -> Result<()> {
     let o = &s.outputs;
     if let Some(dt) = o.trace_interval_s {
         c.positive("$.outputs.trace_interval_s", dt);
+        if dt.is_finite() && dt > 0.0 && dt < 1e-6 {
+            c.fail("$.outputs.trace_interval_s", "must be at least 1e-6 s (1 µs)");
+        }
         if dt.is_finite() && dt > 0.0 && s.duration_s.is_finite() {
             let samples = (s.duration_s / dt).ceil();
             if samples > MAX_TRACE_POINTS as f64 {

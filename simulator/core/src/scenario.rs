@@ -709,6 +709,12 @@ impl TcpConfig {
         if self.dupack_threshold == 0 || self.dupack_threshold > 1000 {
             c.fail(format!("{path}.dupack_threshold"), "must be between 1 and 1000");
         }
+        for (name, v) in [("initial_rto_s", self.initial_rto_s), ("min_rto_s", self.min_rto_s), ("delack_timeout_s", self.delack_timeout_s)] {
+            // A timer must advance simulated time: at least one microsecond.
+            if v.is_finite() && v > 0.0 && v < 1e-6 {
+                c.fail(format!("{path}.{name}"), format!("must be at least 1e-6 s (1 µs), got {}", show(v)));
+            }
+        }
         c.positive(&format!("{path}.initial_rto_s"), self.initial_rto_s);
         c.at_most(&format!("{path}.initial_rto_s"), self.initial_rto_s, 1.0e5);
         c.positive(&format!("{path}.min_rto_s"), self.min_rto_s);

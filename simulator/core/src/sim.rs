@@ -231,7 +231,8 @@ impl Simulation {
                     }
                 }
             }
-            if self.max_events.is_some_and(|m| executed >= m) && !self.q.is_empty() {
+            let work_left = self.q.next_time().is_some_and(|t| t <= self.end);
+            if self.max_events.is_some_and(|m| executed >= m) && work_left {
                 return Err(SimError::LimitExceeded {
                     message: format!(
                         "event limit of {executed} reached at simulated time {:.3} s of {:.3} s",
@@ -336,9 +337,7 @@ impl Simulation {
 
     /// Puts a packet on a link, or accounts for its drop.
     fn offer(&mut self, link: LinkId, id: PacketId, now: SimTime) {
-        let p = self.pool.get_mut(id);
-        p.enqueued_at = now;
-        match self.links[link as usize].offer(id, p, now) {
+        match self.links[link as usize].offer(id, self.pool.get(id), now) {
             Admission::Accepted { first_arrival: Some(t) } => self.q.schedule(t, Event::LinkArrival { link }),
             Admission::Accepted { first_arrival: None } => {}
             Admission::DroppedByQueue | Admission::DroppedByLoss => {

@@ -167,6 +167,17 @@ fn a_run_past_its_event_limit_stops_with_a_clear_error() {
 }
 
 #[test]
+fn an_event_limit_equal_to_what_the_run_needs_is_not_an_error() {
+    let s = dumbbell(json!([{"rtt_ms": 40}]));
+    let needed = run(&s).stats.events;
+    let mut limited = s.clone();
+    limited["limits"] = json!({"max_events": needed});
+    assert_eq!(run(&limited).stats.events, needed);
+    limited["limits"] = json!({"max_events": needed - 1});
+    assert!(run_json(&limited.to_string()).is_err());
+}
+
+#[test]
 fn bad_values_are_refused_with_the_path_of_the_field() {
     let cases: Vec<(Value, &str)> = vec![
         (json!({"duration_s": -1}), "$.duration_s"),
@@ -182,6 +193,9 @@ fn bad_values_are_refused_with_the_path_of_the_field() {
         (json!({"flows": [{"rtt_ms": 40, "app": {"type": "cbr", "rate_mbps": 1}}]}), "$.flows[0].app"),
         (json!({"flows": [{"rtt_ms": 40, "name": "x"}, {"rtt_ms": 40, "name": "x"}]}), "$.flows[1].name"),
         (json!({"flows": [{"rtt_ms": {"uniform": [300, 100]}}]}), "$.flows[0].rtt_ms.uniform"),
+        (json!({"flows": [{"rtt_ms": 40, "variant": "sack", "tcp": {"sack": false}}]}), "$.flows[0].tcp.sack"),
+        (json!({"flows": [{"rtt_ms": 40, "tcp": {"initial_rto_s": 1e-10, "min_rto_s": 1e-10}}]}), "$.flows[0].tcp.initial_rto_s"),
+        (json!({"outputs": {"trace_interval_s": 4e-10}}), "$.outputs.trace_interval_s"),
     ];
     for (patch, path) in cases {
         let mut s = dumbbell(json!([{"rtt_ms": 40}]));

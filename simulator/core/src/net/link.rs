@@ -20,8 +20,9 @@ pub struct LinkCounters {
     pub delivered_packets: u64,
     pub queue_drops: u64,
     pub loss_drops: u64,
-    /// Sum over delivered packets of the time spent waiting for the transmitter (ns).
-    /// By Little's law, the mean number waiting is this divided by the window length.
+    /// Sum over accepted packets (counted when accepted) of the time each waits for the
+    /// transmitter (ns). By Little's law, the mean number waiting is this divided by the
+    /// window length.
     pub wait_ns: u128,
 }
 

@@ -86,7 +86,12 @@ impl TcpReceiver {
         }
         let seq = p.seq;
         self.segments_received += 1;
-        self.echo = p.timestamp;
+        // RFC 7323 §4.3: echo the earliest segment of a delayed-ACK group, or a segment that
+        // fills a hole; out-of-order and duplicate arrivals leave the echo alone.
+        let fills_hole = seq == self.rcv_nxt && !self.ooo.is_empty();
+        if seq == self.rcv_nxt && (self.unacked == 0 || fills_hole) {
+            self.echo = p.timestamp;
+        }
         if seq < self.rcv_nxt || self.ooo.iter().any(|&(a, b)| (a..b).contains(&seq)) {
             // A duplicate: acknowledge at once so the sender learns where we are.
             self.send_ack(seq, now, out);

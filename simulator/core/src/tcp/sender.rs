@@ -376,7 +376,12 @@ impl TcpSender {
             return;
         }
         self.counters.timeouts += 1;
-        self.s.ssthresh = self.cc.ssthresh(&self.s, now);
+        // RFC 5681 §3.1: when the same data times out again, ssthresh is held, not halved
+        // again from the one-segment window (Linux's tcp_enter_loss does the same).
+        let repeated = self.s.ca_state == CaState::Loss && self.rto.backed_off();
+        if !repeated {
+            self.s.ssthresh = self.cc.ssthresh(&self.s, now);
+        }
         self.s.cwnd = 1.0;
         self.s.ca_state = CaState::Loss;
         self.recover = Some(self.s.high_tx);
@@ -474,6 +479,18 @@ mod tests {
     fn without_timestamps_karns_rule_keeps_the_backoff_until_a_new_segment_is_timed() {
         let (base, after) = timed_out_then_acked(RttSampling::PerRtt);
         assert_eq!(after, 2 * base);
+    }
+
+    #[test]
+    fn a_second_timeout_of_the_same_data_holds_ssthresh() {
+        let (mut s, mut out) = sender("reno");
+        let first = s.rto_deadline.unwrap();
+        s.on_timeout(first, &mut out);
+        assert_eq!(s.s.ssthresh, 5.0, "half of the window of 10");
+        let second = s.rto_deadline.unwrap();
+        s.on_timeout(second, &mut out);
+        assert_eq!(s.s.ssthresh, 5.0, "RFC 5681 §3.1: not halved again from cwnd = 1");
+        assert_eq!(s.counters.timeouts, 2);
     }
 
     #[test]
