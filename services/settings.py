@@ -1,0 +1,169 @@
+"""The one settings object of tcplab, read from the environment (prefix ``TCPLAB_``).
+
+Every process of the service (the API, the workers, the launcher, Alembic) reads its
+configuration through :func:`get_settings`. Two variables keep their conventional names as
+well: ``DATABASE_URL`` and ``REDIS_URL`` (a ``TCPLAB_``-prefixed one wins when both are set).
+Left unset, the launcher (``python -m api.launch``) starts an embedded PostgreSQL and Redis in
+``TCPLAB_STATE_DIR`` and hands their URLs to the API and the worker.
+
+Several instances run side by side on one machine when each has its own ``TCPLAB_PORT`` and
+``TCPLAB_STATE_DIR`` (the embedded servers listen on unix sockets inside the state folder, so
+they never collide on a port).
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from functools import lru_cache
+from pathlib import Path
+from typing import Literal
+
+from pydantic import AliasChoices, Field, field_validator, model_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+
+LogLevel = Literal["critical", "error", "warning", "info", "debug"]
+
+POSTGRES_SCHEMES = ("postgres", "postgresql", "postgresql+psycopg")
+REDIS_SCHEMES = ("redis", "rediss", "redis+socket", "unix")
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(
+        env_prefix="TCPLAB_",
+        env_ignore_empty=True,
+        extra="ignore",
+        frozen=True,
+        # DATABASE_URL may carry a password: never echo inputs in validation errors.
+        hide_input_in_errors=True,
+        validate_by_name=True,
+        validate_by_alias=True,
+    )
+
+    host: str = Field("127.0.0.1", description="address the API listens on")
+    port: int = Field(8000, ge=1, le=65535, description="port the API listens on")
+    state_dir: Path = Field(
+        REPO_ROOT / ".state",
+        description="folder of the embedded PostgreSQL and Redis, their logs and the lock",
+    )
+    database_url: str | None = Field(
+        None,
+        validation_alias=AliasChoices("TCPLAB_DATABASE_URL", "DATABASE_URL"),
+        description="PostgreSQL URL; unset: the embedded server in state_dir",
+    )
+    redis_url: str | None = Field(
+        None,
+        validation_alias=AliasChoices("TCPLAB_REDIS_URL", "REDIS_URL"),
+        description="Redis URL of the Celery broker; unset: the embedded server in state_dir",
+    )
+    queue: str = Field(
+        "tcplab",
+        pattern=r"^[A-Za-z0-9_.:-]{1,100}$",
+        description="Celery queue of the simulation tasks (instances sharing one Redis "
+        "need different queues)",
+    )
+    worker_concurrency: int = Field(1, ge=1, le=256, description="processes per worker")
+    log_level: LogLevel = "info"
+    run_max_wall_s: float = Field(
+        1800.0, gt=0, le=7 * 24 * 3600, description="wall-clock cap of one simulation run"
+    )
+    broker_visibility_timeout_s: float = Field(
+        3600.0,
+        gt=0,
+        le=30 * 24 * 3600,
+        description="seconds after which Redis hands an unacknowledged task to another worker",
+    )
+
+    @field_validator("log_level", mode="before")
+    @classmethod
+    def _lower_log_level(cls, value: object) -> object:
+        return value.strip().lower() if isinstance(value, str) else value
+
+    @field_validator("state_dir", mode="after")
+    @classmethod
+    def _absolute_state_dir(cls, value: Path) -> Path:
+        return value.expanduser().absolute()
+
+    @field_validator("database_url", mode="after")
+    @classmethod
+    def _check_database_url(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        scheme = value.partition("://")[0].lower()
+        if scheme not in POSTGRES_SCHEMES:
+            raise ValueError(
+                f"DATABASE_URL must be a PostgreSQL URL (postgresql://user:password@host/db), "
+                f"not {scheme or value!r}: tcplab stores runs in PostgreSQL only"
+            )
+        return value
+
+    @field_validator("redis_url", mode="after")
+    @classmethod
+    def _check_redis_url(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        scheme = value.partition("://")[0].lower()
+        if scheme not in REDIS_SCHEMES:
+            raise ValueError(
+                f"REDIS_URL must be a Redis URL (redis://host:6379/0, rediss://…, "
+                f"redis+socket:///path/to/socket), not {scheme or value!r}"
+            )
+        return value
+
+    @model_validator(mode="after")
+    def _refuse_unsafe_combinations(self) -> Settings:
+        if self.broker_visibility_timeout_s < 1.5 * self.run_max_wall_s:
+            raise ValueError(
+                f"TCPLAB_BROKER_VISIBILITY_TIMEOUT_S ({self.broker_visibility_timeout_s:g} s) "
+                f"must be at least 1.5 x TCPLAB_RUN_MAX_WALL_S ({self.run_max_wall_s:g} s): "
+                "Redis would otherwise hand a run that is still simulating to a second worker"
+            )
+        embedded = [
+            name
+            for name, url in (("DATABASE_URL", self.database_url), ("REDIS_URL", self.redis_url))
+            if url is None
+        ]
+        if embedded and not _is_loopback(self.host):
+            raise ValueError(
+                f"TCPLAB_HOST={self.host} serves the API beyond this machine, but "
+                f"{' and '.join(embedded)} {'is' if len(embedded) == 1 else 'are'} unset, so "
+                "the data would live in the embedded development servers of "
+                f"{self.state_dir}: set DATABASE_URL and REDIS_URL for a lab server, or keep "
+                "TCPLAB_HOST on a loopback address (127.0.0.1, ::1, localhost)"
+            )
+        return self
+
+    @property
+    def uses_embedded_postgres(self) -> bool:
+        return self.database_url is None
+
+    @property
+    def uses_embedded_redis(self) -> bool:
+        return self.redis_url is None
+
+def _is_loopback(host: str) -> bool:
+    if host.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+def settings_env(settings: Settings) -> dict[str, str]:
+    """Environment variables that give a child process (a worker) these very settings."""
+    env = {}
+    for name in Settings.model_fields:
+        value = getattr(settings, name)
+        if value is not None:
+            env[f"TCPLAB_{name.upper()}"] = str(value)
+    return env
+
+
+@lru_cache(maxsize=1)
+def get_settings() -> Settings:
+    """The process's settings, read once from the environment.
+
+    Call ``get_settings.cache_clear()`` after changing the environment (the launcher does, once
+    it knows the URLs of the embedded servers).
+    """
+    return Settings()
