@@ -1,0 +1,137 @@
+"""Engines and sessions.
+
+Who commits: never a service or a repository. The boundary does — the API's ``SessionDep``
+(api/deps.py) commits when the endpoint returns, and a worker task commits by leaving
+``session_scope()``. Work that must only happen once the rows are committed (sending a task
+to the queue, above all) is registered with :func:`run_after_commit`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from functools import lru_cache, partial
+
+from sqlalchemy import Engine, create_engine, event
+from sqlalchemy.engine import make_url
+from sqlalchemy.orm import Session, SessionTransaction, sessionmaker
+
+_AFTER_COMMIT = "tcplab.after_commit"
+
+
+def sqlalchemy_url(url: str) -> str:
+    """The URL with the psycopg 3 driver (``postgres://`` and ``postgresql://`` are accepted)."""
+    parsed = make_url(url)
+    if parsed.drivername in ("postgres", "postgresql"):
+        parsed = parsed.set(drivername="postgresql+psycopg")
+    if parsed.drivername != "postgresql+psycopg":
+        raise ValueError(f"not a PostgreSQL URL for psycopg 3: {parsed.drivername}://…")
+    return parsed.render_as_string(hide_password=False)
+
+
+def create_db_engine(url: str, **kwargs: object) -> Engine:
+    """An engine for ``url``: pre-pinged pooled connections, a connect timeout, strict JSON."""
+    options: dict[str, object] = {
+        "pool_pre_ping": True,
+        "connect_args": {"connect_timeout": 5, "application_name": "tcplab"},
+        # NaN or infinity in a JSON column is a bug upstream: refuse it here, clearly.
+        "json_serializer": partial(json.dumps, allow_nan=False),
+    }
+    options.update(kwargs)
+    return create_engine(sqlalchemy_url(url), **options)
+
+
+def create_session_factory(engine: Engine) -> sessionmaker[Session]:
+    # expire_on_commit=False: objects stay readable after the boundary has committed.
+    return sessionmaker(bind=engine, expire_on_commit=False, autoflush=True)
+
+
+# ------------------------------------------------------------------ the process's engine
+
+
+@lru_cache(maxsize=1)
+def get_engine() -> Engine:
+    """The engine of this process, from the settings (workers, scripts).
+
+    With DATABASE_URL unset it is the embedded PostgreSQL of TCPLAB_STATE_DIR, if running.
+    """
+    from services.embedded import effective_database_url
+    from services.settings import get_settings
+
+    url = effective_database_url(get_settings())
+    if url is None:
+        raise RuntimeError(
+            "DATABASE_URL is not set and no embedded PostgreSQL runs in TCPLAB_STATE_DIR: "
+            "start the service with `python -m api.launch` (make run), or set DATABASE_URL"
+        )
+    return create_db_engine(url)
+
+
+@lru_cache(maxsize=1)
+def get_session_factory() -> sessionmaker[Session]:
+    return create_session_factory(get_engine())
+
+
+def reset_engine() -> None:
+    """Forget the process's engine (after the settings changed); disposes its pool."""
+    if get_engine.cache_info().currsize:
+        get_engine().dispose()
+    get_engine.cache_clear()
+    get_session_factory.cache_clear()
+
+
+def _after_fork_in_child() -> None:
+    # A forked child (a Celery pool process) must not reuse its parent's connections.
+    if get_engine.cache_info().currsize:
+        get_engine().dispose(close=False)
+
+
+os.register_at_fork(after_in_child=_after_fork_in_child)
+
+
+@contextmanager
+def session_scope(factory: sessionmaker[Session] | None = None) -> Iterator[Session]:
+    """A unit of work for tasks and scripts: commits on success, rolls back on error."""
+    session = (factory or get_session_factory())()
+    try:
+        yield session
+        session.commit()
+    except BaseException:
+        session.rollback()
+        raise
+    finally:
+        session.close()
+
+
+# ------------------------------------------------------------------------ after commit
+
+
+def run_after_commit(session: Session, callback: Callable[[], object]) -> None:
+    """Call ``callback`` once the session's current transaction has committed.
+
+    For enqueueing: ``run_after_commit(session, lambda: simulate.delay(str(run.id)))`` sends
+    the id only when the run's row is visible to the worker. A rollback drops the callbacks,
+    and so does a savepoint (``begin_nested``) that is released: only the outermost commit
+    runs them. They run in registration order; an exception in one propagates out of
+    ``commit()`` (the rows are committed by then) and the rest are skipped.
+    """
+    if not session.in_transaction():
+        session.begin()  # so that a rollback before any SQL still drops the callback
+    session.info.setdefault(_AFTER_COMMIT, []).append(callback)
+
+
+@event.listens_for(Session, "after_commit")
+def _run_after_commit_callbacks(session: Session) -> None:
+    if session.in_nested_transaction():  # a savepoint was released, not the transaction
+        return
+    callbacks = session.info.pop(_AFTER_COMMIT, [])
+    for callback in callbacks:
+        callback()
+
+
+@event.listens_for(Session, "after_transaction_end")
+def _drop_after_commit_callbacks(session: Session, transaction: SessionTransaction) -> None:
+    if transaction.parent is None:  # the outermost transaction ended: committed or not
+        session.info.pop(_AFTER_COMMIT, None)
