@@ -1,0 +1,102 @@
+"""The Celery app: ``python -m celery -A worker.app worker``.
+
+PostgreSQL is the source of truth, so there is no result backend: a task takes a run id,
+writes its outcome to the database and returns nothing anyone waits for. Tasks are
+acknowledged late (after they finish) and rejected back to the queue when their worker
+process dies, so a killed worker's run is delivered again; the task must therefore be
+idempotent (results are keyed by cache_key, see services/db/models.py).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+from typing import Any
+
+from celery import Celery
+
+from services.broker import kombu_url, redis_client
+from services.embedded import effective_redis_url
+from services.settings import Settings, get_settings
+
+# Modules whose tasks every worker registers at start. Add new task modules here; a module
+# that does not exist (yet) is skipped, so this list may name work in progress.
+TASK_MODULES: tuple[str, ...] = ("worker.tasks",)
+
+
+def _existing(modules: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(m for m in modules if importlib.util.find_spec(m) is not None)
+
+
+def celery_config(settings: Settings) -> dict[str, Any]:
+    visibility_timeout = settings.broker_visibility_timeout_s
+    return {
+        "broker_url": kombu_url(effective_redis_url(settings)),
+        "broker_connection_retry_on_startup": True,
+        "broker_transport_options": {
+            # A task not acknowledged within this time goes to another worker: it must
+            # exceed the longest run (Settings refuses visibility < 1.5 x run_max_wall_s).
+            "visibility_timeout": visibility_timeout,
+            # How often a worker looks for the tasks of a dead worker whose visibility
+            # timeout has passed (kombu's default is every ~100 s).
+            "unacked_restore_interval": max(1, min(10, int(visibility_timeout / 10))),
+            "unacked_restore_throttle": 1,
+        },
+        "result_backend": None,
+        "task_ignore_result": True,
+        "task_serializer": "json",
+        "result_serializer": "json",
+        "accept_content": ["json"],
+        "task_acks_late": True,
+        "task_reject_on_worker_lost": True,
+        "worker_prefetch_multiplier": 1,
+        # The broker went away: its unacknowledged tasks go back to the queue, so stop
+        # running them here rather than simulate them twice.
+        "worker_cancel_long_running_tasks_on_connection_loss": True,
+        "task_default_queue": settings.queue,
+        "worker_concurrency": settings.worker_concurrency,
+        "enable_utc": True,
+        "timezone": "UTC",
+        "imports": _existing(TASK_MODULES),
+    }
+
+
+app = Celery("tcplab")
+app.conf.update(celery_config(get_settings()))
+
+
+def configure(settings: Settings) -> Celery:
+    """Point the app at other settings (the launcher and the tests, once the embedded servers
+    run); drops the connections made with the old ones."""
+    app.conf.update(celery_config(settings))
+    # Forget the broker connection pools: the next send connects to the new broker_url.
+    pool, app._pool = app._pool, None
+    if pool is not None:
+        pool.force_close_all()
+    app.amqp._producer_pool = None
+    return app
+
+
+@app.task(name="tcplab.ping", bind=True, acks_late=False)
+def ping(self: Any, reply_key: str | None = None) -> dict[str, Any]:
+    """Health task: proves that a worker takes tasks and reaches the database.
+
+    With ``reply_key`` it stores its answer in Redis under that key for five minutes (there
+    is no result backend): the tests and ``/readyz``-style probes read it from there.
+    """
+    import tcpsim
+    from sqlalchemy import text
+
+    from services.db.session import get_engine
+
+    with get_engine().connect() as conn:
+        conn.execute(text("SELECT 1"))
+    answer = {"worker": self.request.hostname, "pid": os.getpid(), "core": tcpsim.__version__}
+    if reply_key:
+        client = redis_client(effective_redis_url(get_settings()))
+        try:
+            client.set(reply_key, json.dumps(answer), ex=300)
+        finally:
+            client.close()
+    return answer
