@@ -1,0 +1,271 @@
+"""``python -m api.launch`` (``make run``): the one command that runs tcplab.
+
+With nothing configured it starts an embedded PostgreSQL and Redis in ``TCPLAB_STATE_DIR``,
+applies the migrations, starts a Celery worker (a subprocess, restarted if it dies) and serves
+the API with uvicorn on ``TCPLAB_HOST:TCPLAB_PORT``. With ``DATABASE_URL`` / ``REDIS_URL`` set
+it uses those servers instead. Ctrl-C or SIGTERM stops the API, then the worker (letting a
+running task finish for a few seconds), then the embedded servers.
+
+``--no-worker`` serves the API alone (the lab server's api container, whose workers run in
+containers of their own).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import logging
+import os
+import signal
+import socket
+import sys
+import threading
+import time
+from collections import deque
+from contextlib import ExitStack
+from types import FrameType
+
+from pydantic import ValidationError
+
+from services.settings import Settings, get_settings, settings_env
+
+log = logging.getLogger("tcplab.launch")
+
+WORKER_SHUTDOWN_GRACE_S = 10.0
+# A worker that dies more often than this is not restarted again: the service stops.
+WORKER_RESTARTS = 5
+WORKER_RESTART_WINDOW_S = 300.0
+
+
+class Shutdown(BaseException):
+    """Raised in the main thread by SIGINT / SIGTERM (a BaseException, like KeyboardInterrupt,
+    so that no `except Exception` on the way swallows it)."""
+
+
+class LaunchError(RuntimeError):
+    pass
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m api.launch", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--no-worker", action="store_true", help="serve the API without a worker")
+    args = parser.parse_args(argv)
+
+    try:
+        settings = get_settings()
+    except ValidationError as exc:
+        print(f"tcplab: invalid settings:\n{exc}", file=sys.stderr)
+        return 2
+    _configure_logging(settings)
+
+    stopping = threading.Event()
+
+    def on_signal(signum: int, frame: FrameType | None) -> None:
+        if stopping.is_set():
+            log.info("already stopping (%s)", signal.Signals(signum).name)
+            return
+        stopping.set()
+        raise Shutdown(signal.Signals(signum).name)
+
+    signal.signal(signal.SIGINT, on_signal)
+    signal.signal(signal.SIGTERM, on_signal)
+
+    try:
+        return _run(settings, with_worker=not args.no_worker, stopping=stopping)
+    except Shutdown as exc:
+        log.info("stopped (%s)", exc)
+        return 0
+    except LaunchError as exc:
+        log.error("%s", exc)
+        return 1
+
+
+def _run(settings: Settings, *, with_worker: bool, stopping: threading.Event) -> int:
+    with ExitStack() as stack:
+        try:
+            return _start_and_serve(settings, stack, with_worker=with_worker)
+        finally:
+            stopping.set()  # from here on a signal no longer interrupts the clean-up
+
+
+def _start_and_serve(settings: Settings, stack: ExitStack, *, with_worker: bool) -> int:
+    import uvicorn
+
+    from services.db.migrate import upgrade_to_head
+    from services.embedded import EmbeddedServerError, EmbeddedServices, StateLock
+
+    description = _describe_servers(settings)
+    if settings.uses_embedded_postgres or settings.uses_embedded_redis:
+        try:
+            stack.enter_context(StateLock(settings.state_dir))
+        except EmbeddedServerError as exc:
+            raise LaunchError(str(exc)) from None
+        _check_port_free(settings.host, settings.port)
+        embedded = EmbeddedServices(
+            settings.state_dir,
+            postgres=settings.uses_embedded_postgres,
+            redis=settings.uses_embedded_redis,
+        )
+        stack.callback(embedded.stop)  # also after a partial start
+        log.info("starting the embedded servers in %s", settings.state_dir)
+        try:
+            database_url, redis_url = embedded.start()
+        except EmbeddedServerError as exc:
+            raise LaunchError(str(exc)) from None
+        settings = settings.model_copy(
+            update={
+                "database_url": settings.database_url or database_url,
+                "redis_url": settings.redis_url or redis_url,
+            }
+        )
+    else:
+        _check_port_free(settings.host, settings.port)
+    # This process and its children now see the servers' URLs through get_settings().
+    os.environ.update(settings_env(settings))
+    get_settings.cache_clear()
+
+    assert settings.database_url is not None
+    log.info("applying migrations")
+    upgrade_to_head(settings.database_url)
+
+    from api.main import create_app
+    from worker.app import configure
+
+    configure(settings)  # the API sends its tasks to this broker
+
+    server = uvicorn.Server(
+        uvicorn.Config(
+            create_app(settings),
+            host=settings.host,
+            port=settings.port,
+            log_level=settings.log_level,
+            log_config=None,  # keep the logging configured here
+        )
+    )
+    supervisor = _Supervisor(settings, server, with_worker=with_worker, servers=description)
+    stack.callback(supervisor.stop)
+    supervisor.start()
+    server.run()
+    return 1 if supervisor.failed else 0
+
+
+class _Supervisor(threading.Thread):
+    """Keeps a worker running beside the API, and announces the API once it listens."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        server: object,
+        *,
+        with_worker: bool,
+        servers: str,
+    ) -> None:
+        super().__init__(name="tcplab-supervisor", daemon=True)
+        self.settings = settings
+        self.server = server
+        self.with_worker = with_worker
+        self.servers = servers
+        self.failed = False
+        self.worker = None
+        self._done = threading.Event()
+        self._restarts: deque[float] = deque()
+        self._lock = threading.Lock()
+
+    def _start_worker(self) -> None:
+        from worker.process import WorkerProcess
+
+        with self._lock:
+            if self._done.is_set():
+                return
+            self.worker = WorkerProcess(self.settings, name=f"tcplab-{self.settings.port}")
+            self.worker.start()
+            log.info("worker started (pid %d): %s", self.worker.pid, " ".join(self.worker.command[1:]))
+
+    def run(self) -> None:
+        if self.with_worker:
+            self._start_worker()
+        announced = False
+        while not self._done.wait(0.5):
+            if not announced and getattr(self.server, "started", False):
+                announced = True
+                _announce(self.settings, self.with_worker, self.servers)
+            worker = self.worker
+            if worker is None or worker.running() or self._done.is_set():
+                continue
+            code = worker.proc.returncode if worker.proc else None
+            now = time.monotonic()
+            while self._restarts and now - self._restarts[0] > WORKER_RESTART_WINDOW_S:
+                self._restarts.popleft()
+            if len(self._restarts) >= WORKER_RESTARTS:
+                log.error(
+                    "the worker exited (code %s) %d times within %g s: stopping tcplab",
+                    code, WORKER_RESTARTS, WORKER_RESTART_WINDOW_S,
+                )
+                self.failed = True
+                self.server.should_exit = True  # type: ignore[attr-defined]
+                return
+            self._restarts.append(now)
+            log.warning("the worker exited (code %s): starting a new one", code)
+            self._start_worker()
+
+    def stop(self) -> None:
+        with self._lock:
+            self._done.set()
+        if self.is_alive():
+            self.join(timeout=5)
+        if self.worker is not None and self.worker.running():
+            log.info("stopping the worker (up to %g s for a running task)", WORKER_SHUTDOWN_GRACE_S)
+            self.worker.stop(grace_s=WORKER_SHUTDOWN_GRACE_S)
+
+
+def _announce(settings: Settings, with_worker: bool, servers: str) -> None:
+    host = f"[{settings.host}]" if ":" in settings.host else settings.host
+    base = f"http://{host}:{settings.port}"
+    worker = (
+        f"a worker of concurrency {settings.worker_concurrency}" if with_worker else "no worker"
+    )
+    print(
+        f"\ntcplab is up ({servers}; {worker})\n"
+        f"  API    {base}/\n"
+        f"  docs   {base}/docs\n"
+        f"  ready  {base}/readyz\n"
+        "Ctrl-C stops it.\n",
+        flush=True,
+    )
+
+
+def _describe_servers(settings: Settings) -> str:
+    pg = "embedded" if settings.uses_embedded_postgres else "external"
+    redis = "embedded" if settings.uses_embedded_redis else "external"
+    where = f" in {settings.state_dir}" if "embedded" in (pg, redis) else ""
+    if pg == redis:
+        return f"{pg} PostgreSQL and Redis{where}"
+    return f"{pg} PostgreSQL, {redis} Redis{where}"
+
+
+def _check_port_free(host: str, port: int) -> None:
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with contextlib.closing(socket.socket(family, socket.SOCK_STREAM)) as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind((host, port))
+        except OSError as exc:
+            raise LaunchError(
+                f"cannot listen on {host}:{port} ({exc.strerror}): another program uses it; "
+                "choose another TCPLAB_PORT"
+            ) from None
+
+
+def _configure_logging(settings: Settings) -> None:
+    logging.basicConfig(
+        level=settings.log_level.upper(),
+        format="%(asctime)s %(levelname)-7s %(name)s: %(message)s",
+        datefmt="%H:%M:%S",
+    )
+    # pgserver logs every command it runs, and alembic every plugin it loads, at INFO.
+    logging.getLogger("pgserver").setLevel(logging.WARNING)
+    logging.getLogger("alembic.runtime.plugins").setLevel(logging.WARNING)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,105 @@
+"""The FastAPI application: ``create_app()``; ``uvicorn --factory api.main:create_app``."""
+
+from __future__ import annotations
+
+import importlib
+import logging
+import tomllib
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+import tcpsim
+from fastapi import FastAPI, Request
+from fastapi.responses import JSONResponse
+
+from services.db.session import create_db_engine, create_session_factory
+from services.embedded import effective_database_url, effective_redis_url
+from services.errors import (
+    ConflictError,
+    InvalidInputError,
+    NotFoundError,
+    json_path_parts,
+)
+from services.settings import REPO_ROOT, Settings, get_settings
+
+log = logging.getLogger("tcplab.api")
+
+VERSION = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text())["project"]["version"]
+
+# One module per resource, each with a module-level `router` (an APIRouter carrying its own
+# prefix and tag). Add new resources here. A module that is not in the tree yet is skipped;
+# an import error inside an existing module is not.
+ROUTER_MODULES: tuple[str, ...] = (
+    "api.routers.health",
+    "api.routers.models",
+    "api.routers.presets",
+    "api.routers.runs",
+)
+
+
+def create_app(settings: Settings | None = None) -> FastAPI:
+    settings = settings or get_settings()
+    database_url = effective_database_url(settings)
+    engine = create_db_engine(database_url) if database_url else None
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        yield
+        if engine is not None:
+            engine.dispose()
+
+    app = FastAPI(
+        title="tcplab",
+        version=VERSION,
+        summary="A lab service for TCP congestion-control research: closed-form models and "
+        "packet-level simulations.",
+        docs_url="/docs",
+        redoc_url=None,
+        openapi_url="/openapi.json",
+        lifespan=lifespan,
+    )
+    app.state.settings = settings
+    app.state.engine = engine
+    app.state.session_factory = create_session_factory(engine) if engine else None
+    app.state.redis_url = effective_redis_url(settings)
+
+    for name in ROUTER_MODULES:
+        module = _import_router_module(name)
+        if module is not None:
+            app.include_router(module.router)
+    _add_exception_handlers(app)
+    return app
+
+
+def _import_router_module(name: str) -> object | None:
+    try:
+        return importlib.import_module(name)
+    except ModuleNotFoundError as exc:
+        if exc.name == name:
+            return None
+        raise
+
+
+def _add_exception_handlers(app: FastAPI) -> None:
+    @app.exception_handler(NotFoundError)
+    async def not_found(request: Request, exc: NotFoundError) -> JSONResponse:
+        return JSONResponse({"detail": str(exc)}, status_code=404)
+
+    @app.exception_handler(ConflictError)
+    async def conflict(request: Request, exc: ConflictError) -> JSONResponse:
+        return JSONResponse({"detail": str(exc)}, status_code=409)
+
+    @app.exception_handler(InvalidInputError)
+    async def invalid_input(request: Request, exc: InvalidInputError) -> JSONResponse:
+        return _unprocessable(exc.path, exc.reason, exc.kind)
+
+    @app.exception_handler(tcpsim.ScenarioError)
+    async def invalid_scenario(request: Request, exc: tcpsim.ScenarioError) -> JSONResponse:
+        # The core's verdict on a scenario that passed the schema: same shape as above.
+        return _unprocessable(exc.path, str(exc), f"scenario.{exc.kind}")
+
+
+def _unprocessable(path: str, reason: str, kind: str) -> JSONResponse:
+    """422 in FastAPI's own shape (``detail[].loc/msg/type``), plus the JSON ``path``."""
+    detail = {"loc": json_path_parts(path), "msg": reason, "type": kind, "path": path}
+    return JSONResponse({"detail": [detail]}, status_code=422)

@@ -1,0 +1,45 @@
+"""Errors a service raises about its caller's request; the API maps each to a status code
+(api/main.py): NotFoundError → 404, InvalidInputError → 422, ConflictError → 409."""
+
+from __future__ import annotations
+
+import re
+
+
+class DomainError(Exception):
+    """Base of the errors about the caller's request (not about tcplab itself)."""
+
+
+class NotFoundError(DomainError):
+    def __init__(self, what: str, key: object) -> None:
+        super().__init__(f"{what} {key} not found")
+        self.what = what
+        self.key = key
+
+
+class ConflictError(DomainError):
+    """The request is valid but the resource's state forbids it (e.g. cancel a finished run)."""
+
+
+class InvalidInputError(DomainError):
+    """Bad input, with the JSON path of the offending field (``$.flows[0].rtt_ms``)."""
+
+    def __init__(self, reason: str, *, path: str = "$", kind: str = "invalid") -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.path = path
+        self.kind = kind
+
+
+_SEGMENT = re.compile(r"\.([^.\[\]]+)|\[(\d+)\]|\[['\"]([^'\"]*)['\"]\]")
+
+
+def json_path_parts(path: str) -> list[str | int]:
+    """``$.flows[1].rtt_ms`` → ``["flows", 1, "rtt_ms"]`` (what FastAPI calls a ``loc``)."""
+    parts: list[str | int] = []
+    for name, index, quoted in _SEGMENT.findall(path.removeprefix("$")):
+        if index:
+            parts.append(int(index))
+        else:
+            parts.append(name or quoted)
+    return parts
