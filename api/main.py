@@ -10,6 +10,8 @@ from contextlib import asynccontextmanager
 
 import tcpsim
 from fastapi import FastAPI, Request
+from fastapi.encoders import jsonable_encoder
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 
 from services.db.session import create_db_engine, create_session_factory
@@ -20,6 +22,8 @@ from services.errors import (
     NotFoundError,
     json_path_parts,
 )
+from services.scenarios import ScenarioInvalid
+from services.scenarios.errors import json_path
 from services.settings import REPO_ROOT, Settings, get_settings
 
 log = logging.getLogger("tcplab.api")
@@ -81,6 +85,24 @@ def _import_router_module(name: str) -> object | None:
 
 
 def _add_exception_handlers(app: FastAPI) -> None:
+    @app.exception_handler(ScenarioInvalid)
+    async def scenario_invalid(request: Request, exc: ScenarioInvalid) -> JSONResponse:
+        # Every problem the schema or the core found, each with its JSON path.
+        detail = [
+            {"loc": json_path_parts(e.path), "msg": e.reason, "type": f"{e.source}.{e.kind}", "path": e.path}
+            for e in exc.errors
+        ]
+        return JSONResponse({"detail": detail}, status_code=422)
+
+    @app.exception_handler(RequestValidationError)
+    async def request_invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
+        # FastAPI's own 422, plus the JSON path inside the body (`$.scenario.flows[0].rtt_ms`).
+        detail = [
+            {**e, "path": json_path(e["loc"][1:])} if e.get("loc", ())[:1] == ("body",) else e
+            for e in jsonable_encoder(exc.errors())
+        ]
+        return JSONResponse({"detail": detail}, status_code=422)
+
     @app.exception_handler(NotFoundError)
     async def not_found(request: Request, exc: NotFoundError) -> JSONResponse:
         return JSONResponse({"detail": str(exc)}, status_code=404)

@@ -1,0 +1,74 @@
+"""`/v1/runs`: submit a scenario or a preset, follow it, read its result, cancel it."""
+
+from __future__ import annotations
+
+import datetime as dt
+import uuid
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Query, Response, status
+
+from api.deps import SessionDep
+from api.schemas.runs import RunList, RunOut, RunSubmission
+from services import runs
+from services.db.models import RunStatus
+from services.db.session import run_after_commit
+from worker.app import app as celery_app
+from worker.tasks import SIMULATE
+
+router = APIRouter(prefix="/v1/runs", tags=["runs"])
+
+
+def _enqueue(run_id: uuid.UUID) -> None:
+    celery_app.send_task(SIMULATE, args=[str(run_id)])
+
+
+@router.post("", status_code=status.HTTP_201_CREATED, response_model=RunOut)
+def submit_run(body: RunSubmission, session: SessionDep, response: Response) -> Any:
+    """Validates the scenario (or builds the preset with its overrides), stores the run as
+    queued and enqueues it once the row is committed. An identical earlier run (same canonical
+    scenario, seed and core version) answers at once: the run is stored as succeeded with the
+    stored result, and nothing is simulated (`cached: true`)."""
+    run, cached = runs.submit(session, scenario=body.scenario, preset=body.preset, overrides=body.overrides)
+    if not cached:
+        run_after_commit(session, lambda: _enqueue(run.id))
+    response.headers["Location"] = f"/v1/runs/{run.id}"
+    return RunOut.of(run, cached=cached)
+
+
+@router.get("", response_model=RunList)
+def list_runs(
+    session: SessionDep,
+    status_: Annotated[RunStatus | None, Query(alias="status")] = None,
+    variant: str | None = None,
+    preset: str | None = None,
+    created_after: dt.datetime | None = None,
+    created_before: dt.datetime | None = None,
+    limit: Annotated[int, Query(ge=1, le=500)] = 50,
+    offset: Annotated[int, Query(ge=0)] = 0,
+) -> Any:
+    """Runs, newest first, filtered by status, TCP variant, preset and creation time."""
+    filters = runs.RunFilters(status_, variant, preset, created_after, created_before)
+    items, total = runs.list_runs(session, filters, limit=limit, offset=offset)
+    return RunList(items=[RunOut.of(r) for r in items], total=total, limit=limit, offset=offset)
+
+
+@router.get("/{run_id}", response_model=RunOut)
+def get_run(run_id: uuid.UUID, session: SessionDep) -> Any:
+    """Status, timings, attempts, worker, core version and error of one run."""
+    return RunOut.of(runs.get_run(session, run_id))
+
+
+@router.get("/{run_id}/result")
+def get_result(run_id: uuid.UUID, session: SessionDep, traces: bool = False) -> dict[str, Any]:
+    """The stored result of a succeeded run: the summary (measurement window, links,
+    fairness, the core's stats), one row per flow, and the traces when `traces=true`.
+    409 while the run is not succeeded."""
+    return runs.result_of(session, run_id, traces=traces)
+
+
+@router.post("/{run_id}/cancel", response_model=RunOut)
+def cancel_run(run_id: uuid.UUID, session: SessionDep) -> Any:
+    """Cancels a queued or running run (a running simulation finishes, its result is kept
+    for the cache, the run stays cancelled). 409 when the run has already finished."""
+    return RunOut.of(runs.cancel(session, run_id))

@@ -1,0 +1,33 @@
+"""Simulation runs: submit, claim, complete, fail, cancel, read. Free of HTTP and Celery.
+
+    run, cached = submit(session, scenario=data)          # or preset=..., overrides=...
+    # the boundary commits, then enqueues run.id unless `cached`
+
+A run's life is queued → running → succeeded | failed | cancelled. PostgreSQL holds it; the
+queue only carries ids. Results are keyed by `cache_key`, so an identical run reuses the
+stored result and a task delivered twice stores one result.
+"""
+
+from services.runs.service import (
+    RunFilters,
+    claim,
+    cancel,
+    complete,
+    fail,
+    get_run,
+    list_runs,
+    result_of,
+    submit,
+)
+
+__all__ = [
+    "RunFilters",
+    "cancel",
+    "claim",
+    "complete",
+    "fail",
+    "get_run",
+    "list_runs",
+    "result_of",
+    "submit",
+]

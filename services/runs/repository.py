@@ -1,0 +1,98 @@
+"""Every query of the runs feature. No commits here: the caller's boundary commits."""
+
+from __future__ import annotations
+
+import datetime as dt
+import uuid
+from collections.abc import Sequence
+from typing import Any
+
+from sqlalchemy import func, select
+from sqlalchemy.dialects.postgresql import insert
+from sqlalchemy.orm import Session
+
+from services.db.models import FLOW_METRICS, FlowResult, Result, Run, RunStatus, Trace
+
+
+def run_for_update(session: Session, run_id: uuid.UUID) -> Run | None:
+    """The run, locked until the transaction ends: claims and completions serialise on it."""
+    return session.execute(select(Run).where(Run.id == run_id).with_for_update()).scalar_one_or_none()
+
+
+def run_by_id(session: Session, run_id: uuid.UUID) -> Run | None:
+    return session.get(Run, run_id)
+
+
+def result_id_by_key(session: Session, cache_key: str) -> uuid.UUID | None:
+    return session.execute(select(Result.id).where(Result.cache_key == cache_key)).scalar_one_or_none()
+
+
+def insert_result(session: Session, cache_key: str, core_version: str, result: dict[str, Any]) -> uuid.UUID:
+    """Stores a core result once per cache key; a second delivery finds the first one's row.
+
+    `INSERT … ON CONFLICT DO NOTHING` makes two workers racing on the same key store one
+    result; only the one whose insert took writes the per-flow rows and the traces.
+    """
+    summary = {k: v for k, v in result.items() if k not in ("flows", "traces")}
+    inserted = session.execute(
+        insert(Result)
+        .values(cache_key=cache_key, core_version=core_version, summary=summary)
+        .on_conflict_do_nothing(index_elements=[Result.cache_key])
+        .returning(Result.id)
+    ).scalar_one_or_none()
+    if inserted is None:
+        existing = result_id_by_key(session, cache_key)
+        assert existing is not None, "a conflicting result exists"
+        return existing
+    session.add_all(
+        FlowResult(result_id=inserted, position=i, **{m: flow.get(m) for m in FLOW_METRICS})
+        for i, flow in enumerate(result["flows"])
+    )
+    if result.get("traces") is not None:
+        session.add(Trace(result_id=inserted, data=result["traces"]))
+    session.flush()
+    return inserted
+
+
+def flows_of(session: Session, result_id: uuid.UUID) -> Sequence[FlowResult]:
+    return session.execute(
+        select(FlowResult).where(FlowResult.result_id == result_id).order_by(FlowResult.position)
+    ).scalars().all()
+
+
+def summary_of(session: Session, result_id: uuid.UUID) -> dict[str, Any]:
+    return session.execute(select(Result.summary).where(Result.id == result_id)).scalar_one()
+
+
+def trace_of(session: Session, result_id: uuid.UUID) -> dict[str, Any] | None:
+    return session.execute(select(Trace.data).where(Trace.result_id == result_id)).scalar_one_or_none()
+
+
+def page_of_runs(
+    session: Session,
+    *,
+    status: RunStatus | None,
+    variant: str | None,
+    preset: str | None,
+    created_after: dt.datetime | None,
+    created_before: dt.datetime | None,
+    limit: int,
+    offset: int,
+) -> tuple[Sequence[Run], int]:
+    """Newest first, with the total count of runs matching the filters."""
+    conditions = []
+    if status is not None:
+        conditions.append(Run.status == status)
+    if variant is not None:
+        conditions.append(Run.variants.any(variant))
+    if preset is not None:
+        conditions.append(Run.preset == preset)
+    if created_after is not None:
+        conditions.append(Run.created_at >= created_after)
+    if created_before is not None:
+        conditions.append(Run.created_at < created_before)
+    total = session.execute(select(func.count()).select_from(Run).where(*conditions)).scalar_one()
+    rows = session.execute(
+        select(Run).where(*conditions).order_by(Run.created_at.desc(), Run.id).limit(limit).offset(offset)
+    ).scalars().all()
+    return rows, total

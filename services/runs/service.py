@@ -1,0 +1,160 @@
+"""The runs domain. Services never commit: the API request or the worker task does."""
+
+from __future__ import annotations
+
+import datetime as dt
+import uuid
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import tcpsim
+from sqlalchemy.orm import Session
+
+from services.db.models import FLOW_METRICS, Run, RunStatus
+from services.errors import ConflictError, InvalidInputError, NotFoundError
+from services.presets import UnknownPreset, build_scenario
+from services.runs import repository as repo
+from services.scenarios import key_of_canonical, validate_scenario
+
+
+def _now() -> dt.datetime:
+    return dt.datetime.now(dt.UTC)
+
+
+def submit(
+    session: Session,
+    *,
+    scenario: Mapping[str, Any] | None = None,
+    preset: str | None = None,
+    overrides: Mapping[str, Any] | None = None,
+) -> tuple[Run, bool]:
+    """Validates and stores a run; returns it and whether a stored result already answers it.
+
+    A cached run is stored as succeeded, pointing at the existing result: nothing to enqueue.
+    Raises `ScenarioInvalid` (bad scenario or override) or `InvalidInputError` (unknown preset).
+    """
+    if (scenario is None) == (preset is None):
+        raise InvalidInputError("give either a scenario or a preset", path="$", kind="missing")
+    if preset is not None:
+        try:
+            scenario = build_scenario(preset, overrides or {})
+        except UnknownPreset as e:
+            raise InvalidInputError(str(e), path="$.preset", kind="unknown_preset") from None
+    elif overrides:
+        raise InvalidInputError("overrides apply to a preset", path="$.overrides", kind="unexpected")
+    assert scenario is not None
+    _, canonical = validate_scenario(scenario)
+    core_version = tcpsim.__version__
+    key = key_of_canonical(canonical, core_version)
+    variants = sorted({f.get("variant") for f in canonical["flows"] if f.get("type", "tcp") == "tcp"} - {None})
+    run = Run(
+        status=RunStatus.queued,
+        scenario=canonical,
+        preset=preset,
+        variants=variants,
+        seed=canonical["seed"],
+        cache_key=key,
+        core_version=core_version,
+    )
+    result_id = repo.result_id_by_key(session, key)
+    if result_id is not None:
+        now = _now()
+        run.status, run.result_id, run.started_at, run.finished_at = RunStatus.succeeded, result_id, now, now
+    session.add(run)
+    session.flush()
+    return run, result_id is not None
+
+
+def get_run(session: Session, run_id: uuid.UUID) -> Run:
+    run = repo.run_by_id(session, run_id)
+    if run is None:
+        raise NotFoundError("run", run_id)
+    return run
+
+
+def claim(session: Session, run_id: uuid.UUID, worker: str) -> dict[str, Any] | None:
+    """Marks the run running for `worker` and returns its scenario; None when there is nothing
+    to do (the run is finished or cancelled: a duplicate or late delivery)."""
+    run = repo.run_for_update(session, run_id)
+    if run is None or run.status.is_final:
+        return None
+    run.status = RunStatus.running
+    run.started_at = _now()
+    run.attempts += 1
+    run.worker = worker
+    return run.scenario
+
+
+def complete(session: Session, run_id: uuid.UUID, result: dict[str, Any]) -> None:
+    """Stores the core's result (once per cache key) and marks the run succeeded, unless it
+    was cancelled meanwhile: then the result is kept for the cache and the run stays cancelled."""
+    run = repo.run_for_update(session, run_id)
+    if run is None:
+        return
+    result_id = repo.insert_result(session, run.cache_key, result["core_version"], result)
+    if run.status in (RunStatus.cancelled, RunStatus.succeeded):
+        return
+    stats = result.get("stats", {})
+    run.status = RunStatus.succeeded
+    run.result_id = result_id
+    run.finished_at = _now()
+    run.core_wall_s = stats.get("wall_s")
+    run.events = stats.get("events")
+    run.error = run.error_kind = None
+
+
+def fail(session: Session, run_id: uuid.UUID, error: str, kind: str) -> None:
+    run = repo.run_for_update(session, run_id)
+    if run is None or run.status.is_final:
+        return
+    run.status = RunStatus.failed
+    run.finished_at = _now()
+    run.error = error
+    run.error_kind = kind
+
+
+def cancel(session: Session, run_id: uuid.UUID) -> Run:
+    run = repo.run_for_update(session, run_id)
+    if run is None:
+        raise NotFoundError("run", run_id)
+    if run.status.is_final:
+        raise ConflictError(f"run {run_id} is already {run.status.value}")
+    run.status = RunStatus.cancelled
+    run.finished_at = _now()
+    return run
+
+
+@dataclass(frozen=True)
+class RunFilters:
+    status: RunStatus | None = None
+    variant: str | None = None
+    preset: str | None = None
+    created_after: dt.datetime | None = None
+    created_before: dt.datetime | None = None
+
+
+def list_runs(session: Session, filters: RunFilters, *, limit: int, offset: int) -> tuple[Sequence[Run], int]:
+    return repo.page_of_runs(
+        session,
+        status=filters.status,
+        variant=filters.variant,
+        preset=filters.preset,
+        created_after=filters.created_after,
+        created_before=filters.created_before,
+        limit=limit,
+        offset=offset,
+    )
+
+
+def result_of(session: Session, run_id: uuid.UUID, *, traces: bool) -> dict[str, Any]:
+    """The stored result of a succeeded run: summary, per-flow rows, traces on request."""
+    run = get_run(session, run_id)
+    if run.status != RunStatus.succeeded or run.result_id is None:
+        raise ConflictError(f"run {run_id} has no result: it is {run.status.value}")
+    flows = [{m: getattr(f, m) for m in FLOW_METRICS} for f in repo.flows_of(session, run.result_id)]
+    body: dict[str, Any] = {"run_id": str(run.id), "cache_key": run.cache_key, **repo.summary_of(session, run.result_id), "flows": flows}
+    if traces:
+        body["traces"] = repo.trace_of(session, run.result_id)
+    return body
+

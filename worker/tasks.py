@@ -1,0 +1,63 @@
+"""Simulation tasks. A task takes a run id, opens its own sessions, and leaves every state
+change in PostgreSQL; the message only says which run to look at.
+
+Delivery is at least once (acks late, rejected back to the queue when a worker dies), so the
+task is idempotent: `claim` skips finished runs, and results are stored once per cache key.
+"""
+
+from __future__ import annotations
+
+import socket
+import uuid
+from typing import Any
+
+import tcpsim
+from sqlalchemy.exc import DBAPIError, OperationalError
+
+from services.db.session import session_scope
+from services.runs import claim, complete, fail
+from services.settings import get_settings
+from worker.app import app
+
+SIMULATE = "tcplab.simulate"
+
+
+def _with_wall_limit(scenario: dict[str, Any], max_wall_s: float) -> dict[str, Any]:
+    """The scenario with the server's wall-clock cap applied (the tighter of the two)."""
+    limits = dict(scenario.get("limits") or {})
+    limits["max_wall_s"] = min(limits.get("max_wall_s") or max_wall_s, max_wall_s)
+    return {**scenario, "limits": limits}
+
+
+@app.task(
+    name=SIMULATE,
+    bind=True,
+    # Only transient trouble is retried: the database going away. The core's verdicts are
+    # final and recorded as failures.
+    autoretry_for=(OperationalError, DBAPIError),
+    retry_backoff=True,
+    retry_backoff_max=60,
+    max_retries=8,
+)
+def simulate(self: Any, run_id: str) -> None:
+    rid = uuid.UUID(run_id)
+    worker = self.request.hostname or socket.gethostname()
+    with session_scope() as session:
+        scenario = claim(session, rid, worker)
+    if scenario is None:
+        return
+    try:
+        result = tcpsim.run(_with_wall_limit(scenario, get_settings().run_max_wall_s))
+    except tcpsim.LimitExceeded as e:
+        outcome: tuple[str, str] | None = (str(e), "limit_exceeded")
+    except tcpsim.ScenarioError as e:
+        outcome = (str(e), f"scenario.{e.kind}")
+    except tcpsim.InternalError as e:
+        outcome = (str(e), "internal")
+    else:
+        outcome = None
+    with session_scope() as session:
+        if outcome is None:
+            complete(session, rid, result)
+        else:
+            fail(session, rid, *outcome)
