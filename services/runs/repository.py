@@ -7,7 +7,7 @@ import uuid
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import any_, func, literal, select
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.orm import Session
 
@@ -84,7 +84,7 @@ def page_of_runs(
     if status is not None:
         conditions.append(Run.status == status)
     if variant is not None:
-        conditions.append(Run.variants.any(variant))
+        conditions.append(literal(variant) == any_(Run.variants))
     if preset is not None:
         conditions.append(Run.preset == preset)
     if created_after is not None:

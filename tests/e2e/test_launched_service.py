@@ -1,0 +1,29 @@
+"""The service as the README starts it (`python -m api.launch`, nothing configured: embedded
+PostgreSQL and Redis, one worker), driven over real HTTP."""
+
+from __future__ import annotations
+
+import time
+
+import httpx
+
+
+def test_the_readme_service_runs_a_fig2_preset_and_serves_its_result(launched_service):
+    base = launched_service.base_url
+    assert "paper000-fig2a" in [p["name"] for p in httpx.get(f"{base}/v1/presets").json()]
+    submitted = httpx.post(
+        f"{base}/v1/runs", json={"preset": "paper000-fig2a", "overrides": {"duration_s": 20, "warmup_s": 5}}
+    )
+    assert submitted.status_code == 201, submitted.text
+    run_id = submitted.json()["id"]
+    deadline = time.monotonic() + 120
+    while (run := httpx.get(f"{base}/v1/runs/{run_id}").json())["status"] in ("queued", "running"):
+        assert time.monotonic() < deadline, run
+        time.sleep(0.2)
+    assert run["status"] == "succeeded", run
+    result = httpx.get(f"{base}/v1/runs/{run_id}/result").json()
+    sbs, imp = result["flows"]
+    assert (sbs["variant"], imp["variant"]) == ("newreno-sbs", "newreno-impatient")
+    assert sbs["packets_sent"] > 1000 and sbs["loss_events"] >= 1
+    assert result["cache_key"] == run["cache_key"]
+    assert "core_version" in result and result["stats"]["events"] == run["events"]
