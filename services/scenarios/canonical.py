@@ -1,0 +1,114 @@
+"""Canonical JSON of a scenario, and the cache key of a run.
+
+Two scenarios that mean the same run must give the same text, whatever their key order, the
+defaults they spell out or leave out, and whether a number was written `1` or `1.0`:
+
+1. the core reads the scenario and writes it back with every default filled in
+   (`tcpsim.normalize`, the simulator's own reading, so no default can differ from the one
+   that will run);
+2. numbers are normalised: a float with an integral value is written as an integer (`45.0`
+   -> `45`, `-0.0` -> `0`), any other float in its shortest round-trip form;
+3. the result is dumped with sorted keys, compact separators and ASCII only.
+
+A run's cache key hashes that text with the core version (see `cache_key`): the same key is
+never simulated twice.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from typing import Any
+
+import tcpsim
+
+from services.scenarios.errors import from_core_error
+from services.scenarios.schema import Scenario
+
+__all__ = [
+    "CACHE_KEY_VERSION",
+    "cache_key",
+    "canonical_dict",
+    "canonical_json",
+    "dumps",
+    "key_of_canonical",
+    "normalise_numbers",
+]
+
+CACHE_KEY_VERSION = "tcplab-run-key/1"
+"""Changes whenever the way keys are computed changes, so old and new keys never collide."""
+
+# Free text the core ignores: it does not change a run's result, so it does not change its key.
+_IGNORED_BY_THE_CORE = ("name", "description")
+
+_EXACT_INT = 2**53
+
+
+def normalise_numbers(value: Any) -> Any:
+    """`value` with every integral float (|x| < 2^53, exactly representable) as an int."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, float):
+        if math.isfinite(value) and value.is_integer() and abs(value) < _EXACT_INT:
+            return int(value)
+        return value
+    if isinstance(value, dict):
+        return {k: normalise_numbers(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [normalise_numbers(v) for v in value]
+    return value
+
+
+def dumps(value: Any) -> str:
+    """Sorted keys, no spaces, ASCII: the one JSON spelling of `value` (numbers as given)."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=True, allow_nan=False)
+
+
+def _as_input(scenario: dict[str, Any] | Scenario) -> dict[str, Any]:
+    if isinstance(scenario, Scenario):
+        return scenario.model_dump(mode="json", exclude_none=True)
+    return scenario
+
+
+def canonical_dict(scenario: dict[str, Any] | Scenario) -> dict[str, Any]:
+    """The scenario as the core reads it (every default filled in), numbers normalised.
+
+    Raises `ScenarioInvalid` when the core refuses the scenario.
+    """
+    try:
+        normal = tcpsim.normalize(_as_input(scenario))
+    except tcpsim.ScenarioError as e:
+        raise from_core_error(e) from None
+    return normalise_numbers(normal)
+
+
+def canonical_json(scenario: dict[str, Any] | Scenario) -> str:
+    """The canonical JSON text of a scenario (see the module docstring).
+
+    Key order, spelled-out defaults and `1` against `1.0` do not change it; any change to a
+    value the core reads does. Raises `ScenarioInvalid` when the core refuses the scenario.
+    """
+    return dumps(canonical_dict(scenario))
+
+
+def cache_key(scenario: dict[str, Any] | Scenario, core_version: str) -> str:
+    """The key of a run: sha256 (hex) of the canonical scenario and the core version.
+
+    The seed is part of the scenario (`seed`, 1 when absent), so it is inside the canonical
+    JSON and changes the key with no separate argument; a scenario without a seed and the same
+    scenario with `"seed": 1` are the same run and share a key. `name` and `description` are
+    left out: the core ignores them, so a preset run and the same scenario written by hand
+    share a result. `outputs` (traces) and `limits` stay in: they change what a run returns.
+
+    Pass the version of the core that will run it (`tcpsim.__version__`): results are only
+    bit-identical for the same core version.
+    """
+    return key_of_canonical(canonical_dict(scenario), core_version)
+
+
+def key_of_canonical(canonical: dict[str, Any], core_version: str) -> str:
+    """`cache_key` for a scenario already in canonical form (`canonical_dict`)."""
+    body = {k: v for k, v in canonical.items() if k not in _IGNORED_BY_THE_CORE}
+    text = f"{CACHE_KEY_VERSION}\ncore {core_version}\n{dumps(body)}"
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()

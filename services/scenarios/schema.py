@@ -1,0 +1,553 @@
+"""The scenario format as Pydantic models: the service's mirror of the core's serde structs.
+
+The authority is `simulator/core/src/scenario.rs`: every field, type, default, enum value and
+tagged union here copies it, field for field, and `tests/services/test_scenarios.py` checks
+that they cannot drift (every preset and a set of hand-written scenarios must dump here
+exactly as `tcpsim.normalize` returns them, and every enum must list the core's values).
+
+Conventions, all the core's:
+
+- Units are in the field names: `_s` seconds, `_ms` milliseconds, `_mbps` megabits per second
+  (10^6 bit/s), `_pkts` packets (segments), `_bytes` bytes.
+- Unknown fields are errors (`extra="forbid"`, serde's `deny_unknown_fields`), so a typo never
+  falls back to a default silently.
+- Types are strict, as serde's are: a float field takes any JSON number, an integer field only
+  an integer (`1.0` is refused for a packet count), a boolean only `true`/`false`, a string
+  only a string. NaN and infinities are refused.
+- Fields whose default is "absent" (`variant`, `loss`, `stop_s`, ...) are `None` here and are
+  left out of `model_dump(exclude_none=True)`, as serde leaves them out.
+- Simple single-field ranges (probabilities in [0, 1], rates > 0, the core's hard caps) are
+  Field constraints; checks across fields (warm-up below duration, RED thresholds in order,
+  RTT at least twice the bottleneck delay, names that must exist, UDP flows carrying CBR) stay
+  with the core, which `services.scenarios.validation` always runs after these models.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal, get_args
+
+from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag
+
+__all__ = [
+    "APP_TYPES",
+    "FLOW_TYPES",
+    "LOSS_TYPES",
+    "QUEUE_TYPES",
+    "RTT_SAMPLING",
+    "TOPOLOGY_KINDS",
+    "TRACE_KINDS",
+    "UNION_TAGS",
+    "VARIANTS",
+    "AccessParams",
+    "AppSpec",
+    "BernoulliEventsLoss",
+    "CbrApp",
+    "DroptailQueue",
+    "Dumbbell",
+    "DumbbellTopology",
+    "FlowSpec",
+    "FtpApp",
+    "GilbertElliottLoss",
+    "Graph",
+    "GraphLink",
+    "GraphTopology",
+    "HttpApp",
+    "Limits",
+    "LinkParams",
+    "LossSpec",
+    "OutageLoss",
+    "Outputs",
+    "QueueSpec",
+    "RedQueue",
+    "Scenario",
+    "ScheduledLoss",
+    "TcpConfig",
+    "Topology",
+    "UniformLoss",
+    "UniformValue",
+    "Value",
+    "VegasParams",
+]
+
+# The core's hard caps (scenario.rs / plan.rs), so an absurd value is refused before it is
+# even sent to the core.
+MAX_FLOWS = 100_000
+MAX_NODES = 100_000
+MAX_DURATION_S = 1.0e7
+MAX_TRACE_POINTS = 1_000_000
+U32_MAX = 2**32 - 1
+U64_MAX = 2**64 - 1
+
+U32 = Annotated[int, Field(ge=0, le=U32_MAX)]
+U64 = Annotated[int, Field(ge=0, le=U64_MAX)]
+Probability = Annotated[float, Field(ge=0.0, le=1.0)]
+
+
+class _Model(BaseModel):
+    """Every scenario model: strict types, no unknown fields, docstrings as descriptions."""
+
+    model_config = ConfigDict(
+        extra="forbid",
+        strict=True,
+        allow_inf_nan=False,
+        use_attribute_docstrings=True,
+        # `from` is a Python keyword: the field is `from_` with the alias `from`, and dumps use
+        # the alias, so a dump is the JSON the core reads.
+        validate_by_alias=True,
+        validate_by_name=False,
+        serialize_by_alias=True,
+    )
+
+
+# ---- enumerations ----------------------------------------------------------------------------
+
+Variant = Literal["tahoe", "reno", "newreno-sbs", "newreno-impatient", "sack", "vegas"]
+"""The congestion-control variants (`cc::VARIANTS` in the core; `tcpsim.VARIANTS`)."""
+
+FlowType = Literal["tcp", "udp"]
+RttSampling = Literal["per_rtt", "timestamps"]
+TraceKind = Literal["cwnd", "ssthresh", "queue"]
+
+VARIANTS: tuple[str, ...] = get_args(Variant)
+FLOW_TYPES: tuple[str, ...] = get_args(FlowType)
+RTT_SAMPLING: tuple[str, ...] = get_args(RttSampling)
+TRACE_KINDS: tuple[str, ...] = get_args(TraceKind)
+DEFAULT_VARIANT = "newreno-sbs"
+
+
+# ---- numbers or distributions ------------------------------------------------------------------
+
+
+class UniformValue(_Model):
+    """A value drawn uniformly from [a, b] for every flow an entry generates (from the seed)."""
+
+    uniform: Annotated[list[Annotated[float, Field(ge=0.0)]], Field(min_length=2, max_length=2)]
+    """[a, b], both >= 0 and a <= b, in the unit of the field that holds it."""
+
+
+def _value_tag(v: Any) -> str:
+    return "uniform" if isinstance(v, dict | UniformValue) else "fixed"
+
+
+Value = Annotated[
+    Annotated[Annotated[float, Field(ge=0.0)], Tag("fixed")] | Annotated[UniformValue, Tag("uniform")],
+    Discriminator(_value_tag),
+]
+"""A number (>= 0), or `{"uniform": [a, b]}` to draw one per generated flow."""
+
+
+# ---- queues ----------------------------------------------------------------------------------
+
+
+class DroptailQueue(_Model):
+    """FIFO that drops arrivals when `limit_pkts` packets wait (the one in service not counted)."""
+
+    type: Literal["droptail"]
+    limit_pkts: Annotated[U32, Field(ge=1)]
+    """Buffer size in packets."""
+
+
+class RedQueue(_Model):
+    """Random Early Detection (Floyd & Jacobson 1993), in packets. Thresholds default to 1/3 and
+    2/3 of `limit_pkts`, as paper 000 §IV-A sets them (and so follow a change of the limit)."""
+
+    type: Literal["red"]
+    limit_pkts: Annotated[U32, Field(ge=1)]
+    """Buffer size in packets."""
+    min_th_pkts: Annotated[float, Field(ge=0.0)] | None = None
+    """Minimum threshold of the average queue, packets (default limit_pkts / 3)."""
+    max_th_pkts: Annotated[float, Field(gt=0.0)] | None = None
+    """Maximum threshold of the average queue, packets (default 2 * limit_pkts / 3); above
+    min_th_pkts."""
+    max_p: Probability = 0.1
+    """Drop probability at the maximum threshold."""
+    weight: Annotated[float, Field(gt=0.0, le=1.0)] = 0.002
+    """Weight of the exponentially weighted average queue length (q_w)."""
+    gentle: bool = True
+    """Gentle RED: the drop probability rises from max_p to 1 between max_th and 2 * max_th."""
+    mean_pkt_bytes: Annotated[U32, Field(ge=1)] = 1000
+    """Typical packet size in bytes, used to age the average across idle periods (F&J §4)."""
+
+
+QueueSpec = Annotated[DroptailQueue | RedQueue, Field(discriminator="type")]
+"""A queue discipline, by `type`."""
+QUEUE_TYPES: tuple[str, ...] = ("droptail", "red")
+
+
+# ---- loss modules ----------------------------------------------------------------------------
+
+
+class UniformLoss(_Model):
+    """Each packet is lost independently with probability `rate`."""
+
+    type: Literal["uniform"]
+    rate: Probability
+    """Per-packet loss probability."""
+
+
+class BernoulliEventsLoss(_Model):
+    """Paper 000 §IV-B's loss events: each data packet starts a loss event with probability `p`;
+    the event drops that packet and the next `m - 1` data packets of the same flow (see
+    docs/validation/fig2.md for the two defaults below)."""
+
+    type: Literal["bernoulli_events"]
+    p: Probability
+    """Probability that a data packet starts a loss event (the loss event rate)."""
+    m: Annotated[U32, Field(ge=1)]
+    """Packets dropped per loss event."""
+    spare_retransmissions: bool = True
+    """Retransmissions pass untouched and do not count (paper 000 §III-A)."""
+    event_span_s: Annotated[float, Field(gt=0.0, le=MAX_DURATION_S)] | None = None
+    """An event lasts at most this long, seconds (default: the flow's round-trip propagation
+    delay, one round)."""
+
+
+class ScheduledLoss(_Model):
+    """Drops the listed data packets, counted 1, 2, 3, ... in the order they reach the module
+    (retransmissions count too): paper 004's one- and two-loss cases."""
+
+    type: Literal["scheduled"]
+    packets: Annotated[list[Annotated[U64, Field(ge=1)]], Field(max_length=1_000_000)]
+    """Packet numbers to drop (from 1)."""
+
+
+class OutageLoss(_Model):
+    """Loses packets with probability `rate` between `start_s` and `end_s` (a wireless fade)."""
+
+    type: Literal["outage"]
+    start_s: Annotated[float, Field(ge=0.0)]
+    """Start of the outage, seconds of simulated time."""
+    end_s: Annotated[float, Field(ge=0.0)]
+    """End of the outage, seconds (not before start_s)."""
+    rate: Probability = 1.0
+    """Per-packet loss probability inside the outage."""
+
+
+class GilbertElliottLoss(_Model):
+    """Two-state (good/bad) Markov chain stepped once per packet: bursty loss."""
+
+    type: Literal["gilbert_elliott"]
+    p_good_to_bad: Probability
+    """Per-packet probability of moving from the good to the bad state."""
+    p_bad_to_good: Probability
+    """Per-packet probability of moving from the bad to the good state."""
+    loss_good: Probability = 0.0
+    """Loss probability in the good state."""
+    loss_bad: Probability = 1.0
+    """Loss probability in the bad state."""
+
+
+LossSpec = Annotated[
+    UniformLoss | BernoulliEventsLoss | ScheduledLoss | OutageLoss | GilbertElliottLoss,
+    Field(discriminator="type"),
+]
+"""A loss module, by `type`. On a link direction it sees every packet; on a flow, the flow's
+data packets just before its receiver."""
+LOSS_TYPES: tuple[str, ...] = ("uniform", "bernoulli_events", "scheduled", "outage", "gilbert_elliott")
+
+
+# ---- topology --------------------------------------------------------------------------------
+
+
+def _droptail(limit_pkts: int) -> DroptailQueue:
+    return DroptailQueue(type="droptail", limit_pkts=limit_pkts)
+
+
+class LinkParams(_Model):
+    """The dumbbell's bottleneck link (duplex; the reverse direction carries ACKs)."""
+
+    rate_mbps: Annotated[float, Field(gt=0.0, le=1.0e7)]
+    """Link rate, Mb/s (10^6 bit/s)."""
+    delay_ms: Annotated[float, Field(ge=0.0, le=1.0e6)]
+    """One-way propagation delay, ms. Every dumbbell flow's rtt_ms must be at least twice it."""
+    queue: QueueSpec = Field(default_factory=lambda: _droptail(100))
+    """Queue of each direction (default Drop-Tail, 100 packets)."""
+    loss: LossSpec | None = None
+    """Loss module on the forward (data) direction."""
+    reverse_loss: LossSpec | None = None
+    """Loss module on the reverse (ACK) direction."""
+
+
+class AccessParams(_Model):
+    """Every flow's access links (its own, one at the sender and one at the receiver)."""
+
+    rate_mbps: Annotated[float, Field(gt=0.0)] = 1000.0
+    """Access link rate, Mb/s."""
+    queue: QueueSpec = Field(default_factory=lambda: _droptail(1000))
+    """Queue of each access link direction (default Drop-Tail, 1000 packets)."""
+
+
+class Dumbbell(_Model):
+    """N sender/receiver pairs around one bottleneck. Each flow gets its own access links whose
+    one-way delay is (rtt_ms / 2 - bottleneck delay) / 2, so the flow's round-trip propagation
+    delay is its rtt_ms (paper 000 §IV-A). Links are named `bottleneck`, `bottleneck-rev`,
+    `<flow>.src-access`, `<flow>.dst-access` and their `-rev` directions."""
+
+    bottleneck: LinkParams
+    access: AccessParams = Field(default_factory=AccessParams)
+
+
+class GraphLink(_Model):
+    """A duplex link of an explicit graph; its reverse direction is named `<name>-rev`."""
+
+    name: str | None = None
+    """Link name (default "<from>-<to>")."""
+    from_: str = Field(alias="from")
+    """Node at the forward direction's start."""
+    to: str
+    """Node at the forward direction's end."""
+    rate_mbps: Annotated[float, Field(gt=0.0, le=1.0e7)]
+    """Link rate, Mb/s."""
+    delay_ms: Annotated[float, Field(ge=0.0, le=1.0e6)]
+    """One-way propagation delay, ms."""
+    queue: QueueSpec = Field(default_factory=lambda: _droptail(100))
+    """Queue of each direction (default Drop-Tail, 100 packets)."""
+    loss: LossSpec | None = None
+    """Loss module on the forward direction."""
+    reverse_loss: LossSpec | None = None
+    """Loss module on the reverse direction."""
+
+
+class Graph(_Model):
+    """An explicit graph: named nodes and duplex links (paper 002's six-node topology). Routes
+    are static shortest paths by propagation delay (ties by hop count)."""
+
+    nodes: Annotated[list[str], Field(max_length=MAX_NODES)]
+    links: list[GraphLink]
+
+
+class DumbbellTopology(_Model):
+    """`{"dumbbell": {...}}`."""
+
+    dumbbell: Dumbbell
+
+
+class GraphTopology(_Model):
+    """`{"graph": {...}}`."""
+
+    graph: Graph
+
+
+def _topology_tag(v: Any) -> str | None:
+    if isinstance(v, DumbbellTopology | GraphTopology):
+        return "dumbbell" if isinstance(v, DumbbellTopology) else "graph"
+    if isinstance(v, dict):
+        for kind in ("dumbbell", "graph"):
+            if kind in v:
+                return kind
+    return None
+
+
+Topology = Annotated[
+    Annotated[DumbbellTopology, Tag("dumbbell")] | Annotated[GraphTopology, Tag("graph")],
+    Discriminator(
+        _topology_tag,
+        custom_error_type="topology_kind",
+        custom_error_message='topology must be {"dumbbell": {...}} or {"graph": {...}}',
+    ),
+]
+"""Exactly one of `{"dumbbell": ...}` and `{"graph": ...}` (serde's externally tagged enum)."""
+TOPOLOGY_KINDS: tuple[str, ...] = ("dumbbell", "graph")
+
+
+# ---- applications ----------------------------------------------------------------------------
+
+
+class FtpApp(_Model):
+    """Bulk transfer: endless, or a file of `bytes` whose download response time is measured."""
+
+    type: Literal["ftp"]
+    bytes: Annotated[U64, Field(ge=1, le=U32_MAX * 1000)] | None = None
+    """File size in bytes (default: endless)."""
+
+
+class CbrApp(_Model):
+    """Constant bit rate over UDP (the flow's `type` must be "udp")."""
+
+    type: Literal["cbr"]
+    rate_mbps: Annotated[float, Field(gt=0.0, le=1.0e6)]
+    """Sending rate, Mb/s."""
+    packet_bytes: Annotated[U32, Field(ge=1, le=65_535)] = 1000
+    """Packet size on the wire, bytes."""
+
+
+class HttpApp(_Model):
+    """Paper 000 §IV-A's HTTP sessions: a request on the reverse path, a Pareto-sized response
+    over TCP on a fresh connection, an exponential think time, repeat."""
+
+    type: Literal["http"]
+    mean_file_bytes: Annotated[float, Field(gt=0.0, le=1.0e10)] = 48_000.0
+    """Mean response size, bytes (Pareto)."""
+    shape: Annotated[float, Field(gt=1.0)] = 1.2
+    """Pareto shape (> 1, for a finite mean)."""
+    mean_think_s: Annotated[float, Field(ge=0.0, le=MAX_DURATION_S)] = 0.5
+    """Mean think time between a response and the next request, seconds (exponential)."""
+    request_bytes: Annotated[U32, Field(le=65_535)] = 100
+    """Request packet size, bytes."""
+    request_timeout_s: Annotated[float, Field(gt=0.0, le=MAX_DURATION_S)] = 3.0
+    """A request lost on the way is sent again after this long, seconds (like a SYN retry)."""
+
+
+AppSpec = Annotated[FtpApp | CbrApp | HttpApp, Field(discriminator="type")]
+"""The application a flow carries, by `type`."""
+APP_TYPES: tuple[str, ...] = ("ftp", "cbr", "http")
+
+
+# ---- TCP -------------------------------------------------------------------------------------
+
+
+class VegasParams(_Model):
+    """Brakmo & Peterson's thresholds, in packets queued in the network (ns-2's defaults)."""
+
+    alpha: Annotated[float, Field(ge=0.0)] = 1.0
+    beta: Annotated[float, Field(ge=0.0)] = 3.0
+    """At least alpha."""
+    gamma: Annotated[float, Field(ge=0.0)] = 1.0
+
+
+class TcpConfig(_Model):
+    """Per-flow TCP parameters. Defaults are ns-2's (`tcp-defaults.tcl`), what paper 000 used."""
+
+    mss_bytes: Annotated[U32, Field(ge=64, le=65_000)] = 1000
+    """Segment payload, bytes."""
+    header_bytes: Annotated[U32, Field(le=1000)] = 40
+    """TCP/IP header bytes added to every segment on the wire (an ACK is one header)."""
+    initial_cwnd_pkts: Annotated[float, Field(gt=0.0, le=1.0e6)] = 2.0
+    """Initial congestion window, segments."""
+    initial_ssthresh_pkts: Annotated[float, Field(gt=0.0)] | None = None
+    """Initial slow-start threshold, segments (default: unlimited)."""
+    max_window_pkts: Annotated[U32, Field(ge=1, le=10_000_000)] = 100_000
+    """Receiver window, segments: never more than this outstanding."""
+    delayed_ack: bool = False
+    """Acknowledge every second segment (or after delack_timeout_s)."""
+    delack_timeout_s: Annotated[float, Field(gt=0.0, le=1.0e3)] = 0.1
+    """Delayed-ACK timer, seconds."""
+    sack: bool | None = None
+    """SACK blocks on ACKs (default: on for the `sack` variant only)."""
+    dupack_threshold: Annotated[U32, Field(ge=1, le=1000)] = 3
+    """Duplicate ACKs that trigger fast retransmit."""
+    initial_rto_s: Annotated[float, Field(gt=0.0, le=1.0e5)] = 3.0
+    """Retransmission timeout before the first RTT sample, seconds."""
+    min_rto_s: Annotated[float, Field(gt=0.0)] = 0.2
+    """Lower bound of the RTO, seconds (at most max_rto_s)."""
+    max_rto_s: Annotated[float, Field(gt=0.0, le=1.0e5)] = 60.0
+    """Upper bound of the RTO (backoff included), seconds."""
+    rtt_gain: Annotated[float, Field(gt=0.0, le=1.0)] = 0.125
+    """RFC 6298 alpha: SRTT gain."""
+    rttvar_gain: Annotated[float, Field(gt=0.0, le=1.0)] = 0.25
+    """RFC 6298 beta: RTTVAR gain."""
+    rttvar_k: Annotated[float, Field(ge=0.0)] = 4.0
+    """RFC 6298 K: RTO = SRTT + max(G, K * RTTVAR)."""
+    timer_granularity_s: Annotated[float, Field(ge=0.0, le=10.0)] = 0.01
+    """Clock granularity G of RFC 6298, seconds; the RTO is rounded up to a multiple of it."""
+    rtt_sampling: RttSampling = "per_rtt"
+    """Where the RTO estimator's samples come from: `per_rtt` (one timed segment per round,
+    Karn's rule: ns-2, what paper 000 simulated) or `timestamps` (every ACK, RFC 7323: ns-3,
+    Linux)."""
+    limited_transmit: bool = False
+    """RFC 3042: send one new segment on each of the first two duplicate ACKs."""
+    vegas: VegasParams = Field(default_factory=VegasParams)
+    """Vegas thresholds (used by the `vegas` variant only)."""
+
+
+# ---- flows -----------------------------------------------------------------------------------
+
+
+class FlowSpec(_Model):
+    """One flow, or `count` identical flows (background traffic) named `<name>-0`, `<name>-1`, ..."""
+
+    name: str | None = None
+    """Flow name (default "flow<i>", i its index in `flows`)."""
+    count: Annotated[U32, Field(ge=1, le=MAX_FLOWS)] = 1
+    """How many flows this entry generates; distributions are drawn once per flow."""
+    type: FlowType = "tcp"
+    """Transport: "tcp", or "udp" (which carries a cbr app)."""
+    variant: Variant | None = None
+    """TCP congestion-control variant (default "newreno-sbs"; none for UDP)."""
+    rtt_ms: Value | None = None
+    """Round-trip propagation delay, ms (dumbbell flows only, where it is required): a number or
+    {"uniform": [a, b]}."""
+    from_: str | None = Field(default=None, alias="from")
+    """Sender node (graph flows only)."""
+    to: str | None = None
+    """Receiver node (graph flows only)."""
+    start_s: Value = 0.0
+    """Start time, seconds: a number or {"uniform": [a, b]}."""
+    stop_s: Annotated[float, Field(ge=0.0, le=MAX_DURATION_S)] | None = None
+    """Stop time, seconds (default: runs to the end)."""
+    app: AppSpec = Field(default_factory=lambda: FtpApp(type="ftp"))
+    """Application (default: endless FTP)."""
+    tcp: TcpConfig = Field(default_factory=TcpConfig)
+    """TCP parameters."""
+    loss: LossSpec | None = None
+    """Loss module on this flow's path, just before its receiver (paper 000 §IV-B)."""
+
+
+# ---- outputs and limits ----------------------------------------------------------------------
+
+
+class Outputs(_Model):
+    """Optional time series, sampled every trace_interval_s and bounded in size."""
+
+    trace_interval_s: Annotated[float, Field(gt=0.0)] | None = None
+    """Sampling interval of the time series, seconds (default: no traces)."""
+    trace: list[TraceKind] = Field(default_factory=lambda: ["cwnd", "ssthresh", "queue"])
+    """Which series to record."""
+    trace_flows: list[str] | None = None
+    """Flow names to trace (default: every flow)."""
+    trace_links: list[str] | None = None
+    """Link names whose queue to trace (default: the bottleneck, or every graph link)."""
+    max_trace_points: Annotated[U64, Field(le=MAX_TRACE_POINTS * 10)] = 200_000
+    """Upper bound on all trace samples together; a scenario that would exceed it is refused."""
+
+
+class Limits(_Model):
+    """A run passing one of these stops with an error (`limit_exceeded`)."""
+
+    max_events: U64 | None = None
+    """Most simulated events."""
+    max_wall_s: Annotated[float, Field(gt=0.0)] | None = None
+    """Most wall-clock seconds."""
+
+
+# ---- the scenario ----------------------------------------------------------------------------
+
+
+class Scenario(_Model):
+    """One simulation run: a topology, its flows, how long to run and what to measure.
+
+    Metrics cover [warmup_s, duration_s]. Every random stream derives from `seed`: the same
+    scenario, seed and core version give bit-identical results.
+    """
+
+    name: str | None = None
+    """Free text for people; ignored by the core."""
+    description: str | None = None
+    """Free text for people; ignored by the core."""
+    duration_s: Annotated[float, Field(gt=0.0, le=MAX_DURATION_S)]
+    """Simulated seconds."""
+    warmup_s: Annotated[float, Field(ge=0.0)] = 0.0
+    """Start of the measurement window, seconds (below duration_s)."""
+    seed: U64 = 1
+    """Seed of every random stream of the run."""
+    topology: Topology
+    """`{"dumbbell": {...}}` or `{"graph": {...}}`."""
+    flows: Annotated[list[FlowSpec], Field(min_length=1)]
+    """The flows (at least one; at most 100,000 after `count`s are expanded)."""
+    outputs: Outputs = Field(default_factory=Outputs)
+    """Time series to record (none by default)."""
+    limits: Limits = Field(default_factory=Limits)
+    """Event and wall-time limits (none by default)."""
+
+
+UNION_TAGS: dict[str, frozenset[str]] = {
+    "topology": frozenset(TOPOLOGY_KINDS),
+    "queue": frozenset(QUEUE_TYPES),
+    "loss": frozenset(LOSS_TYPES),
+    "reverse_loss": frozenset(LOSS_TYPES),
+    "app": frozenset(APP_TYPES),
+    "rtt_ms": frozenset({"fixed", "uniform"}),
+    "start_s": frozenset({"fixed", "uniform"}),
+}
+"""Fields holding a tagged union, and the tags Pydantic puts after them in an error's `loc`
+(`("flows", 0, "loss", "bernoulli_events", "m")`); `validation.json_path` drops them."""
