@@ -23,6 +23,7 @@ import threading
 import time
 from collections import deque
 from contextlib import ExitStack
+from pathlib import Path
 from types import FrameType
 
 from pydantic import ValidationError
@@ -46,10 +47,18 @@ class LaunchError(RuntimeError):
     pass
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m api.launch", description=__doc__.split("\n\n")[0])
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m api.launch",
+        description="Run tcplab: embedded or external PostgreSQL and Redis, migrations, a "
+        "worker and the API. Configured by TCPLAB_* variables, DATABASE_URL and REDIS_URL.",
+    )
     parser.add_argument("--no-worker", action="store_true", help="serve the API without a worker")
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
 
     try:
         settings = get_settings()
@@ -171,14 +180,28 @@ class _Supervisor(threading.Thread):
         self._restarts: deque[float] = deque()
         self._lock = threading.Lock()
 
+    @property
+    def _worker_name(self) -> str:
+        return f"tcplab-{self.settings.port}"
+
+    @property
+    def _pid_file(self) -> Path:
+        return self.settings.state_dir / f"worker-{self.settings.port}.pid"
+
     def _start_worker(self) -> None:
         from worker.process import WorkerProcess
 
         with self._lock:
             if self._done.is_set():
                 return
-            self.worker = WorkerProcess(self.settings, name=f"tcplab-{self.settings.port}")
+            if self.worker is not None:
+                self.worker.stop(grace_s=0)  # reaps the pool processes of a dead worker
+            else:
+                _stop_leftover_worker(self._pid_file, self._worker_name)
+            self.worker = WorkerProcess(self.settings, name=self._worker_name)
             self.worker.start()
+            self._pid_file.parent.mkdir(parents=True, exist_ok=True)
+            self._pid_file.write_text(f"{self.worker.pid}\n")
             log.info("worker started (pid %d): %s", self.worker.pid, " ".join(self.worker.command[1:]))
 
     def run(self) -> None:
@@ -213,9 +236,34 @@ class _Supervisor(threading.Thread):
             self._done.set()
         if self.is_alive():
             self.join(timeout=5)
-        if self.worker is not None and self.worker.running():
-            log.info("stopping the worker (up to %g s for a running task)", WORKER_SHUTDOWN_GRACE_S)
+        if self.worker is not None:
+            if self.worker.running():
+                log.info(
+                    "stopping the worker (up to %g s for a running task)", WORKER_SHUTDOWN_GRACE_S
+                )
             self.worker.stop(grace_s=WORKER_SHUTDOWN_GRACE_S)
+            self._pid_file.unlink(missing_ok=True)
+
+
+def _stop_leftover_worker(pid_file: Path, name: str) -> None:
+    """A launcher killed outright leaves its worker running: stop it before starting ours."""
+    import psutil
+
+    try:
+        proc = psutil.Process(int(pid_file.read_text().strip()))
+        cmdline = " ".join(proc.cmdline())
+    except (OSError, ValueError, psutil.Error):
+        return
+    if "celery" not in cmdline or f"{name}@" not in cmdline:
+        return
+    from services.embedded import wait_gone
+
+    log.warning("stopping the worker (pid %d) that a previous launcher left running", proc.pid)
+    with contextlib.suppress(psutil.Error):
+        proc.terminate()
+        wait_gone(proc, timeout_s=WORKER_SHUTDOWN_GRACE_S)
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(proc.pid, signal.SIGKILL)  # the worker leads its own process group
 
 
 def _announce(settings: Settings, with_worker: bool, servers: str) -> None:

@@ -165,7 +165,7 @@ class EmbeddedPostgres:
         except (subprocess.SubprocessError, OSError) as exc:
             log.warning("pg_ctl stop failed (%s): terminating the postmaster", exc)
             _terminate(proc, timeout_s=5.0)
-        _wait_gone(proc, timeout_s=10.0)
+        wait_gone(proc, timeout_s=10.0)
         (self.pgdata / ".handle_pids.json").unlink(missing_ok=True)
         log.info("embedded PostgreSQL stopped (%s)", self.pgdata)
 
@@ -231,7 +231,7 @@ class EmbeddedPostgres:
             if status == "ready" or self._postmaster() is None:
                 return
             if status == "stopping":
-                _wait_gone(proc, timeout_s=max(0.1, deadline - time.monotonic()))
+                wait_gone(proc, timeout_s=max(0.1, deadline - time.monotonic()))
                 if self._postmaster() is None:
                     pid_file.unlink(missing_ok=True)
                 return
@@ -390,7 +390,7 @@ class EmbeddedRedis:
             log.debug("redis SHUTDOWN failed: %s", exc)
         finally:
             client.close()
-        if not _wait_gone(proc, timeout_s=timeout_s):
+        if not wait_gone(proc, timeout_s=timeout_s):
             log.warning("embedded Redis (pid %d) ignored SHUTDOWN: terminating it", proc.pid)
             _terminate(proc, timeout_s=5.0)
         self._remove_files()
@@ -491,7 +491,7 @@ def _import_pgserver() -> ModuleType:
     return pgserver
 
 
-def _wait_gone(proc: psutil.Process, timeout_s: float) -> bool:
+def wait_gone(proc: psutil.Process, timeout_s: float) -> bool:
     """Wait until ``proc`` has exited. A daemon is not our child: once it exits it stays a
     zombie until init reaps it, which can take seconds, so a zombie counts as gone."""
     deadline = time.monotonic() + timeout_s
@@ -509,9 +509,9 @@ def _wait_gone(proc: psutil.Process, timeout_s: float) -> bool:
 def _terminate(proc: psutil.Process, timeout_s: float) -> None:
     with contextlib.suppress(psutil.Error):
         proc.send_signal(signal.SIGTERM)
-        if not _wait_gone(proc, timeout_s):
+        if not wait_gone(proc, timeout_s):
             proc.kill()
-            _wait_gone(proc, timeout_s)
+            wait_gone(proc, timeout_s)
 
 
 def _tail(path: Path, lines: int = 20) -> str:
