@@ -9,7 +9,7 @@ with the spread), the predictions of eq. (4) (SBS) and eq. (8) (IMP, applicable 
 and the model errors |sim - model| / sim; then the crossover m_t, in simulation and by the
 models. `--markdown FILE` also writes the table as the committed document shows it.
 
-Usage: python simulator/validation/fig2.py [--p 0.0005] [--seeds 3] [--duration 1000]
+Usage: .venv/bin/python simulator/validation/fig2.py [--p 0.0005] [--seeds 3] [--duration 1000]
        [--m 1-40] [--jobs 2] [--markdown docs/validation/fig2a.md]
 """
 
@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import os
 import shutil
 import statistics
@@ -31,37 +30,18 @@ ROOT = Path(__file__).resolve().parents[2]
 R_PROPAGATION_S = 0.070
 
 
-# ---- paper 000 §III models (kept here until the service's model package exists) ----------
-
-
-def w_sbs(p: float, m: float) -> float:
-    """Eq. (2): mean peak window of Slow-but-Steady."""
-    return (-3 * p - m * p + math.sqrt(9 * p * p + 6 * m * p * p + m * m * p * p + 24 * p)) / (3 * p)
-
-
-def sbs_pkts_per_rtt(p: float, m: float) -> float:
-    """Eq. (4) times R: packets per round trip."""
-    return (1 / p) / (w_sbs(p, m) / 2 + m + 1)
-
-
-def w_imp(p: float) -> float:
-    """Eq. (6): mean peak window of Impatient."""
-    return (-14 * p + 2 * math.sqrt(169 * p * p + 120 * p)) / (15 * p)
-
-
-def imp_pkts_per_rtt(p: float, r: float, rto: float) -> float:
-    """Eq. (8) times R; the slow-start term is log base 2 (doubling per round)."""
-    w = w_imp(p)
-    rounds = (math.log2(w / 8) + 1) + (3 * w / 4 + 1) + (1 + rto / r)
-    return (1 / p) / rounds
-
-
-def m_star(r: float, rto: float) -> int:
-    """Paper 000 §II-C: Impatient resets its timer at the first partial ACK, one RTT into the
-    recovery, and times out RTO later; it repairs one hole per RTT, so it completes the
-    recovery only if the m-th hole is repaired before R + RTO: m* = floor(RTO / R) + 2.
-    (2R < RTO < 3R gives m* = 4, as in the paper.)"""
-    return math.floor(rto / r) + 2
+# Paper 000 §III models: eq. (2), (4), (8) and m* (§II-C) from the service's model package
+# (services/models/newreno.py), which needs numpy: run this with the project's environment.
+sys.path.insert(0, str(ROOT))
+try:
+    from services.models.newreno import (
+        imp_timeout_pkts_per_rtt as imp_pkts_per_rtt,  # eq. (8) times R: Impatient for m >= m*
+        m_star,  # floor(RTO / R) + 2
+        sbs_pkts_per_rtt,  # eq. (4) times R
+        w_sbs,  # eq. (2)
+    )
+except ImportError as exc:  # e.g. a system Python without numpy
+    sys.exit(f"fig2.py: {exc}; run it with the project's Python: .venv/bin/python {Path(__file__).relative_to(ROOT)} (make install)")
 
 
 # ---- simulation -----------------------------------------------------------------------------
@@ -137,7 +117,7 @@ def main() -> int:
         rows.append((m, sbs, imp, timeouts))
     r = statistics.fmean(rtts)
     rto = statistics.fmean(rtos)
-    mstar = m_star(r, rto)
+    mstar = int(m_star(r, rto))
     imp_model = imp_pkts_per_rtt(a.p, r, rto)
 
     lines = [
