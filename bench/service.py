@@ -1,0 +1,151 @@
+#!/usr/bin/env python3
+"""Service timings: a model query of 10,000 points, the submission of 1,000 runs, and the
+overhead the service adds to a run over the core's own time.
+
+Starts the service as the README does (`python -m api.launch`, embedded PostgreSQL and Redis
+in a temporary state folder, one worker) on a free port, drives it over HTTP on loopback, and
+stops it. Prints the figures; `--json PATH` also writes them.
+
+    .venv/bin/python bench/service.py [--runs 1000] [--clients 8] [--overhead-runs 20]
+"""
+
+from __future__ import annotations
+
+import argparse
+import concurrent.futures as cf
+import contextlib
+import datetime as dt
+import json
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import httpx
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def free_port() -> int:
+    with contextlib.closing(socket.socket()) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextlib.contextmanager
+def launched(state: Path):
+    port = free_port()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TCPLAB_") and k not in ("DATABASE_URL", "REDIS_URL")}
+    env.update(TCPLAB_STATE_DIR=str(state), TCPLAB_PORT=str(port))
+    log = open(state / "launch.log", "ab")
+    proc = subprocess.Popen([sys.executable, "-m", "api.launch"], cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 120
+        while True:
+            if proc.poll() is not None:
+                raise SystemExit(f"api.launch exited: see {state / 'launch.log'}")
+            with contextlib.suppress(httpx.HTTPError):
+                if httpx.get(f"{base}/readyz", timeout=2).status_code == 200 and " ready." in (state / "launch.log").read_text(errors="replace"):
+                    break
+            if time.monotonic() > deadline:
+                raise SystemExit("the service did not become ready in 120 s")
+            time.sleep(0.25)
+        yield base
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+def percentiles(xs: list[float]) -> dict[str, float]:
+    a = np.asarray(xs)
+    return {"p50": float(np.percentile(a, 50)), "p99": float(np.percentile(a, 99)), "max": float(a.max())}
+
+
+def model_query(client: httpx.Client) -> dict[str, float]:
+    p = np.logspace(-4, -1, 100).tolist()
+    m = np.linspace(1, 40, 100).tolist()
+    body = {"p": p, "m": m, "rtt_s": 0.07, "mode": "grid"}
+    client.post("/v1/models/newreno-sbs/evaluate", json=body).raise_for_status()  # warm-up
+    times = []
+    for _ in range(10):
+        t = time.perf_counter()
+        r = client.post("/v1/models/newreno-sbs/evaluate", json=body)
+        times.append(time.perf_counter() - t)
+        r.raise_for_status()
+    return {"points": len(p) * len(m), **{f"http_{k}_ms": v * 1e3 for k, v in percentiles(times).items()}}
+
+
+def submit_many(base: str, n: int, clients: int) -> dict[str, float]:
+    def submit(i: int) -> float:
+        with httpx.Client(base_url=base, timeout=30) as c:
+            t = time.perf_counter()
+            r = c.post("/v1/runs", json={"preset": "paper000-fig2a", "overrides": {"duration_s": 2, "warmup_s": 1, "seed": 100_000 + i}})
+            r.raise_for_status()
+            return time.perf_counter() - t
+
+    started = time.perf_counter()
+    with cf.ThreadPoolExecutor(clients) as pool:
+        latencies = list(pool.map(submit, range(n)))
+    wall = time.perf_counter() - started
+    return {"runs": n, "clients": clients, "wall_s": wall, "runs_per_s": n / wall, **{f"{k}_ms": v * 1e3 for k, v in percentiles(latencies).items()}}
+
+
+def overhead(client: httpx.Client, n: int) -> dict[str, float]:
+    """Submit one run at a time on an idle queue; overhead = (finished − created) − core time."""
+    over, core = [], []
+    for i in range(n):
+        run = client.post("/v1/runs", json={"preset": "paper000-fig2a", "overrides": {"duration_s": 50, "warmup_s": 10, "seed": 900_000 + i}}).json()
+        while (run := client.get(f"/v1/runs/{run['id']}").json())["status"] in ("queued", "running"):
+            time.sleep(0.02)
+        assert run["status"] == "succeeded", run
+        total = (dt.datetime.fromisoformat(run["finished_at"]) - dt.datetime.fromisoformat(run["created_at"])).total_seconds()
+        over.append(total - run["core_wall_s"])
+        core.append(run["core_wall_s"])
+    return {"runs": n, "core_median_ms": statistics.median(core) * 1e3, **{f"overhead_{k}_ms": v * 1e3 for k, v in percentiles(over).items()}}
+
+
+def wait_idle(client: httpx.Client, timeout_s: float = 600) -> float:
+    t = time.perf_counter()
+    while client.get("/v1/runs", params={"status": "queued", "limit": 1}).json()["total"] or client.get(
+        "/v1/runs", params={"status": "running", "limit": 1}
+    ).json()["total"]:
+        if time.perf_counter() - t > timeout_s:
+            break
+        time.sleep(0.5)
+    return time.perf_counter() - t
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--runs", type=int, default=1000)
+    ap.add_argument("--clients", type=int, default=8)
+    ap.add_argument("--overhead-runs", type=int, default=20)
+    ap.add_argument("--json", type=Path)
+    a = ap.parse_args()
+    figures: dict[str, object] = {"date": dt.datetime.now(dt.UTC).isoformat(timespec="seconds")}
+    with tempfile.TemporaryDirectory(prefix="tcplab-bench-") as tmp, launched(Path(tmp)) as base:
+        with httpx.Client(base_url=base, timeout=60) as client:
+            figures["model_query"] = model_query(client)
+            print("model query:", json.dumps(figures["model_query"]))
+            figures["overhead"] = overhead(client, a.overhead_runs)
+            print("run overhead (idle queue, one at a time):", json.dumps(figures["overhead"]))
+            figures["submission"] = submit_many(base, a.runs, a.clients)
+            print("submission:", json.dumps(figures["submission"]))
+            figures["drain_s"] = wait_idle(client)
+            print(f"the worker finished the {a.runs} submitted runs {figures['drain_s']:.1f} s after the last submission")
+    if a.json:
+        a.json.write_text(json.dumps(figures, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
