@@ -75,6 +75,8 @@ MAX_FLOWS = 100_000
 MAX_NODES = 100_000
 MAX_DURATION_S = 1.0e7
 MAX_TRACE_POINTS = 1_000_000
+# A timer must advance simulated time (integer nanoseconds): at least one microsecond.
+MIN_TIMER_S = 1e-6
 U32_MAX = 2**32 - 1
 U64_MAX = 2**64 - 1
 
@@ -420,16 +422,16 @@ class TcpConfig(_Model):
     """Receiver window, segments: never more than this outstanding."""
     delayed_ack: bool = False
     """Acknowledge every second segment (or after delack_timeout_s)."""
-    delack_timeout_s: Annotated[float, Field(gt=0.0, le=1.0e3)] = 0.1
-    """Delayed-ACK timer, seconds."""
+    delack_timeout_s: Annotated[float, Field(ge=MIN_TIMER_S, le=1.0e3)] = 0.1
+    """Delayed-ACK timer, seconds (at least 1 µs)."""
     sack: bool | None = None
     """SACK blocks on ACKs (default: on for the `sack` variant only)."""
     dupack_threshold: Annotated[U32, Field(ge=1, le=1000)] = 3
     """Duplicate ACKs that trigger fast retransmit."""
-    initial_rto_s: Annotated[float, Field(gt=0.0, le=1.0e5)] = 3.0
-    """Retransmission timeout before the first RTT sample, seconds."""
-    min_rto_s: Annotated[float, Field(gt=0.0)] = 0.2
-    """Lower bound of the RTO, seconds (at most max_rto_s)."""
+    initial_rto_s: Annotated[float, Field(ge=MIN_TIMER_S, le=1.0e5)] = 3.0
+    """Retransmission timeout before the first RTT sample, seconds (at least 1 µs)."""
+    min_rto_s: Annotated[float, Field(ge=MIN_TIMER_S)] = 0.2
+    """Lower bound of the RTO, seconds (at least 1 µs, at most max_rto_s)."""
     max_rto_s: Annotated[float, Field(gt=0.0, le=1.0e5)] = 60.0
     """Upper bound of the RTO (backoff included), seconds."""
     rtt_gain: Annotated[float, Field(gt=0.0, le=1.0)] = 0.125
@@ -489,8 +491,8 @@ class FlowSpec(_Model):
 class Outputs(_Model):
     """Optional time series, sampled every trace_interval_s and bounded in size."""
 
-    trace_interval_s: Annotated[float, Field(gt=0.0)] | None = None
-    """Sampling interval of the time series, seconds (default: no traces)."""
+    trace_interval_s: Annotated[float, Field(ge=MIN_TIMER_S)] | None = None
+    """Sampling interval of the time series, seconds, at least 1 µs (default: no traces)."""
     trace: list[TraceKind] = Field(default_factory=lambda: ["cwnd", "ssthresh", "queue"])
     """Which series to record."""
     trace_flows: list[str] | None = None

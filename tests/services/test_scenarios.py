@@ -462,6 +462,10 @@ SCHEMA_ERRORS = [
     pytest.param(lambda s: s["outputs"].update(trace=["rtt"]), "$.outputs.trace[0]", "literal_error",
                  id="unknown-trace"),
     pytest.param(lambda s: s.update(flows=[]), "$.flows", "too_short", id="no-flows"),
+    pytest.param(lambda s: s["flows"][0]["tcp"].update(min_rto_s=1e-7), "$.flows[0].tcp.min_rto_s",
+                 "greater_than_equal", id="timer-below-a-microsecond"),
+    pytest.param(lambda s: s["outputs"].update(trace_interval_s=1e-7), "$.outputs.trace_interval_s",
+                 "greater_than_equal", id="trace-interval-below-a-microsecond"),
 ]
 
 
@@ -528,6 +532,8 @@ CORE_ERRORS = [
                  id="outage-ends-before-it-starts"),
     pytest.param(lambda s: s["flows"][0]["tcp"].update(min_rto_s=100), "$.flows[0].tcp.max_rto_s", "min_rto_s",
                  id="min-rto-above-max"),
+    pytest.param(lambda s: s["flows"][0].update(variant="sack") or s["flows"][0]["tcp"].update(sack=False),
+                 "$.flows[0].tcp.sack", "sack off", id="sack-variant-without-sack"),
 ]
 
 
