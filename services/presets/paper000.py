@@ -191,7 +191,7 @@ def _fig2_preset(panel: str) -> Preset:
             ),
         ),
         published=_fig2_published(panel),
-        _scenario=scenario,
+        template=scenario,
         warmup_fraction=WARMUP_FRACTION,
     )
 
@@ -342,9 +342,10 @@ RED_CHOICES = """\
 - RED: thresholds at 1/3 and 2/3 of the queue, as the paper says (the core's defaults when \
 `min_th_pkts` / `max_th_pkts` are absent, so they follow an override of `limit_pkts`: 50 and \
 100 packets at 150). The paper gives no other RED parameter; we use the classic ns-2 values: \
-max_p 0.1, averaging weight q_w 0.002, gentle mode on, mean packet size 1000 bytes (ns-2 \
-releases after 2.1b9 default to an automatic q_w of about 0.0005 at 15 Mb/s: try it with \
-`topology.dumbbell.bottleneck.queue.weight`).
+max_p 0.1, averaging weight q_w 0.002, gentle mode on, mean packet size 1000 bytes. Later \
+ns-2 releases default to an automatic q_w (1 - exp(-1/C), C the link rate in packets per \
+second: a few 1e-4 at 15 Mb/s), and the paper does not say which it ran: try it with \
+`topology.dumbbell.bottleneck.queue.weight`.
 """
 
 TABLE2_COLUMNS = (
@@ -456,9 +457,9 @@ def _background_preset(red: bool) -> Preset:
         reference=Reference(paper="000", citation=CITATION, where=where),
         parameters=_background_parameters(queue_parameters),
         published=_background_published(with_table=not red),
-        _scenario=scenario,
+        template=scenario,
         warmup_fraction=WARMUP_FRACTION,
-        _expanders={"background_flows": _expand_background},
+        expanders={"background_flows": _expand_background},
     )
 
 

@@ -118,16 +118,18 @@ class Preset:
     reference: Reference
     parameters: tuple[Parameter, ...]
     published: Published | None
-    _scenario: Mapping[str, Any] = field(repr=False)
+    template: Mapping[str, Any] = field(repr=False)
+    """The scenario as written (read it through `scenario`, a copy)."""
     warmup_fraction: float | None = None
     """When an override sets `duration_s` but not `warmup_s`, the warm-up is this fraction of
     the new duration (paper 000 measures the last 750 of 1000 s: 0.25)."""
-    _expanders: Mapping[str, Expander] = field(default_factory=dict, repr=False)
+    expanders: Mapping[str, Expander] = field(default_factory=dict, repr=False)
+    """Preset parameters (`background_flows`) -> the function that turns a value into paths."""
 
     @property
     def scenario(self) -> dict[str, Any]:
         """The preset's full scenario (a fresh copy: changing it changes nothing here)."""
-        return copy.deepcopy(dict(self._scenario))
+        return copy.deepcopy(dict(self.template))
 
     def parameter(self, name: str) -> Parameter | None:
         return next((p for p in self.parameters if p.name == name), None)
@@ -145,17 +147,18 @@ class Preset:
         overrides = dict(overrides or {})
         paths: dict[str, Any] = {}
         for key, value in overrides.items():
-            expander = self._expanders.get(key)
+            expander = self.expanders.get(key)
             if expander is not None:
                 try:
                     paths.update(expander(value))
                 except (TypeError, ValueError) as e:
                     raise ScenarioInvalid([_override_error(key, str(e))]) from None
         for key, value in overrides.items():
-            if key not in self._expanders:
+            if key not in self.expanders:
                 paths[key] = value
-        if self.warmup_fraction is not None and "duration_s" in paths and not _sets_warmup(paths):
-            duration = paths["duration_s"]
+        duration_keys = [k for k in paths if _top_level(k) == "duration_s"]
+        if self.warmup_fraction is not None and duration_keys and not any(_top_level(k) == "warmup_s" for k in paths):
+            duration = paths[duration_keys[-1]]
             if isinstance(duration, int | float) and not isinstance(duration, bool) and math.isfinite(duration):
                 paths["warmup_s"] = duration * self.warmup_fraction
         base = Scenario.model_validate(self.scenario).model_dump(mode="json", exclude_none=True)
@@ -165,8 +168,11 @@ class Preset:
             raise ScenarioInvalid([_override_error(e.path, e.reason)]) from None
 
 
-def _sets_warmup(paths: Mapping[str, Any]) -> bool:
-    return any(p.lstrip("$.") == "warmup_s" for p in paths)
+def _top_level(key: Any) -> str | None:
+    """`duration_s` for both `duration_s` and `$.duration_s`."""
+    if not isinstance(key, str):
+        return None
+    return key[2:] if key.startswith("$.") else key
 
 
 def _override_error(key: str, reason: str) -> FieldError:

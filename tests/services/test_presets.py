@@ -199,6 +199,8 @@ def test_an_explicit_warmup_is_kept_when_the_duration_changes():
     s = build_scenario("paper000-table2-droptail", {"duration_s": 100, "warmup_s": 10})
     assert (s["duration_s"], s["warmup_s"]) == (100, 10)
     assert build_scenario("paper000-table2-droptail", {"seed": 4})["warmup_s"] == 250
+    assert build_scenario("paper000-fig2a", {"$.duration_s": 40})["warmup_s"] == 10  # a core-style path
+    assert build_scenario("paper000-fig2a", {"duration_s": 40, "$.warmup_s": 0})["warmup_s"] == 0
 
 
 def test_an_override_path_that_does_not_exist_is_refused_by_its_path():
@@ -246,3 +248,11 @@ def test_both_background_presets_carry_the_section_iv_c_findings():
 @pytest.mark.parametrize("name", ["000_fig2_and_regions.json", "000_table2_sbs_droptail.csv"])
 def test_the_data_files_are_unchanged_copies_of_the_published_ones(name):
     assert (DATA_DIR / name).read_bytes() == (PUBLISHED / name).read_bytes()
+
+
+def test_docs_presets_md_describes_every_preset_and_parameter():
+    text = (ROOT / "docs" / "presets.md").read_text()
+    for p in list_presets():
+        assert f"`{p.name}`" in text, p.name
+        for param in p.parameters:
+            assert f"`{param.name}`" in text, (p.name, param.name)
