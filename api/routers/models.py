@@ -72,11 +72,13 @@ def _unrange(body: BaseModel, names: tuple[str, ...]) -> tuple[dict[str, Any], s
     return values, ranged
 
 
-def _unprocessable(exc: ModelDomainError, ranged: set[str] = frozenset()) -> RequestValidationError:
-    """A domain error as the 422 FastAPI gives for a failed body validation."""
+def _unprocessable(exc: ModelDomainError, body: BaseModel, ranged: set[str] = frozenset()) -> RequestValidationError:
+    """A domain error as the 422 FastAPI gives for a failed body validation. An issue about no
+    field in particular (too many points, lists that do not broadcast) points at the body, or
+    at ``mode`` where the body has one."""
     errors = []
     for issue in exc.issues:
-        loc: tuple[Any, ...] = ("body", issue.parameter)
+        loc: tuple[Any, ...] = ("body", issue.parameter) if issue.parameter in type(body).model_fields else ("body",)
         if issue.index and issue.parameter not in ranged:
             loc += issue.index
         errors.append({"type": "value_error", "loc": loc, "msg": issue.reason, "input": issue.value})
@@ -105,7 +107,7 @@ def newreno_crossover(body: CrossoverRequest) -> CrossoverResponse:
     try:
         c = crossover(**inputs, max_points=MAX_POINTS)
     except ModelDomainError as exc:
-        raise _unprocessable(exc, ranged) from None
+        raise _unprocessable(exc, body, ranged) from None
     flat = lambda a: _jsonable(np.ravel(a))  # noqa: E731
     return CrossoverResponse(
         p=flat(c.p),
@@ -130,7 +132,7 @@ def newreno_regions(body: RegionsRequest) -> RegionsResponse:
     try:
         r = regions(**inputs, max_points=MAX_POINTS)
     except ModelDomainError as exc:
-        raise _unprocessable(exc, ranged) from None
+        raise _unprocessable(exc, body, ranged) from None
     labels = r.labels.tolist()
     return RegionsResponse(
         p=_jsonable(r.p),
@@ -149,11 +151,12 @@ def newreno_regions(body: RegionsRequest) -> RegionsResponse:
     )
 
 
-def _evaluate(name: str, body: Mapping[str, Any], mode: str) -> EvaluateResponse:
+def _evaluate(name: str, body: BaseModel) -> EvaluateResponse:
+    inputs: Mapping[str, Any] = body.model_dump(exclude={"mode"}, exclude_none=True)
     try:
-        e = get_model(name).evaluate(body, mode, max_points=MAX_POINTS)  # type: ignore[arg-type]
+        e = get_model(name).evaluate(inputs, body.mode, max_points=MAX_POINTS)  # type: ignore[attr-defined]
     except ModelDomainError as exc:
-        raise _unprocessable(exc) from None
+        raise _unprocessable(exc, body) from None
     return EvaluateResponse(
         model=e.model,
         mode=e.mode,
@@ -170,8 +173,7 @@ def _add_evaluate_route(name: str) -> None:
     model = MODELS[name]
 
     def evaluate(body: BaseModel) -> EvaluateResponse:
-        inputs = body.model_dump(exclude={"mode"}, exclude_none=True)
-        return _evaluate(name, inputs, body.mode)  # type: ignore[attr-defined]
+        return _evaluate(name, body)
 
     evaluate.__annotations__["body"] = schema  # the generated body model (annotations are strings here)
 

@@ -164,8 +164,9 @@ class CrossoverResponse(BaseModel):
     m_star: list[float]
     m_t: list[float | None] = Field(description="the real m where eq. (4) = eq. (8); null where there is none")
     m_t_int: list[int | None] = Field(description="the first whole m ≥ m_t: IMP superior from there")
-    status: list[Literal["crossover", "beyond_model", "below_one"]] = Field(
-        description="beyond_model: m_t > W_SBS − 3 (no crossover inside the model)"
+    status: list[Literal["crossover", "beyond_model", "below_one", "overflow"]] = Field(
+        description="beyond_model: m_t > W_SBS − 3 (no crossover inside the model); below_one: m_t < 1; "
+        "overflow: inputs too extreme for double precision"
     )
     w_sbs_at_m_t: list[float]
     w_imp: list[float]

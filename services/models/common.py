@@ -410,9 +410,18 @@ class Model:
     def evaluate(self, inputs: Mapping[str, Any], mode: Mode = "broadcast", max_points: int | None = None) -> Evaluation:
         prep = prepare(self.params, inputs, mode, max_points)
         args = {n: a for n, a in prep.arrays.items() if n != MSS.name}
-        outputs, warnings = self.compute(prep.shape, **args)
-        if MSS.name in prep.arrays:
-            outputs["throughput_bits_per_s"] = outputs["throughput_pkts_per_s"] * prep.arrays[MSS.name] * 8.0
+        with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+            outputs, warnings = self.compute(prep.shape, **args)
+            if MSS.name in prep.arrays:
+                outputs["throughput_bits_per_s"] = outputs["throughput_pkts_per_s"] * prep.arrays[MSS.name] * 8.0
         outputs = {k: np.broadcast_to(v, prep.shape) for k, v in outputs.items()}
         warnings = range_warnings(self.params, prep.arrays, prep.shape) + warnings
+        for k, v in outputs.items():
+            if v.dtype.kind == "f":
+                warnings += derived_warning(
+                    k,
+                    ~np.isfinite(v),
+                    prep.shape,
+                    "not representable in double precision at these (extreme) inputs: NaN or ±∞, null in JSON",
+                )
         return Evaluation(self.name, mode, prep.shape, prep.axes, prep.given, outputs, warnings)

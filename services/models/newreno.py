@@ -181,8 +181,9 @@ class Crossover:
 
     ``m_t`` the real crossover (NaN where there is none), ``m_t_int`` the first whole m ≥ m_t
     (from there on IMP is superior; NaN where none), ``status``: "crossover", "beyond_model"
-    (m_t > W_SBS(m_t) − 3: the paper's bound, fast recovery needs three duplicate ACKs) or
-    "below_one" (m_t < 1); ``m_star`` the equality threshold; ``w_sbs_at_m_t`` and ``w_imp``
+    (m_t > W_SBS(m_t) − 3: the paper's bound, fast recovery needs three duplicate ACKs),
+    "below_one" (m_t < 1) or "overflow" (inputs so extreme that double precision cannot
+    represent the answer); ``m_star`` the equality threshold; ``w_sbs_at_m_t`` and ``w_imp``
     the windows behind the bounds.
     """
 
@@ -200,11 +201,13 @@ class Crossover:
 
 def _crossover_arrays(p: np.ndarray, r: np.ndarray, t: np.ndarray, ms: np.ndarray | None):
     shape = np.broadcast_shapes(p.shape, r.shape, t.shape, () if ms is None else ms.shape)
-    raw = np.broadcast_to(crossover_m(p, r, t), shape)
-    w_at = np.broadcast_to(w_sbs(p, np.maximum(raw, 1.0)), shape)
+    with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+        raw = np.broadcast_to(crossover_m(p, r, t), shape)
+        w_at = np.broadcast_to(w_sbs(p, np.maximum(raw, 1.0)), shape)
     status = np.full(shape, "crossover", dtype=object)
     status[raw < 1.0] = "below_one"
     status[(raw >= 1.0) & (raw > w_at - 3.0)] = "beyond_model"
+    status[~np.isfinite(raw) | ~np.isfinite(w_at)] = "overflow"
     ok = status == "crossover"
     m_t = np.where(ok, raw, np.nan)
     m_t_int = np.where(ok, np.ceil(raw), np.nan)
@@ -298,10 +301,11 @@ def regions(p: Any, m: Any, rtt_s: float, rto_s: float, m_star: float | None = N
     a = prep.arrays
     pp, mm, r, t = a["p"], a["m"], a["rtt_s"], a["rto_s"]  # pp (n_p, 1), mm (1, n_m)
     mstar = float(a["m_star"]) if "m_star" in a else float(_derive_m_star(r, t))
-    sbs = sbs_pkts_per_rtt(pp, mm)
-    imp = imp_timeout_pkts_per_rtt(pp, r, t)
-    wsbs3 = w_sbs(pp, mm) - 3.0
-    wimp3 = w_imp(pp) - 3.0
+    with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+        sbs = sbs_pkts_per_rtt(pp, mm)
+        imp = imp_timeout_pkts_per_rtt(pp, r, t)
+        wsbs3 = w_sbs(pp, mm) - 3.0
+        wimp3 = w_imp(pp) - 3.0
     shape = prep.shape
     labels = np.empty(shape, dtype=object)
     below = np.broadcast_to(mm < mstar, shape)

@@ -135,8 +135,8 @@ def approx_pkts_per_s(p: Any, rtt_s: Any, rto_s: Any, b: Any = 1.0, w_max: Any =
 
 # The full model covers timeouts and back-off, so it is not restricted to small p. The
 # approximation drops terms that matter at high loss: its valid range is tcplab's, where it
-# stays within 7 % of the full model (b = 1 or 2, T0 from R to 10R, no W_max; beyond p = 0.1 it
-# is 8-24 % off, and up to 79 % near p = 1) — checked in tests/services/test_models.py.
+# stays within 7 % of the full model (b = 1 or 2, T0 from R to 10R, no W_max; at p = 0.1 it
+# is 7-24 % off, and up to 79 % near p = 1) — checked in tests/services/test_models.py.
 P_FULL = loss_event_rate(None, "", description="loss probability (loss indications per packet sent)")
 P_APPROX = loss_event_rate(
     Bound(0.0, 0.05, lo_open=True),

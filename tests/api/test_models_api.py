@@ -261,3 +261,34 @@ def test_nan_and_infinity_are_422_not_500(models_api, path, text, loc):
     assert r.status_code == 422, r.text
     (err,) = r.json()["detail"]
     assert err["loc"] == loc and "finite" in err["msg"] and err["input"] is None
+
+
+def test_too_large_a_region_map_is_422_on_the_body(models_api):
+    r = models_api.post(
+        "/v1/models/newreno/regions",
+        json={"p": {"start": 1e-5, "stop": 0.05, "num": 1000, "scale": "log"}, "m": {"start": 1, "stop": 200, "step": 1}, "rtt_s": 0.07, "rto_s": 0.2},
+    )
+    assert r.status_code == 422
+    (err,) = r.json()["detail"]
+    assert err["loc"] == ["body"] and "at most 100000" in err["msg"]
+
+
+def test_generated_requests_never_get_a_server_error(models_api):
+    """schemathesis on the router's own OpenAPI document (the whole app's document is fuzzed
+    by tests/api/test_openapi_fuzz.py, with a database): no 500, responses as declared."""
+    import schemathesis
+    from hypothesis import HealthCheck, given, settings
+    from schemathesis.checks import not_a_server_error
+    from schemathesis.specs.openapi.checks import response_schema_conformance
+
+    schema = schemathesis.openapi.from_asgi("/openapi.json", models_api.app)
+    operations = [result.ok() for result in schema.get_all_operations()]
+    assert len(operations) == 4 + len(MODELS)
+    for operation in operations:
+
+        @given(case=operation.as_strategy())
+        @settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
+        def check(case):
+            case.call_and_validate(checks=[not_a_server_error, response_schema_conformance])
+
+        check()

@@ -574,3 +574,11 @@ def _timed(fn) -> float:
     t = time.perf_counter()
     fn()
     return time.perf_counter() - t
+
+
+def test_extreme_inputs_answer_with_a_warning_instead_of_silently_overflowing():
+    e = evaluate("mathis", {"p": [0.01, 1e-300], "rtt_s": 1e-300})
+    (w,) = [w for w in e.warnings if w.parameter == "throughput_pkts_per_s"]
+    assert w.points == 1 and "double precision" in w.reason  # 1.2e301 is still a double, ∞ is not
+    c = crossover([0.001, 1e-310], 0.07, 0.2)
+    assert c.status.tolist() == ["crossover", "overflow"] and np.isnan(c.m_t[1])
