@@ -45,7 +45,7 @@ def list_runs(
     created_after: dt.datetime | None = None,
     created_before: dt.datetime | None = None,
     limit: Annotated[int, Query(ge=1, le=500)] = 50,
-    offset: Annotated[int, Query(ge=0)] = 0,
+    offset: Annotated[int, Query(ge=0, le=1_000_000_000)] = 0,
 ) -> Any:
     """Runs, newest first, filtered by status, TCP variant, preset and creation time."""
     filters = runs.RunFilters(status_, variant, preset, created_after, created_before)
