@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import importlib
 import logging
+import math
 import tomllib
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from typing import Any
 
 import tcpsim
 from fastapi import FastAPI, Request
@@ -99,7 +101,7 @@ def _add_exception_handlers(app: FastAPI) -> None:
         # FastAPI's own 422, plus the JSON path inside the body (`$.scenario.flows[0].rtt_ms`).
         detail = [
             {**e, "path": json_path(e["loc"][1:])} if e.get("loc", ())[:1] == ("body",) else e
-            for e in jsonable_encoder(exc.errors())
+            for e in _finite(jsonable_encoder(exc.errors()))
         ]
         return JSONResponse({"detail": detail}, status_code=422)
 
@@ -119,6 +121,18 @@ def _add_exception_handlers(app: FastAPI) -> None:
     async def invalid_scenario(request: Request, exc: tcpsim.ScenarioError) -> JSONResponse:
         # The core's verdict on a scenario that passed the schema: same shape as above.
         return _unprocessable(exc.path, str(exc), f"scenario.{exc.kind}")
+
+
+def _finite(value: Any) -> Any:
+    """Python's JSON reader accepts NaN and Infinity, JSON does not: echoing such an input in
+    a 422 must not turn it into a 500."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return str(value)
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_finite(v) for v in value]
+    return value
 
 
 def _unprocessable(path: str, reason: str, kind: str) -> JSONResponse:

@@ -119,3 +119,10 @@ def test_a_worker_killed_mid_run_leaves_the_run_to_complete_once(client, celery_
     assert done["attempts"] == 2, "delivered again after the kill, and run to the end"
     assert count(db_session, Result) == 1
     assert count(db_session, FlowResult) == 2
+
+
+def test_a_nan_in_the_body_is_a_422_not_a_500(client, db_session):
+    body = '{"preset": "paper000-fig2a", "overrides": {"duration_s": NaN}, "extra": Infinity}'
+    r = client.post("/v1/runs", content=body, headers={"content-type": "application/json"})
+    assert r.status_code == 422, r.text
+    assert count(db_session, Run) == 0
