@@ -202,7 +202,9 @@ class _Supervisor(threading.Thread):
             self.worker.start()
             self._pid_file.parent.mkdir(parents=True, exist_ok=True)
             self._pid_file.write_text(f"{self.worker.pid}\n")
-            log.info("worker started (pid %d): %s", self.worker.pid, " ".join(self.worker.command[1:]))
+            log.info(
+                "worker started (pid %d): %s", self.worker.pid, " ".join(self.worker.command[1:])
+            )
 
     def run(self) -> None:
         if self.with_worker:
@@ -222,7 +224,9 @@ class _Supervisor(threading.Thread):
             if len(self._restarts) >= WORKER_RESTARTS:
                 log.error(
                     "the worker exited (code %s) %d times within %g s: stopping tcplab",
-                    code, WORKER_RESTARTS, WORKER_RESTART_WINDOW_S,
+                    code,
+                    WORKER_RESTARTS,
+                    WORKER_RESTART_WINDOW_S,
                 )
                 self.failed = True
                 self.server.should_exit = True  # type: ignore[attr-defined]

@@ -183,14 +183,16 @@ class EmbeddedPostgres:
             cmdline = " ".join(proc.cmdline())
         except psutil.Error:
             return None
-        return proc if str(self.pgdata.resolve()) in cmdline or str(self.pgdata) in cmdline else None
+        return (
+            proc if str(self.pgdata.resolve()) in cmdline or str(self.pgdata) in cmdline else None
+        )
 
     def _clear_leftovers(self) -> None:
-        if self.pgdata.is_dir() and not (self.pgdata / "PG_VERSION").exists():
-            if any(self.pgdata.iterdir()):
-                # initdb was interrupted: nothing in there is data yet.
-                log.warning("removing the half-initialised data folder %s", self.pgdata)
-                shutil.rmtree(self.pgdata)
+        initialised = (self.pgdata / "PG_VERSION").exists()
+        if self.pgdata.is_dir() and not initialised and any(self.pgdata.iterdir()):
+            # initdb was interrupted: nothing in there is data yet.
+            log.warning("removing the half-initialised data folder %s", self.pgdata)
+            shutil.rmtree(self.pgdata)
         pid_file = self.pgdata / "postmaster.pid"
         if pid_file.exists():
             proc = self._postmaster()
@@ -323,7 +325,7 @@ class EmbeddedRedis:
 
     def _config(self) -> str:
         persistence = (
-            ['appendonly yes', 'appendfsync everysec', 'save "900 1 300 10"']
+            ["appendonly yes", "appendfsync everysec", 'save "900 1 300 10"']
             if self.persist
             else ["appendonly no", 'save ""']
         )

@@ -28,6 +28,7 @@ LogLevel = Literal["critical", "error", "warning", "info", "debug"]
 POSTGRES_SCHEMES = ("postgres", "postgresql", "postgresql+psycopg")
 REDIS_SCHEMES = ("redis", "rediss", "redis+socket", "unix")
 
+
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(
         env_prefix="TCPLAB_",
@@ -141,6 +142,7 @@ class Settings(BaseSettings):
     def uses_embedded_redis(self) -> bool:
         return self.redis_url is None
 
+
 def _is_loopback(host: str) -> bool:
     if host.lower() == "localhost":
         return True
@@ -148,6 +150,7 @@ def _is_loopback(host: str) -> bool:
         return ipaddress.ip_address(host.strip("[]")).is_loopback
     except ValueError:
         return False
+
 
 def settings_env(settings: Settings) -> dict[str, str]:
     """Environment variables that give a child process (a worker) these very settings."""

@@ -125,9 +125,7 @@ def migrated_database(postgres_url: str) -> str:
 
 
 @pytest.fixture(scope="session")
-def test_settings(
-    migrated_database: str, redis_url: str, infra_dir: Path
-) -> Iterator[Settings]:
+def test_settings(migrated_database: str, redis_url: str, infra_dir: Path) -> Iterator[Settings]:
     """Settings for these servers; also put in this process's environment for the session."""
     settings = Settings(
         database_url=migrated_database,
@@ -230,7 +228,9 @@ class WorkerFactory:
         self.log_dir = log_dir
         self.workers: list[Any] = []
 
-    def __call__(self, name: str | None = None, *, timeout_s: float = 60.0, **overrides: Any) -> Any:
+    def __call__(
+        self, name: str | None = None, *, timeout_s: float = 60.0, **overrides: Any
+    ) -> Any:
         from worker.app import app as celery_app
         from worker.process import WorkerProcess
 
@@ -323,7 +323,9 @@ class LaunchedService:
             return handle.read().decode(errors="replace")
 
 
-def launch_service(state_dir: Path, port: int, *, timeout_s: float = 90.0, **env: str) -> LaunchedService:
+def launch_service(
+    state_dir: Path, port: int, *, timeout_s: float = 90.0, **env: str
+) -> LaunchedService:
     """Start ``python -m api.launch`` with nothing configured, as the README says; return once
     /readyz answers 200 and the worker is up."""
     import httpx

@@ -33,7 +33,10 @@ def upgrade() -> None:
             comment="links, fairness, stats, measured window (the core's result less flows/traces)",
         ),
         sa.Column(
-            "created_at", sa.DateTime(timezone=True), server_default=sa.text("now()"), nullable=False
+            "created_at",
+            sa.DateTime(timezone=True),
+            server_default=sa.text("now()"),
+            nullable=False,
         ),
         sa.CheckConstraint(SHA256_HEX, name=op.f("ck_results_cache_key_sha256")),
         sa.PrimaryKeyConstraint("id", name=op.f("pk_results")),
@@ -123,7 +126,10 @@ def upgrade() -> None:
         ),
         sa.Column("core_version", sa.Text(), nullable=False),
         sa.Column(
-            "created_at", sa.DateTime(timezone=True), server_default=sa.text("now()"), nullable=False
+            "created_at",
+            sa.DateTime(timezone=True),
+            server_default=sa.text("now()"),
+            nullable=False,
         ),
         sa.Column("started_at", sa.DateTime(timezone=True), nullable=True),
         sa.Column("finished_at", sa.DateTime(timezone=True), nullable=True),
@@ -132,9 +138,7 @@ def upgrade() -> None:
         sa.Column(
             "error", sa.Text(), nullable=True, comment="the core's message, or the failure's"
         ),
-        sa.Column(
-            "error_kind", sa.Text(), nullable=True, comment="e.g. scenario, limit, internal"
-        ),
+        sa.Column("error_kind", sa.Text(), nullable=True, comment="e.g. scenario, limit, internal"),
         sa.Column("result_id", sa.Uuid(), nullable=True),
         sa.Column(
             "core_wall_s",

@@ -45,12 +45,17 @@ def test_the_lab_server_has_its_five_services() -> None:
 def test_tcplab_services_reach_postgres_and_redis_by_service_name() -> None:
     for name in TCPLAB_SERVICES:
         env = SERVICES[name]["environment"]
-        assert env["DATABASE_URL"].startswith("postgresql://") and "@postgres:5432/" in env["DATABASE_URL"]
+        assert (
+            env["DATABASE_URL"].startswith("postgresql://")
+            and "@postgres:5432/" in env["DATABASE_URL"]
+        )
         assert env["REDIS_URL"].startswith("redis://redis:6379")
         assert SERVICES[name]["image"] == "tcplab:latest" and SERVICES[name]["build"] == "."
     postgres_env = SERVICES["postgres"]["environment"]
     assert f"{postgres_env['POSTGRES_USER']}:" in SERVICES["api"]["environment"]["DATABASE_URL"]
-    assert SERVICES["api"]["environment"]["DATABASE_URL"].endswith("/" + postgres_env["POSTGRES_DB"])
+    assert SERVICES["api"]["environment"]["DATABASE_URL"].endswith(
+        "/" + postgres_env["POSTGRES_DB"]
+    )
 
 
 def test_the_worker_scales() -> None:
@@ -74,7 +79,11 @@ def test_commands_name_modules_of_the_image(service: str) -> None:
         build_parser().parse_args(command[3:])  # its options exist
     # The module's top-level package is copied into the image.
     top = ("worker.app" if module == "celery" else module).split(".")[0]
-    copied = [rest.split()[0] for kw, rest in _dockerfile_instructions() if kw == "COPY" and "--from" not in rest]
+    copied = [
+        rest.split()[0]
+        for kw, rest in _dockerfile_instructions()
+        if kw == "COPY" and "--from" not in rest
+    ]
     assert top in copied
 
 

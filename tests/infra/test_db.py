@@ -182,10 +182,9 @@ def test_after_commit_callbacks_wait_for_the_commit(clean_db: Engine) -> None:
         assert calls == []
     assert calls == ["sent"]
 
-    with pytest.raises(RuntimeError):
-        with session_scope(factory) as session:
-            run_after_commit(session, lambda: calls.append("rolled back"))
-            raise RuntimeError
+    with pytest.raises(RuntimeError), session_scope(factory) as session:
+        run_after_commit(session, lambda: calls.append("rolled back"))
+        raise RuntimeError
     with session_scope(factory) as session:  # a later commit does not run stale callbacks
         session.execute(text("SELECT 1"))
     session = factory()
@@ -198,11 +197,10 @@ def test_after_commit_callbacks_wait_for_the_commit(clean_db: Engine) -> None:
 
 def test_session_scope_rolls_back_on_error(clean_db: Engine) -> None:
     factory = create_session_factory(clean_db)
-    with pytest.raises(ZeroDivisionError):
-        with session_scope(factory) as session:
-            session.add(_run())
-            session.flush()
-            1 / 0  # noqa: B018
+    with pytest.raises(ZeroDivisionError), session_scope(factory) as session:
+        session.add(_run())
+        session.flush()
+        1 / 0  # noqa: B018
     with session_scope(factory) as session:
         assert session.scalar(select(func.count()).select_from(Run)) == 0
 

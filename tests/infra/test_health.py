@@ -23,7 +23,11 @@ from services.settings import Settings
 def test_healthz(client: TestClient) -> None:
     response = client.get("/healthz")
     assert response.status_code == 200
-    assert response.json() == {"status": "ok", "version": VERSION, "core_version": tcpsim.__version__}
+    assert response.json() == {
+        "status": "ok",
+        "version": VERSION,
+        "core_version": tcpsim.__version__,
+    }
 
 
 def test_readyz_when_everything_answers(client: TestClient) -> None:
@@ -39,7 +43,9 @@ def test_openapi_and_docs(client: TestClient) -> None:
     assert client.get("/docs").status_code == 200
 
 
-def test_readyz_is_503_naming_redis_when_redis_stops(test_settings: Settings, tmp_path: Path) -> None:
+def test_readyz_is_503_naming_redis_when_redis_stops(
+    test_settings: Settings, tmp_path: Path
+) -> None:
     redis = EmbeddedRedis(tmp_path / "redis", persist=False)
     settings = test_settings.model_copy(update={"redis_url": redis.start()})
     try:
@@ -143,7 +149,12 @@ def test_invalid_input_is_a_422_with_the_json_path(probe_client: TestClient) -> 
     assert response.status_code == 422
     assert response.json() == {
         "detail": [
-            {"loc": ["flows", 2, "rtt_ms"], "msg": "must be positive", "type": "range", "path": "$.flows[2].rtt_ms"}
+            {
+                "loc": ["flows", 2, "rtt_ms"],
+                "msg": "must be positive",
+                "type": "range",
+                "path": "$.flows[2].rtt_ms",
+            }
         ]
     }
 

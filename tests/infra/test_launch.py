@@ -37,7 +37,11 @@ def _launch_cli(state_dir: Path, port: int) -> subprocess.CompletedProcess[str]:
     env = {"PATH": "/usr/bin:/bin", "TCPLAB_STATE_DIR": str(state_dir), "TCPLAB_PORT": str(port)}
     return subprocess.run(
         [sys.executable, "-m", "api.launch"],
-        cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=60,
+        cwd=REPO_ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
 
 
@@ -73,10 +77,14 @@ def test_the_launched_service_answers(launched_service: LaunchedService) -> None
 
 def test_its_worker_takes_tasks(launched_service: LaunchedService) -> None:
     answer = _ping_through(launched_service)
-    assert str(answer["worker"]).startswith(f"tcplab-{launched_service.base_url.rsplit(':', 1)[1]}@")
+    assert str(answer["worker"]).startswith(
+        f"tcplab-{launched_service.base_url.rsplit(':', 1)[1]}@"
+    )
 
 
-def test_a_second_launcher_on_the_same_state_dir_is_refused(launched_service: LaunchedService) -> None:
+def test_a_second_launcher_on_the_same_state_dir_is_refused(
+    launched_service: LaunchedService,
+) -> None:
     result = _launch_cli(launched_service.state_dir, free_port())
     assert result.returncode == 1
     assert "another tcplab" in result.stderr and "TCPLAB_STATE_DIR" in result.stderr

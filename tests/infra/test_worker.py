@@ -51,7 +51,9 @@ def test_a_ping_task_round_trips_through_a_real_worker(
     assert answer["pid"] in celery_worker_process.child_pids()
 
 
-def test_a_killed_pool_process_is_replaced(celery_worker_process: Any, test_settings: Settings) -> None:
+def test_a_killed_pool_process_is_replaced(
+    celery_worker_process: Any, test_settings: Settings
+) -> None:
     (child,) = celery_worker_process.child_pids()
     os.kill(child, signal.SIGKILL)
     wait_for(lambda: celery_worker_process.child_pids() not in ([], [child]), timeout_s=30)
