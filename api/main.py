@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib
 import logging
 import math
 import tomllib
@@ -16,6 +15,7 @@ from fastapi.encoders import jsonable_encoder
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 
+from api.routers import health, models, presets, runs
 from services.db.session import create_db_engine, create_session_factory
 from services.embedded import effective_database_url, effective_redis_url
 from services.errors import (
@@ -32,15 +32,8 @@ log = logging.getLogger("tcplab.api")
 
 VERSION = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text())["project"]["version"]
 
-# One module per resource, each with a module-level `router` (an APIRouter carrying its own
-# prefix and tag). Add new resources here. A module that is not in the tree yet is skipped;
-# an import error inside an existing module is not.
-ROUTER_MODULES: tuple[str, ...] = (
-    "api.routers.health",
-    "api.routers.models",
-    "api.routers.presets",
-    "api.routers.runs",
-)
+# One router per resource, each an APIRouter carrying its own prefix and tag.
+ROUTERS = (health.router, models.router, presets.router, runs.router)
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
@@ -69,21 +62,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.session_factory = create_session_factory(engine) if engine else None
     app.state.redis_url = effective_redis_url(settings)
 
-    for name in ROUTER_MODULES:
-        module = _import_router_module(name)
-        if module is not None:
-            app.include_router(module.router)
+    for router in ROUTERS:
+        app.include_router(router)
     _add_exception_handlers(app)
     return app
-
-
-def _import_router_module(name: str) -> object | None:
-    try:
-        return importlib.import_module(name)
-    except ModuleNotFoundError as exc:
-        if exc.name == name:
-            return None
-        raise
 
 
 def _add_exception_handlers(app: FastAPI) -> None:

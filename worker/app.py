@@ -9,7 +9,6 @@ idempotent (results are keyed by cache_key, see services/db/models.py).
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 from typing import Any
@@ -20,13 +19,8 @@ from services.broker import kombu_url, redis_client
 from services.embedded import effective_redis_url
 from services.settings import Settings, get_settings
 
-# Modules whose tasks every worker registers at start. Add new task modules here; a module
-# that does not exist (yet) is skipped, so this list may name work in progress.
+# Modules whose tasks every worker imports at start: add new task modules here.
 TASK_MODULES: tuple[str, ...] = ("worker.tasks",)
-
-
-def _existing(modules: tuple[str, ...]) -> tuple[str, ...]:
-    return tuple(m for m in modules if importlib.util.find_spec(m) is not None)
 
 
 def celery_config(settings: Settings) -> dict[str, Any]:
@@ -58,7 +52,7 @@ def celery_config(settings: Settings) -> dict[str, Any]:
         "worker_concurrency": settings.worker_concurrency,
         "enable_utc": True,
         "timezone": "UTC",
-        "imports": _existing(TASK_MODULES),
+        "imports": TASK_MODULES,
     }
 
 
