@@ -266,6 +266,7 @@ def start_worker(test_settings: Settings, infra_dir: Path) -> Iterator[WorkerFac
 @dataclass
 class _SharedWorker:
     worker: Any = None
+    consuming: bool = False
 
 
 @pytest.fixture(scope="session")
@@ -274,17 +275,47 @@ def _shared_worker() -> _SharedWorker:
 
 
 @pytest.fixture
-def celery_worker_process(start_worker: WorkerFactory, _shared_worker: _SharedWorker) -> Any:
+def celery_worker_process(
+    start_worker: WorkerFactory, _shared_worker: _SharedWorker, test_settings: Settings
+) -> Any:
     """A real worker on the test queue (shared by the tests, restarted if one killed it).
-    The queue is purged first, so tasks left over by an earlier test do not run now."""
+    The queue is purged first, so tasks left over by an earlier test do not run now.
+    It consumes only during the tests that ask for it (see _park_the_shared_worker)."""
     from worker.app import app as celery_app
 
     celery_app.control.purge()
-    if _shared_worker.worker is None or not _shared_worker.worker.running():
-        if _shared_worker.worker is not None:
-            _shared_worker.worker.stop(grace_s=0)
-        _shared_worker.worker = start_worker("shared")
-    return _shared_worker.worker
+    shared = _shared_worker
+    if shared.worker is None or not shared.worker.running():
+        if shared.worker is not None:
+            shared.worker.stop(grace_s=0)
+        shared.worker = start_worker("shared")
+        shared.consuming = True
+    elif not shared.consuming:
+        replies = celery_app.control.add_consumer(
+            test_settings.queue, destination=[shared.worker.nodename], reply=True, timeout=5
+        )
+        assert replies, "the shared worker did not resume consuming"
+        shared.consuming = True
+    return shared.worker
+
+
+@pytest.fixture(autouse=True)
+def _park_the_shared_worker(request: pytest.FixtureRequest, _shared_worker: _SharedWorker) -> None:
+    """A test that did not ask for a worker gets none: its tasks stay queued (and are purged
+    before the next test with a worker), as they would with no worker running."""
+    shared = _shared_worker
+    if "celery_worker_process" in request.fixturenames or not shared.consuming:
+        return
+    if shared.worker is None or not shared.worker.running():
+        shared.consuming = False
+        return
+    from worker.app import app as celery_app
+
+    replies = celery_app.control.cancel_consumer(
+        shared.worker.settings.queue, destination=[shared.worker.nodename], reply=True, timeout=5
+    )
+    assert replies, "the shared worker did not stop consuming"
+    shared.consuming = False
 
 
 def wait_for(predicate: Callable[[], Any], timeout_s: float = 30.0, interval_s: float = 0.1) -> Any:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import time
 import uuid
 from typing import Any
 
@@ -49,6 +50,19 @@ def test_a_ping_task_round_trips_through_a_real_worker(
     answer = _ping_round_trip(test_settings.redis_url)
     assert answer["worker"] == celery_worker_process.nodename
     assert answer["pid"] in celery_worker_process.child_pids()
+
+
+def test_a_test_without_the_worker_fixture_gets_no_worker(test_settings: Settings) -> None:
+    """The shared worker (started by an earlier test) does not consume now: a task stays
+    queued, as it would with no worker at all."""
+    key = f"tcplab:test:ping:{uuid.uuid4().hex}"
+    ping.delay(key)
+    client = broker.redis_client(test_settings.redis_url)
+    try:
+        time.sleep(2)
+        assert client.get(key) is None
+    finally:
+        client.close()
 
 
 def test_a_killed_pool_process_is_replaced(
