@@ -9,7 +9,7 @@ from typing import Any
 from sqlalchemy import func, select
 
 from services.db.models import FlowResult, Result, Run
-from tests.conftest import wait_for
+from tests.support import wait_for
 
 FIG2_SHORT = {"preset": "paper000-fig2a", "overrides": {"duration_s": 5, "warmup_s": 1}}
 

@@ -16,7 +16,7 @@ from celery import Celery
 from services import broker
 from services.embedded import EmbeddedRedis, wait_gone
 from services.settings import REPO_ROOT
-from tests.conftest import LaunchedService, free_port, launch_service, stop_service, wait_for
+from tests.support import LaunchedService, free_port, launch_service, stop_service, wait_for
 
 
 def _ping_through(service: LaunchedService) -> dict[str, object]:

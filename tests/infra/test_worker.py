@@ -11,7 +11,7 @@ from typing import Any
 
 from services import broker
 from services.settings import Settings
-from tests.conftest import wait_for
+from tests.support import wait_for
 from worker.app import app as celery_app
 from worker.app import celery_config, ping
 
