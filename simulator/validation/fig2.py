@@ -27,7 +27,6 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-R_PROPAGATION_S = 0.070
 
 
 # Paper 000 §III models: eq. (2), (4), (8) and m* (§II-C) from the service's model package
@@ -40,28 +39,13 @@ try:
         sbs_pkts_per_rtt,  # eq. (4) times R
         w_sbs,  # eq. (2)
     )
+    # The experiment itself is the paper000-fig2a/b preset's: one builder for both.
+    from services.presets.paper000 import fig2_scenario as scenario
 except ImportError as exc:  # e.g. a system Python without numpy
     sys.exit(f"fig2.py: {exc}; run it with the project's Python: .venv/bin/python {Path(__file__).relative_to(ROOT)} (make install)")
 
 
 # ---- simulation -----------------------------------------------------------------------------
-
-
-def scenario(p: float, m: int, seed: int, duration: float, warmup: float) -> dict:
-    tcp = {"min_rto_s": 0.2, "timer_granularity_s": 0.01}
-    loss = {"type": "bernoulli_events", "p": p, "m": m}
-    return {
-        "name": f"paper000-fig2-p{p}-m{m}",
-        "duration_s": duration,
-        "warmup_s": warmup,
-        "seed": seed,
-        "topology": {"dumbbell": {"bottleneck": {"rate_mbps": 45, "delay_ms": 5,
-                                                 "queue": {"type": "droptail", "limit_pkts": 1000}}}},
-        "flows": [
-            {"name": "sbs", "variant": "newreno-sbs", "rtt_ms": 70, "tcp": tcp, "loss": loss},
-            {"name": "imp", "variant": "newreno-impatient", "rtt_ms": 70, "tcp": tcp, "loss": loss},
-        ],
-    }
 
 
 def runner():

@@ -95,13 +95,8 @@ def _fig2_script():
     return module
 
 
-@pytest.mark.parametrize(("p", "m", "seed"), [(0.0005, 1, 1), (0.0005, 27, 3), (0.001, 35, 2)])
-def test_fig2_scenario_is_the_one_the_validation_script_runs(p, m, seed):
-    script = _fig2_script()
-    theirs = script.scenario(p, m, seed, 1000.0, 250.0)
-    ours = fig2_scenario(p, m, seed, 1000.0, 250.0)
-    assert ours == theirs
-    assert cache_key(ours, CORE) == cache_key(theirs, CORE)
+def test_fig2_scenario_is_the_one_the_validation_script_runs():
+    assert _fig2_script().scenario is fig2_scenario
 
 
 @pytest.mark.parametrize(("name", "p", "m_range"), [("paper000-fig2a", 0.0005, (1, 40)), ("paper000-fig2b", 0.001, (1, 35))])
