@@ -105,7 +105,9 @@ def w_imp(p: Any) -> np.ndarray:
     computed as 16 (1 + p) / (p (a + 7)), algebraically the same (a² − 49 = 120 (1 + 1/p)).
     """
     p = np.asarray(p, dtype=float)
-    return scalar_or_array(16.0 * (1.0 + p) / (p * (np.sqrt(169.0 + 120.0 / p) + 7.0)))
+    # A subnormal p overflows to inf; callers report that as an overflow, not numpy.
+    with np.errstate(over="ignore"):
+        return scalar_or_array(16.0 * (1.0 + p) / (p * (np.sqrt(169.0 + 120.0 / p) + 7.0)))
 
 
 def imp_rounds(p: Any, rtt_s: Any, rto_s: Any) -> np.ndarray:
