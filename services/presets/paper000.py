@@ -237,15 +237,27 @@ def background_scenario(
         warmup = duration * WARMUP_FRACTION
     ftp, http = split_background(background_flows)
 
-    def foreground_tcp() -> dict[str, Any]:
-        return {"min_rto_s": 0.2, "timer_granularity_s": 0.01}
+    def foreground(flow: str, variant: str) -> dict[str, Any]:
+        return {
+            "name": flow,
+            "variant": variant,
+            "rtt_ms": 50,
+            "start_s": {"uniform": [0, 1]},
+            "app": {"type": "ftp"},
+            "tcp": {"min_rto_s": 0.2, "timer_granularity_s": 0.01},
+        }
 
-    def background_tcp() -> dict[str, Any]:
-        # 64 KB maximum window of 1 KB packets.
-        return {"max_window_pkts": 64, "min_rto_s": 0.2, "timer_granularity_s": 0.01}
-
-    def background_rtt() -> dict[str, Any]:
-        return {"uniform": [20, 460]}
+    def background(flow: str, count: int, app: dict[str, Any]) -> dict[str, Any]:
+        return {
+            "name": flow,
+            "count": count,
+            "variant": "newreno-sbs",
+            "rtt_ms": {"uniform": [20, 460]},
+            "start_s": {"uniform": [0, 10]},
+            "app": app,
+            # 64 KB maximum window of 1 KB packets.
+            "tcp": {"max_window_pkts": 64, "min_rto_s": 0.2, "timer_granularity_s": 0.01},
+        }
 
     return {
         "name": name if name is not None else f"paper000-background-{queue['type']}-n{background_flows}",
@@ -259,40 +271,10 @@ def background_scenario(
             }
         },
         "flows": [
-            {
-                "name": "sbs",
-                "variant": "newreno-sbs",
-                "rtt_ms": 50,
-                "start_s": {"uniform": [0, 1]},
-                "app": {"type": "ftp"},
-                "tcp": foreground_tcp(),
-            },
-            {
-                "name": "imp",
-                "variant": "newreno-impatient",
-                "rtt_ms": 50,
-                "start_s": {"uniform": [0, 1]},
-                "app": {"type": "ftp"},
-                "tcp": foreground_tcp(),
-            },
-            {
-                "name": "bg-ftp",
-                "count": ftp,
-                "variant": "newreno-sbs",
-                "rtt_ms": background_rtt(),
-                "start_s": {"uniform": [0, 10]},
-                "app": {"type": "ftp"},
-                "tcp": background_tcp(),
-            },
-            {
-                "name": "bg-http",
-                "count": http,
-                "variant": "newreno-sbs",
-                "rtt_ms": background_rtt(),
-                "start_s": {"uniform": [0, 10]},
-                "app": {"type": "http", "mean_file_bytes": 48000, "shape": 1.2, "mean_think_s": 0.5},
-                "tcp": background_tcp(),
-            },
+            foreground("sbs", "newreno-sbs"),
+            foreground("imp", "newreno-impatient"),
+            background("bg-ftp", ftp, {"type": "ftp"}),
+            background("bg-http", http, {"type": "http", "mean_file_bytes": 48000, "shape": 1.2, "mean_think_s": 0.5}),
         ],
     }
 
