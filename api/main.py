@@ -15,7 +15,8 @@ from fastapi.encoders import jsonable_encoder
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 
-from api.routers import health, models, presets, runs
+from api import dashboard
+from api.routers import comparisons, health, models, presets, runs, sweeps
 from services.db.session import create_db_engine, create_session_factory
 from services.embedded import effective_database_url, effective_redis_url
 from services.errors import (
@@ -33,7 +34,7 @@ log = logging.getLogger("tcplab.api")
 VERSION = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text())["project"]["version"]
 
 # One router per resource, each an APIRouter carrying its own prefix and tag.
-ROUTERS = (health.router, models.router, presets.router, runs.router)
+ROUTERS = (health.router, models.router, presets.router, runs.router, sweeps.router, comparisons.router, dashboard.router)
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
@@ -82,7 +83,7 @@ def _add_exception_handlers(app: FastAPI) -> None:
     async def request_invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
         # FastAPI's own 422, plus the JSON path inside the body (`$.scenario.flows[0].rtt_ms`).
         detail = [
-            {**e, "path": json_path(e["loc"][1:])} if e.get("loc", ())[:1] == ("body",) else e
+            {**e, "path": json_path(e["loc"][1:])} if tuple(e.get("loc", ()))[:1] == ("body",) else e
             for e in _finite(jsonable_encoder(exc.errors()))
         ]
         return JSONResponse({"detail": detail}, status_code=422)

@@ -9,17 +9,26 @@ from __future__ import annotations
 
 import socket
 import uuid
+from collections.abc import Iterable
 from typing import Any
 
 import tcpsim
 from sqlalchemy.exc import DBAPIError, OperationalError
 
-from services.db.session import session_scope
+from services import sweeps
+from services.db.session import run_after_commit, session_scope
 from services.runs import claim, complete, fail
 from services.settings import get_settings
 from worker.app import app
 
 SIMULATE = "tcplab.simulate"
+
+
+def enqueue(run_ids: Iterable[uuid.UUID]) -> None:
+    """Sends each run id to the workers. Call it after the runs' rows have committed
+    (`run_after_commit`): a worker must find the row it is sent."""
+    for run_id in run_ids:
+        app.send_task(SIMULATE, args=[str(run_id)])
 
 
 def _with_wall_limit(scenario: dict[str, Any], max_wall_s: float) -> dict[str, Any]:
@@ -45,6 +54,9 @@ def simulate(self: Any, run_id: str) -> None:
     with session_scope() as session:
         scenario = claim(session, rid, worker)
     if scenario is None:
+        # Finished already (a redelivery, or a retry after the database went away): only the
+        # stopping rule may still be owed. It is idempotent.
+        _apply_stopping_rule(rid)
         return
     try:
         result = tcpsim.run(_with_wall_limit(scenario, get_settings().run_max_wall_s))
@@ -61,3 +73,13 @@ def simulate(self: Any, run_id: str) -> None:
             complete(session, rid, result)
         else:
             fail(session, rid, *outcome)
+    _apply_stopping_rule(rid)
+
+
+def _apply_stopping_rule(run_id: uuid.UUID) -> None:
+    """A sweep with a stopping rule may want more replications of the run's point: decided
+    in a transaction of its own, after the result is safe."""
+    with session_scope() as session:
+        more = sweeps.after_run(session, run_id)
+        if more:
+            run_after_commit(session, lambda: enqueue(more))

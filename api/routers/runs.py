@@ -13,14 +13,9 @@ from api.schemas.runs import RunList, RunOut, RunSubmission
 from services import runs
 from services.db.models import RunStatus
 from services.db.session import run_after_commit
-from worker.app import app as celery_app
-from worker.tasks import SIMULATE
+from worker.tasks import enqueue
 
 router = APIRouter(prefix="/v1/runs", tags=["runs"])
-
-
-def _enqueue(run_id: uuid.UUID) -> None:
-    celery_app.send_task(SIMULATE, args=[str(run_id)])
 
 
 @router.post("", status_code=status.HTTP_201_CREATED, response_model=RunOut)
@@ -31,7 +26,7 @@ def submit_run(body: RunSubmission, session: SessionDep, response: Response) -> 
     stored result, and nothing is simulated (`cached: true`)."""
     run, cached = runs.submit(session, scenario=body.scenario, preset=body.preset, overrides=body.overrides)
     if not cached:
-        run_after_commit(session, lambda: _enqueue(run.id))
+        run_after_commit(session, lambda: enqueue([run.id]))
     response.headers["Location"] = f"/v1/runs/{run.id}"
     return RunOut.of(run, cached=cached)
 

@@ -24,6 +24,7 @@ class Base(DeclarativeBase):
     metadata = MetaData(naming_convention=NAMING_CONVENTION)
     type_annotation_map = {
         dict[str, Any]: JSONB,
+        list[dict[str, Any]]: JSONB,
         dt.datetime: DateTime(timezone=True),
         uuid.UUID: Uuid(as_uuid=True),
         str: Text,

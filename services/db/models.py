@@ -5,6 +5,10 @@ returned for a ``cache_key`` (sha256 of canonical scenario + seed + core version
 runs share one result: ``results.cache_key`` is unique, so a task delivered twice stores one
 result (``INSERT … ON CONFLICT (cache_key) DO NOTHING``) and both runs point at it.
 
+A sweep is a grid of points (axis values) times replications (seeds); each of its runs is an
+ordinary run that also names its sweep, point and replication, so the cache, the workers and
+the run pages treat sweep runs like any other.
+
 PostgreSQL is the source of truth for every run's state; Redis only carries run ids.
 """
 
@@ -118,6 +122,11 @@ class Run(Base):
         Double, comment="the core's own wall time for this run"
     )
     events: Mapped[int | None] = mapped_column(BigInteger, comment="simulated events")
+    sweep_id: Mapped[uuid.UUID | None] = mapped_column(
+        ForeignKey("sweeps.id", ondelete="CASCADE"), comment="the sweep it belongs to, if any"
+    )
+    sweep_point: Mapped[int | None] = mapped_column(Integer, comment="the sweep's grid point")
+    replication: Mapped[int | None] = mapped_column(Integer, comment="0-based; sets the seed")
 
     result: Mapped[Result | None] = relationship(back_populates="runs")
 
@@ -133,6 +142,12 @@ class Run(Base):
         Index(None, "variants", postgresql_using="gin"),
         Index(None, "cache_key"),
         Index(None, "result_id"),
+        # One run per (sweep, point, replication): extending a sweep twice adds nothing twice.
+        Index("uq_runs_sweep_point_replication", "sweep_id", "sweep_point", "replication", unique=True),
+        CheckConstraint(
+            "(sweep_id IS NULL) = (sweep_point IS NULL) AND (sweep_id IS NULL) = (replication IS NULL)",
+            name="sweep_fields_together",
+        ),
     )
 
 
@@ -226,3 +241,50 @@ class Trace(Base):
     data: Mapped[dict[str, Any]]
 
     result: Mapped[Result] = relationship(back_populates="trace")
+
+
+class Sweep(Base):
+    """A base scenario (or preset) swept along axes, with replications.
+
+    `spec` is the sweep as it stands now (after any extension): base, axes with all their
+    values, combine mode, replications, seed, stopping rule — the body that would recreate it.
+    """
+
+    __tablename__ = "sweeps"
+    __mapper_args__ = {"eager_defaults": True}
+
+    id: Mapped[uuid.UUID] = mapped_column(
+        primary_key=True, default=uuid.uuid4, server_default=text("gen_random_uuid()")
+    )
+    name: Mapped[str | None]
+    preset: Mapped[str | None] = mapped_column(comment="the preset it sweeps, if any")
+    spec: Mapped[dict[str, Any]]
+    created_at: Mapped[dt.datetime] = mapped_column(server_default=_now())
+    cancelled_at: Mapped[dt.datetime | None]
+
+    points: Mapped[list[SweepPoint]] = relationship(
+        back_populates="sweep",
+        order_by="SweepPoint.index",
+        cascade="all, delete-orphan",
+        passive_deletes=True,
+    )
+
+    __table_args__ = (Index(None, "created_at"), Index(None, "preset", "created_at"))
+
+
+class SweepPoint(Base):
+    """One grid point: the axis values, and the layout of the scenario's flow groups there
+    (names, counts, variants), so per-flow results map back to the groups a researcher wrote."""
+
+    __tablename__ = "sweep_points"
+
+    sweep_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("sweeps.id", ondelete="CASCADE"), primary_key=True)
+    index: Mapped[int] = mapped_column(Integer, primary_key=True)
+    values: Mapped[dict[str, Any]] = mapped_column(comment="axis path -> value")
+    flow_groups: Mapped[list[dict[str, Any]]] = mapped_column(
+        comment="[{name, count, variant, type}] in the scenario's order"
+    )
+
+    sweep: Mapped[Sweep] = relationship(back_populates="points")
+
+    __table_args__ = (CheckConstraint('"index" >= 0', name="index_not_negative"),)

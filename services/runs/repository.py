@@ -27,6 +27,16 @@ def result_id_by_key(session: Session, cache_key: str) -> uuid.UUID | None:
     return session.execute(select(Result.id).where(Result.cache_key == cache_key)).scalar_one_or_none()
 
 
+def result_ids_by_keys(session: Session, cache_keys: Sequence[str]) -> dict[str, uuid.UUID]:
+    """The stored results among `cache_keys`, in one query per 5000 keys."""
+    found: dict[str, uuid.UUID] = {}
+    unique = list(dict.fromkeys(cache_keys))
+    for start in range(0, len(unique), 5000):
+        chunk = unique[start : start + 5000]
+        found.update(session.execute(select(Result.cache_key, Result.id).where(Result.cache_key.in_(chunk))).all())
+    return found
+
+
 def insert_result(session: Session, cache_key: str, core_version: str, result: dict[str, Any]) -> uuid.UUID:
     """Stores a core result once per cache key; a second delivery finds the first one's row.
 

@@ -45,25 +45,36 @@ def submit(
         raise InvalidInputError("overrides apply to a preset", path="$.overrides", kind="unexpected")
     assert scenario is not None
     _, canonical = validate_scenario(scenario)
+    run = new_run(canonical, preset=preset)
+    answer_from_cache(run, repo.result_id_by_key(session, run.cache_key))
+    session.add(run)
+    session.flush()
+    return run, run.result_id is not None
+
+
+def new_run(canonical: dict[str, Any], *, preset: str | None, **fields: Any) -> Run:
+    """A queued run of a validated (canonical) scenario on this core version, not yet added
+    to a session; `fields` set further columns (a sweep's point and replication)."""
     core_version = tcpsim.__version__
-    key = key_of_canonical(canonical, core_version)
     variants = sorted({f.get("variant") for f in canonical["flows"] if f.get("type", "tcp") == "tcp"} - {None})
-    run = Run(
+    return Run(
         status=RunStatus.queued,
         scenario=canonical,
         preset=preset,
         variants=variants,
         seed=canonical["seed"],
-        cache_key=key,
+        cache_key=key_of_canonical(canonical, core_version),
         core_version=core_version,
+        **fields,
     )
-    result_id = repo.result_id_by_key(session, key)
+
+
+def answer_from_cache(run: Run, result_id: uuid.UUID | None) -> None:
+    """With a stored result for the run's cache key, the run is succeeded at once: nothing
+    to simulate."""
     if result_id is not None:
         now = _now()
         run.status, run.result_id, run.started_at, run.finished_at = RunStatus.succeeded, result_id, now, now
-    session.add(run)
-    session.flush()
-    return run, result_id is not None
 
 
 def get_run(session: Session, run_id: uuid.UUID) -> Run:

@@ -1,0 +1,126 @@
+"""`/v1/sweeps`: a scenario or preset along axes, with replications; progress, summary,
+cancellation and extension."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Query, Response, status
+
+from api.deps import SessionDep
+from api.schemas.sweeps import PointList, PointOut, SweepList, SweepOut, SweepRunOut
+from api.tabular import FORMAT_QUERY, TableFormat, table_response
+from services import sweeps
+from services.db.models import Sweep
+from services.db.session import run_after_commit
+from services.errors import InvalidInputError
+from services.stats import DEFAULT_CONFIDENCE
+from services.sweeps import NUMERIC_METRICS, Created, SweepExtension, SweepSpec
+from worker.tasks import enqueue
+
+router = APIRouter(prefix="/v1/sweeps", tags=["sweeps"])
+
+
+def _out(session: SessionDep, sweep: Sweep, created: Created | None = None) -> SweepOut:
+    progress, points = sweeps.progress_of(session, [sweep])[sweep.id]
+    return SweepOut.of(sweep, progress, points=points, created=created)
+
+
+def _enqueue_after_commit(session: SessionDep, created: Created) -> None:
+    if created.to_enqueue:
+        ids = list(created.to_enqueue)
+        run_after_commit(session, lambda: enqueue(ids))
+
+
+@router.post("", status_code=status.HTTP_201_CREATED, response_model=SweepOut)
+def create_sweep(body: SweepSpec, session: SessionDep, response: Response) -> Any:
+    """Creates the sweep: every point is built and validated (a refused point is a 422 naming
+    its axis values), then the sweep, its points and all its runs are stored in one
+    transaction and the runs without a stored identical result are enqueued after commit.
+    `created` says how many runs were added, answered from the cache, and enqueued: a sweep
+    submitted again simulates nothing."""
+    sweep, created = sweeps.create(session, body)
+    _enqueue_after_commit(session, created)
+    response.headers["Location"] = f"/v1/sweeps/{sweep.id}"
+    return _out(session, sweep, created)
+
+
+@router.get("", response_model=SweepList)
+def list_sweeps(
+    session: SessionDep,
+    preset: str | None = None,
+    limit: Annotated[int, Query(ge=1, le=500)] = 50,
+    offset: Annotated[int, Query(ge=0, le=1_000_000_000)] = 0,
+) -> Any:
+    """Sweeps, newest first, optionally of one preset, with their progress."""
+    items, total = sweeps.list_sweeps(session, preset=preset, limit=limit, offset=offset)
+    progress = sweeps.progress_of(session, items)
+    return SweepList(
+        items=[SweepOut.of(s, *progress[s.id][:1], points=progress[s.id][1]) for s in items],
+        total=total,
+        limit=limit,
+        offset=offset,
+    )
+
+
+@router.get("/{sweep_id}", response_model=SweepOut)
+def get_sweep(sweep_id: uuid.UUID, session: SessionDep) -> Any:
+    """The sweep with its progress (runs queued, running, succeeded, failed, cancelled)."""
+    return _out(session, sweeps.get_sweep(session, sweep_id))
+
+
+@router.get("/{sweep_id}/points", response_model=PointList)
+def list_points(sweep_id: uuid.UUID, session: SessionDep) -> Any:
+    """Every grid point: its axis values, its flow groups and its runs' progress."""
+    return PointList(items=[PointOut.of(p, pr) for p, pr in sweeps.points_with_progress(session, sweep_id)])
+
+
+@router.get("/{sweep_id}/runs", response_model=list[SweepRunOut])
+def list_sweep_runs(sweep_id: uuid.UUID, session: SessionDep) -> Any:
+    """Every run of the sweep by point and replication (its id leads to `/v1/runs/{id}`)."""
+    return [SweepRunOut.of(r) for r in sweeps.runs_of(session, sweep_id)]
+
+
+@router.get("/{sweep_id}/summary", response_class=Response)
+def summary(
+    sweep_id: uuid.UUID,
+    session: SessionDep,
+    metric: Annotated[list[str] | None, Query(description="per-flow metrics (all when absent)")] = None,
+    flow: Annotated[str | None, Query(description="one flow group (all when absent)")] = None,
+    fmt: TableFormat = FORMAT_QUERY,
+) -> Response:
+    """Per grid point, flow group and metric over the succeeded replications: count, mean,
+    sample standard deviation and the 95 % Student-t confidence interval (`ci_low`,
+    `ci_high`, `half_width`); the axis values are columns named by their paths. JSON, CSV or
+    Parquet (`format`)."""
+    metrics = metric or list(NUMERIC_METRICS)
+    for i, name in enumerate(metrics):
+        if name not in NUMERIC_METRICS:
+            raise InvalidInputError(
+                f"unknown metric {name!r}; one of {', '.join(NUMERIC_METRICS)}", path=f"$.metric[{i}]", kind="unknown_metric"
+            )
+    sweep = sweeps.get_sweep(session, sweep_id)
+    rows = sweeps.summary_rows(sweeps.observations(session, sweep_id), metrics=metrics, flow=flow)
+    axes = [{"path": a["path"], "values": a["values"]} for a in sweep.spec["axes"]]
+    body = {"sweep_id": str(sweep_id), "preset": sweep.preset, "axes": axes, "confidence": DEFAULT_CONFIDENCE}
+    first = ["point", *(a["path"] for a in axes), "flow", "variant", "metric"]
+    return table_response(rows, fmt, f"sweep-{sweep_id}-summary", body=body, first_columns=first)
+
+
+@router.post("/{sweep_id}/cancel", response_model=SweepOut)
+def cancel_sweep(sweep_id: uuid.UUID, session: SessionDep) -> Any:
+    """Cancels every queued and running run of the sweep (finished runs and their results
+    stay). An extension reopens it."""
+    sweep, _ = sweeps.cancel(session, sweep_id)
+    return _out(session, sweep)
+
+
+@router.post("/{sweep_id}/extend", response_model=SweepOut)
+def extend_sweep(sweep_id: uuid.UUID, body: SweepExtension, session: SessionDep) -> Any:
+    """More replications (`replications`: the new total per point) and/or more values on
+    existing axes (`axes`: [{path, values}]). Only the new (point, replication) pairs become
+    runs; everything already computed is reused. `created` gives the counts."""
+    sweep, created = sweeps.extend(session, sweep_id, body)
+    _enqueue_after_commit(session, created)
+    return _out(session, sweep, created)

@@ -1,0 +1,123 @@
+"""Response bodies of `/v1/sweeps` (the request bodies are the domain's `SweepSpec` and
+`SweepExtension`)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import uuid
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from services.db.models import Run, RunStatus, Sweep, SweepPoint
+from services.sweeps import Created, Progress, status_of
+
+
+class ProgressOut(BaseModel):
+    total: int
+    queued: int
+    running: int
+    succeeded: int
+    failed: int
+    cancelled: int
+
+    @classmethod
+    def of(cls, progress: Progress) -> ProgressOut:
+        return cls(**{name: getattr(progress, name) for name in cls.model_fields})
+
+
+class CreatedOut(BaseModel):
+    runs: int = Field(description="runs this request added")
+    cached: int = Field(description="of them, answered at once from stored identical runs")
+    enqueued: int = Field(description="of them, sent to the workers to simulate")
+
+    @classmethod
+    def of(cls, created: Created) -> CreatedOut:
+        return cls(**created.as_dict())
+
+
+class AxisOut(BaseModel):
+    path: str
+    values: list[Any]
+
+
+class SweepOut(BaseModel):
+    id: uuid.UUID
+    name: str | None
+    preset: str | None
+    status: str = Field(description="queued, running, done (nothing queued or running) or cancelled")
+    axes: list[AxisOut]
+    combine: str
+    replications: int = Field(description="replications per point (the stopping rule may add more)")
+    seed: int
+    points: int
+    progress: ProgressOut
+    spec: dict[str, Any] = Field(description="the sweep as it stands: the body that would recreate it")
+    created_at: dt.datetime
+    cancelled_at: dt.datetime | None
+    created: CreatedOut | None = Field(default=None, description="what this request added (create, extend)")
+    links: dict[str, str]
+
+    @classmethod
+    def of(cls, sweep: Sweep, progress: Progress, *, points: int, created: Created | None = None) -> SweepOut:
+        spec = sweep.spec
+        base = f"/v1/sweeps/{sweep.id}"
+        return cls(
+            id=sweep.id,
+            name=sweep.name,
+            preset=sweep.preset,
+            status=status_of(sweep, progress),
+            axes=[AxisOut(path=a["path"], values=a["values"]) for a in spec["axes"]],
+            combine=spec.get("combine", "product"),
+            replications=spec.get("replications", 1),
+            seed=spec.get("seed", 1),
+            points=points,
+            progress=ProgressOut.of(progress),
+            spec=spec,
+            created_at=sweep.created_at,
+            cancelled_at=sweep.cancelled_at,
+            created=CreatedOut.of(created) if created is not None else None,
+            links={
+                "self": base,
+                "points": f"{base}/points",
+                "runs": f"{base}/runs",
+                "summary": f"{base}/summary",
+                "dashboard": f"/dashboard/sweeps/{sweep.id}",
+            },
+        )
+
+
+class SweepList(BaseModel):
+    items: list[SweepOut]
+    total: int
+    limit: int
+    offset: int
+
+
+class PointOut(BaseModel):
+    point: int
+    values: dict[str, Any]
+    flow_groups: list[dict[str, Any]]
+    progress: ProgressOut
+
+    @classmethod
+    def of(cls, point: SweepPoint, progress: Progress) -> PointOut:
+        return cls(point=point.index, values=point.values, flow_groups=point.flow_groups, progress=ProgressOut.of(progress))
+
+
+class PointList(BaseModel):
+    items: list[PointOut]
+
+
+class SweepRunOut(BaseModel):
+    point: int
+    replication: int
+    run_id: uuid.UUID
+    seed: int
+    status: RunStatus
+    error: str | None
+
+    @classmethod
+    def of(cls, run: Run) -> SweepRunOut:
+        assert run.sweep_point is not None and run.replication is not None
+        return cls(point=run.sweep_point, replication=run.replication, run_id=run.id, seed=run.seed, status=run.status, error=run.error)

@@ -1,0 +1,57 @@
+"""Sweeps: a base scenario or preset along axes, with replications; their progress,
+extension, stopping rule, and per-point summaries. Free of HTTP and Celery.
+
+    sweep, created = create(session, SweepSpec.model_validate(body))
+    # the boundary commits, then enqueues created.to_enqueue
+    rows = summary_rows(observations(session, sweep.id))
+
+docs/sweeps.md describes the format and the statistics.
+"""
+
+from services.sweeps.grid import flow_groups, grid_points, plan_point, point_scenario, replication_seed
+from services.sweeps.observations import Observation, observations, run_observations, summary_rows
+from services.sweeps.service import (
+    Created,
+    Progress,
+    after_run,
+    cancel,
+    create,
+    extend,
+    get_sweep,
+    list_sweeps,
+    points_with_progress,
+    progress_of,
+    runs_of,
+    status_of,
+)
+from services.sweeps.spec import NUMERIC_METRICS, Axis, AxisRange, StoppingRule, SweepExtension, SweepSpec
+
+__all__ = [
+    "NUMERIC_METRICS",
+    "Axis",
+    "AxisRange",
+    "Created",
+    "Observation",
+    "Progress",
+    "StoppingRule",
+    "SweepExtension",
+    "SweepSpec",
+    "after_run",
+    "cancel",
+    "create",
+    "extend",
+    "flow_groups",
+    "get_sweep",
+    "grid_points",
+    "list_sweeps",
+    "observations",
+    "plan_point",
+    "point_scenario",
+    "points_with_progress",
+    "progress_of",
+    "replication_seed",
+    "run_observations",
+    "runs_of",
+    "status_of",
+    "summary_rows",
+]

@@ -1,0 +1,133 @@
+"""What a sweep measured: one observation per flow group per succeeded run, and their
+per-point summaries.
+
+A flow group is one entry of the scenario's `flows` (`sbs`, or `bg-http` with `count` 48):
+the level at which researchers think and name things. A group's metric in one run is the mean
+over its flows (undefined values left out), so 48 HTTP flows give one observation per run, and
+the summary's CI is across replications — the independent unit — never across flows.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy.orm import Session
+
+from services.db.models import RunStatus
+from services.errors import ConflictError, NotFoundError
+from services.runs import get_run
+from services.stats import finite_values, summarize
+from services.sweeps import repository as repo
+from services.sweeps.grid import flow_groups
+from services.sweeps.spec import NUMERIC_METRICS
+
+
+@dataclass(frozen=True)
+class Observation:
+    """One flow group of one succeeded run."""
+
+    sweep_id: uuid.UUID | None
+    point: int
+    """The grid point's index (0 for a single run)."""
+    values: dict[str, Any]
+    """Axis path -> value at this point ({} for a single run)."""
+    replication: int
+    run_id: uuid.UUID
+    seed: int
+    flow: str
+    """The group's name: the scenario's flows[i].name."""
+    variant: str | None
+    type: str
+    metrics: dict[str, float | None]
+    """Every numeric per-flow metric, averaged over the group's flows."""
+
+
+def _group_observations(
+    rows: Sequence[repo.FlowRow],
+    groups_at: Mapping[int, Sequence[Mapping[str, Any]]],
+    values_at: Mapping[int, dict[str, Any]],
+    sweep_id: uuid.UUID | None,
+) -> list[Observation]:
+    by_run: dict[uuid.UUID, list[repo.FlowRow]] = {}
+    for row in rows:
+        by_run.setdefault(row[2], []).append(row)
+    out: list[Observation] = []
+    for run_rows in by_run.values():
+        point, replication, run_id, seed = run_rows[0][:4]
+        flows = [r[5] for r in sorted(run_rows, key=lambda r: r[4])]
+        start = 0
+        for group in groups_at[point]:
+            members = flows[start : start + group["count"]]
+            start += group["count"]
+            metrics = {}
+            for metric in NUMERIC_METRICS:
+                data = finite_values(f[metric] for f in members)
+                metrics[metric] = float(data.mean()) if data.size else None
+            out.append(
+                Observation(
+                    sweep_id=sweep_id,
+                    point=point,
+                    values=values_at.get(point, {}),
+                    replication=replication,
+                    run_id=run_id,
+                    seed=seed,
+                    flow=group["name"],
+                    variant=group["variant"],
+                    type=group["type"],
+                    metrics=metrics,
+                )
+            )
+    return out
+
+
+def observations(session: Session, sweep_id: uuid.UUID, point: int | None = None) -> list[Observation]:
+    """The sweep's observations (succeeded runs), by point, replication and group order."""
+    if repo.sweep_by_id(session, sweep_id) is None:
+        raise NotFoundError("sweep", sweep_id)
+    points = repo.points_of(session, sweep_id)
+    groups_at = {p.index: p.flow_groups for p in points}
+    values_at = {p.index: p.values for p in points}
+    return _group_observations(repo.flow_rows(session, sweep_id, point), groups_at, values_at, sweep_id)
+
+
+def run_observations(session: Session, run_id: uuid.UUID) -> list[Observation]:
+    """A single run's observations (point 0, replication 0, no axis values)."""
+    run = get_run(session, run_id)
+    if run.status != RunStatus.succeeded:
+        raise ConflictError(f"run {run_id} has no result: it is {run.status.value}")
+    rows = [(0, 0, *row[2:]) for row in repo.flow_rows_of_run(session, run_id)]
+    return _group_observations(rows, {0: flow_groups(run.scenario)}, {}, None)
+
+
+def summary_rows(
+    obs: Iterable[Observation],
+    *,
+    metrics: Sequence[str] = NUMERIC_METRICS,
+    flow: str | None = None,
+) -> list[dict[str, Any]]:
+    """Per (point, flow group, metric): mean, std, count and the 95 % Student-t CI across
+    replications; the point's axis values as columns named by their paths."""
+    cells: dict[tuple[int, str], list[Observation]] = {}
+    for o in obs:
+        if flow is None or o.flow == flow:
+            cells.setdefault((o.point, o.flow), []).append(o)
+    rows = []
+    for (point, group), members in cells.items():
+        first = members[0]
+        for metric in metrics:
+            s = summarize(m.metrics.get(metric) for m in members)
+            rows.append(
+                {
+                    "point": point,
+                    **first.values,
+                    "flow": group,
+                    "variant": first.variant,
+                    "metric": metric,
+                    "replications": len(members),
+                    **s.as_dict(),
+                }
+            )
+    return rows

@@ -1,0 +1,128 @@
+"""Every query of the sweeps feature. No commits here: the caller's boundary commits."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Sequence
+from typing import Any
+
+from sqlalchemy import func, select, update
+from sqlalchemy.orm import Session
+
+from services.db.models import FLOW_METRICS, FlowResult, Run, RunStatus, Sweep, SweepPoint
+
+STATUSES = tuple(s.value for s in RunStatus)
+
+
+def sweep_by_id(session: Session, sweep_id: uuid.UUID, *, for_update: bool = False) -> Sweep | None:
+    query = select(Sweep).where(Sweep.id == sweep_id)
+    if for_update:
+        query = query.with_for_update()
+    return session.execute(query).scalar_one_or_none()
+
+
+def page_of_sweeps(session: Session, *, preset: str | None, limit: int, offset: int) -> tuple[Sequence[Sweep], int]:
+    conditions = [Sweep.preset == preset] if preset is not None else []
+    total = session.execute(select(func.count()).select_from(Sweep).where(*conditions)).scalar_one()
+    rows = session.execute(
+        select(Sweep).where(*conditions).order_by(Sweep.created_at.desc(), Sweep.id).limit(limit).offset(offset)
+    ).scalars().all()
+    return rows, total
+
+
+def points_of(session: Session, sweep_id: uuid.UUID) -> Sequence[SweepPoint]:
+    return session.execute(
+        select(SweepPoint).where(SweepPoint.sweep_id == sweep_id).order_by(SweepPoint.index)
+    ).scalars().all()
+
+
+def point_counts(session: Session, sweep_ids: Sequence[uuid.UUID]) -> dict[uuid.UUID, int]:
+    rows = session.execute(
+        select(SweepPoint.sweep_id, func.count()).where(SweepPoint.sweep_id.in_(sweep_ids)).group_by(SweepPoint.sweep_id)
+    ).all()
+    return dict(rows)
+
+
+def point_for_update(session: Session, sweep_id: uuid.UUID, index: int) -> SweepPoint | None:
+    """The point, locked: the stopping rule's decisions on one point serialise on it."""
+    return session.execute(
+        select(SweepPoint).where(SweepPoint.sweep_id == sweep_id, SweepPoint.index == index).with_for_update()
+    ).scalar_one_or_none()
+
+
+def status_counts(session: Session, sweep_ids: Sequence[uuid.UUID], *, by_point: bool = False) -> dict[Any, dict[str, int]]:
+    """Runs per status, per sweep (or per (sweep, point)); every status present, zeros too."""
+    keys = [Run.sweep_id, Run.sweep_point] if by_point else [Run.sweep_id]
+    rows = session.execute(
+        select(*keys, Run.status, func.count()).where(Run.sweep_id.in_(sweep_ids)).group_by(*keys, Run.status)
+    ).all()
+    counts: dict[Any, dict[str, int]] = {}
+    for row in rows:
+        key = (row[0], row[1]) if by_point else row[0]
+        entry = counts.setdefault(key, dict.fromkeys(STATUSES, 0))
+        entry[row[-2].value] = row[-1]
+    return counts
+
+
+def runs_of(session: Session, sweep_id: uuid.UUID, point: int | None = None) -> Sequence[Run]:
+    conditions = [Run.sweep_id == sweep_id]
+    if point is not None:
+        conditions.append(Run.sweep_point == point)
+    return session.execute(
+        select(Run).where(*conditions).order_by(Run.sweep_point, Run.replication)
+    ).scalars().all()
+
+
+def replications_at(session: Session, sweep_id: uuid.UUID) -> dict[int, set[int]]:
+    """point -> the replications it has runs for."""
+    rows = session.execute(select(Run.sweep_point, Run.replication).where(Run.sweep_id == sweep_id)).all()
+    out: dict[int, set[int]] = {}
+    for point, replication in rows:
+        out.setdefault(point, set()).add(replication)
+    return out
+
+
+def scenario_of_point(session: Session, sweep_id: uuid.UUID, point: int) -> dict[str, Any] | None:
+    """The canonical scenario one of the point's runs was made from (any replication: they
+    differ only by seed)."""
+    return session.execute(
+        select(Run.scenario).where(Run.sweep_id == sweep_id, Run.sweep_point == point).order_by(Run.replication).limit(1)
+    ).scalar_one_or_none()
+
+
+def cancel_unfinished(session: Session, sweep_id: uuid.UUID) -> int:
+    """Cancels every queued or running run of the sweep; returns how many."""
+    result = session.execute(
+        update(Run)
+        .where(Run.sweep_id == sweep_id, Run.status.in_([RunStatus.queued, RunStatus.running]))
+        .values(status=RunStatus.cancelled, finished_at=func.now())
+        .execution_options(synchronize_session=False)
+    )
+    return result.rowcount
+
+
+FlowRow = tuple[int, int, uuid.UUID, int, int, dict[str, Any]]
+"""(point, replication, run id, seed, flow position, {metric: value})."""
+
+
+def flow_rows(session: Session, sweep_id: uuid.UUID, point: int | None = None) -> list[FlowRow]:
+    """The per-flow results of the sweep's succeeded runs, by point, replication, position."""
+    conditions = [Run.sweep_id == sweep_id, Run.status == RunStatus.succeeded]
+    if point is not None:
+        conditions.append(Run.sweep_point == point)
+    return _flow_rows(session, conditions)
+
+
+def flow_rows_of_run(session: Session, run_id: uuid.UUID) -> list[FlowRow]:
+    return _flow_rows(session, [Run.id == run_id, Run.status == RunStatus.succeeded])
+
+
+def _flow_rows(session: Session, conditions: list[Any]) -> list[FlowRow]:
+    columns = [getattr(FlowResult, m) for m in FLOW_METRICS]
+    rows = session.execute(
+        select(Run.sweep_point, Run.replication, Run.id, Run.seed, FlowResult.position, *columns)
+        .join(FlowResult, FlowResult.result_id == Run.result_id)
+        .where(*conditions)
+        .order_by(Run.sweep_point, Run.replication, Run.id, FlowResult.position)
+    ).all()
+    return [(r[0] or 0, r[1] or 0, r[2], r[3], r[4], dict(zip(FLOW_METRICS, r[5:], strict=True))) for r in rows]

@@ -1,0 +1,304 @@
+"""The sweeps domain: create, follow, cancel, extend, and the stopping rule. Services never
+commit: the API request or the worker task does, then enqueues the ids returned here."""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+import uuid
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy.orm import Session
+
+from services.db.models import Run, RunStatus, Sweep, SweepPoint
+from services.errors import InvalidInputError, NotFoundError
+from services.runs import repository as runs_repo
+from services.runs.service import answer_from_cache, new_run
+from services.stats import summarize, t_quantile
+from services.sweeps import repository as repo
+from services.sweeps.grid import (
+    axis_values,
+    grid_points,
+    plan_point,
+    point_key,
+    replication_seed,
+    with_seed,
+)
+from services.sweeps.observations import observations
+from services.sweeps.spec import MAX_RUNS, SweepExtension, SweepSpec, value_key
+
+
+@dataclass
+class Created:
+    """What a create or an extension added: `runs` new runs, `cached` of them answered from
+    stored results, the rest (`to_enqueue`) waiting to be sent once the transaction commits."""
+
+    runs: int = 0
+    cached: int = 0
+    to_enqueue: list[uuid.UUID] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, int]:
+        return {"runs": self.runs, "cached": self.cached, "enqueued": len(self.to_enqueue)}
+
+
+@dataclass(frozen=True)
+class Progress:
+    total: int
+    queued: int
+    running: int
+    succeeded: int
+    failed: int
+    cancelled: int
+
+    @classmethod
+    def of(cls, counts: dict[str, int] | None) -> Progress:
+        counts = counts or {}
+        values = {s.value: counts.get(s.value, 0) for s in RunStatus}
+        return cls(total=sum(values.values()), **values)
+
+    @property
+    def done(self) -> int:
+        return self.succeeded + self.failed + self.cancelled
+
+
+def status_of(sweep: Sweep, progress: Progress) -> str:
+    """cancelled, done (nothing queued or running), running, or queued (nothing started)."""
+    if sweep.cancelled_at is not None:
+        return "cancelled"
+    if progress.queued == 0 and progress.running == 0:
+        return "done"
+    if progress.running == 0 and progress.done == 0:
+        return "queued"
+    return "running"
+
+
+def _now() -> dt.datetime:
+    return dt.datetime.now(dt.UTC)
+
+
+# ---- create and extend --------------------------------------------------------------------------
+
+
+def create(session: Session, spec: SweepSpec) -> tuple[Sweep, Created]:
+    """Validates every point, stores the sweep, its points and its runs (cached ones already
+    succeeded). Raises `ScenarioInvalid` naming the point, or `InvalidInputError`."""
+    values = grid_points(axis_values(spec), spec.combine)
+    _check_size(len(values) * spec.replications)
+    planned = [plan_point(spec, v) for v in values]
+    sweep = Sweep(name=spec.name, preset=spec.preset, spec=_stored_spec(spec))
+    session.add(sweep)
+    session.flush()
+    session.add_all(
+        SweepPoint(sweep_id=sweep.id, index=i, values=p.values, flow_groups=p.flow_groups) for i, p in enumerate(planned)
+    )
+    created = _add_runs(session, sweep, [(i, p.canonical, range(spec.replications)) for i, p in enumerate(planned)])
+    return sweep, created
+
+
+def extend(session: Session, sweep_id: uuid.UUID, extension: SweepExtension) -> tuple[Sweep, Created]:
+    """Adds replications (a new total per point) and/or axis values; only (point,
+    replication) pairs that have no run yet become runs. A cancelled sweep is reopened."""
+    sweep = get_sweep(session, sweep_id, for_update=True)
+    spec = SweepSpec.model_validate(sweep.spec)
+    replications = extension.replications or spec.replications
+    if replications < spec.replications:
+        raise InvalidInputError(
+            f"the sweep already has {spec.replications} replications per point; give a larger total",
+            path="$.replications",
+            kind="too_small",
+        )
+    spec = _with_more_values(spec, extension, replications)
+    existing = {point_key(p.values): p for p in repo.points_of(session, sweep.id)}
+    have = repo.replications_at(session, sweep.id)
+    all_values = grid_points(axis_values(spec), spec.combine)
+    new_points = [v for v in all_values if point_key(v) not in existing]
+    missing = sum(len(set(range(replications)) - have.get(p.index, set())) for p in existing.values())
+    _check_size(sum(len(r) for r in have.values()) + missing + len(new_points) * replications)
+    planned_new = [plan_point(spec, v) for v in new_points]
+
+    batches: list[tuple[int, dict[str, Any], Iterable[int]]] = []
+    for point in existing.values():
+        todo = sorted(set(range(replications)) - have.get(point.index, set()))
+        if todo:
+            scenario = repo.scenario_of_point(session, sweep.id, point.index)
+            assert scenario is not None, "a sweep point without runs"
+            batches.append((point.index, scenario, todo))
+    next_index = max((p.index for p in existing.values()), default=-1) + 1
+    for offset, planned in enumerate(planned_new):
+        index = next_index + offset
+        session.add(SweepPoint(sweep_id=sweep.id, index=index, values=planned.values, flow_groups=planned.flow_groups))
+        batches.append((index, planned.canonical, range(replications)))
+    session.flush()
+    created = _add_runs(session, sweep, batches)
+    sweep.spec = _stored_spec(spec)
+    sweep.cancelled_at = None
+    return sweep, created
+
+
+def _stored_spec(spec: SweepSpec) -> dict[str, Any]:
+    """The spec as stored: every axis as its list of values (a range written out)."""
+    data = spec.model_dump(mode="json", exclude_none=True)
+    data["axes"] = [{"path": a.path, "values": a.resolved()} for a in spec.axes]
+    return data
+
+
+def _with_more_values(spec: SweepSpec, extension: SweepExtension, replications: int) -> SweepSpec:
+    by_path = {a.path: a for a in spec.axes}
+    extra = {a.path: a.resolved() for a in extension.axes or []}
+    for i, path in enumerate(extra):
+        if path not in by_path:
+            raise InvalidInputError(
+                f"the sweep has no axis {path!r} (its axes: {', '.join(by_path)}); an extension adds values to existing axes",
+                path=f"$.axes[{i}].path",
+                kind="unknown_axis",
+            )
+    axes = []
+    for axis in spec.axes:
+        known = {value_key(v) for v in axis.resolved()}
+        added = [v for v in extra.get(axis.path, []) if value_key(v) not in known]
+        axes.append({"path": axis.path, "values": axis.resolved() + added})
+    data = spec.model_dump(mode="json", exclude_none=True)
+    data.update(axes=axes, replications=replications)
+    if spec.stopping is not None and spec.stopping.max_replications < replications:
+        data["stopping"] = {**data["stopping"], "max_replications": replications}
+    return SweepSpec.model_validate(data)
+
+
+def _check_size(runs: int) -> None:
+    if runs > MAX_RUNS:
+        raise InvalidInputError(
+            f"the sweep would have {runs} runs; at most {MAX_RUNS} (fewer axis values or replications)",
+            path="$.axes",
+            kind="too_many_runs",
+        )
+
+
+def _add_runs(session: Session, sweep: Sweep, batches: Sequence[tuple[int, dict[str, Any], Iterable[int]]]) -> Created:
+    """One run per (point, replication) of `batches` (point index, canonical scenario,
+    replications), answered from the cache where possible, in one lookup."""
+    runs: list[Run] = []
+    for point, canonical, replications in batches:
+        for r in replications:
+            runs.append(
+                new_run(
+                    with_seed(canonical, replication_seed(_sweep_seed(sweep), r)),
+                    preset=sweep.preset,
+                    sweep_id=sweep.id,
+                    sweep_point=point,
+                    replication=r,
+                )
+            )
+    cached = runs_repo.result_ids_by_keys(session, [r.cache_key for r in runs])
+    for run in runs:
+        answer_from_cache(run, cached.get(run.cache_key))
+    session.add_all(runs)
+    session.flush()
+    return Created(
+        runs=len(runs),
+        cached=sum(r.result_id is not None for r in runs),
+        to_enqueue=[r.id for r in runs if r.result_id is None],
+    )
+
+
+def _sweep_seed(sweep: Sweep) -> int:
+    return int(sweep.spec.get("seed", 1))
+
+
+# ---- read, cancel ------------------------------------------------------------------------------
+
+
+def get_sweep(session: Session, sweep_id: uuid.UUID, *, for_update: bool = False) -> Sweep:
+    sweep = repo.sweep_by_id(session, sweep_id, for_update=for_update)
+    if sweep is None:
+        raise NotFoundError("sweep", sweep_id)
+    return sweep
+
+
+def list_sweeps(session: Session, *, preset: str | None, limit: int, offset: int) -> tuple[Sequence[Sweep], int]:
+    return repo.page_of_sweeps(session, preset=preset, limit=limit, offset=offset)
+
+
+def progress_of(session: Session, sweeps: Sequence[Sweep]) -> dict[uuid.UUID, tuple[Progress, int]]:
+    """Per sweep: its runs' progress and its number of points."""
+    ids = [s.id for s in sweeps]
+    counts = repo.status_counts(session, ids)
+    points = repo.point_counts(session, ids)
+    return {s.id: (Progress.of(counts.get(s.id)), points.get(s.id, 0)) for s in sweeps}
+
+
+def points_with_progress(session: Session, sweep_id: uuid.UUID) -> list[tuple[SweepPoint, Progress]]:
+    get_sweep(session, sweep_id)
+    counts = repo.status_counts(session, [sweep_id], by_point=True)
+    return [(p, Progress.of(counts.get((sweep_id, p.index)))) for p in repo.points_of(session, sweep_id)]
+
+
+def runs_of(session: Session, sweep_id: uuid.UUID) -> Sequence[Run]:
+    get_sweep(session, sweep_id)
+    return repo.runs_of(session, sweep_id)
+
+
+def cancel(session: Session, sweep_id: uuid.UUID) -> tuple[Sweep, int]:
+    """Cancels the sweep's queued and running runs (a running simulation finishes; its result
+    is kept for the cache). Finished runs stay as they are. Returns how many were cancelled."""
+    sweep = get_sweep(session, sweep_id, for_update=True)
+    sweep.cancelled_at = _now()
+    return sweep, repo.cancel_unfinished(session, sweep_id)
+
+
+# ---- the stopping rule ------------------------------------------------------------------------------
+
+
+def after_run(session: Session, run_id: uuid.UUID) -> list[uuid.UUID]:
+    """Called once a sweep run has finished: applies the sweep's stopping rule to the run's
+    point and returns the ids of the replications it added (to enqueue after commit).
+
+    A point stops growing once every TCP flow group (or the rule's `flow`) has a 95 % CI
+    half-width within `target_relative_half_width` of its mean, or it has `max_replications`
+    runs. Otherwise it gets the replications the current spread says it needs (n ≈ (t·s /
+    (target·|mean|))², at least one more, at most up to the maximum), in one go rather than
+    one round trip per replication.
+    """
+    run = runs_repo.run_by_id(session, run_id)
+    if run is None or run.sweep_id is None or run.sweep_point is None:
+        return []
+    sweep = get_sweep(session, run.sweep_id)
+    rule = SweepSpec.model_validate(sweep.spec).stopping
+    if rule is None or sweep.cancelled_at is not None:
+        return []
+    point = repo.point_for_update(session, sweep.id, run.sweep_point)
+    assert point is not None
+    runs = repo.runs_of(session, sweep.id, point.index)
+    if any(not r.status.is_final for r in runs):
+        return []
+    needed = _replications_needed(session, sweep.id, point.index, rule.metric, rule.flow, rule.target_relative_half_width)
+    have = len(runs)
+    if needed <= have or have >= rule.max_replications:
+        return []
+    more = min(needed, rule.max_replications) - have
+    start = max(r.replication for r in runs if r.replication is not None) + 1
+    scenario = repo.scenario_of_point(session, sweep.id, point.index)
+    assert scenario is not None
+    created = _add_runs(session, sweep, [(point.index, scenario, range(start, start + more))])
+    return created.to_enqueue
+
+
+def _replications_needed(
+    session: Session, sweep_id: uuid.UUID, point: int, metric: str, flow: str | None, target: float
+) -> int:
+    """The largest replication count any watched group needs for its CI to meet the target;
+    0 when every group meets it (or has nothing to estimate: no values, a zero mean)."""
+    obs = [o for o in observations(session, sweep_id, point) if o.type == "tcp" and (flow is None or o.flow == flow)]
+    needed = 0
+    for group in sorted({o.flow for o in obs}):
+        s = summarize(o.metrics.get(metric) for o in obs if o.flow == group)
+        if s.count < 2:
+            needed = max(needed, 2) if s.count == 1 else needed
+            continue
+        if s.mean == 0 or (s.relative_half_width is not None and s.relative_half_width <= target):
+            continue
+        assert s.std is not None and s.mean is not None
+        estimate = math.ceil((t_quantile(s.count) * s.std / (target * abs(s.mean))) ** 2)
+        needed = max(needed, estimate, s.count + 1)
+    return needed

@@ -1,0 +1,183 @@
+"""What a researcher writes to ask for a sweep, and to extend one.
+
+    {"preset": "paper000-fig2a", "overrides": {"duration_s": 200},
+     "axes": [{"path": "flows[*].loss.m", "range": {"start": 1, "stop": 40}}],
+     "replications": 5, "seed": 1}
+
+An axis is a scenario path (`services.scenarios.paths`) or a preset parameter
+(`background_flows`), with a list of values or an inclusive range. Axes combine as a product
+(every combination) or zipped (the i-th values together). Replication r of every point runs
+with the same seed (derived from the sweep's `seed`), so points differ only by their axis
+values: common random numbers, which make paired comparisons between points sharper.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from enum import StrEnum
+from typing import Any, Self
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from services.db.models import FLOW_METRICS, U64_MAX
+from services.scenarios import Scenario
+
+MAX_AXES = 8
+MAX_AXIS_VALUES = 10_000
+MAX_REPLICATIONS = 1_000
+MAX_RUNS = 50_000
+"""Runs one sweep may create (points × replications, extensions and the stopping rule's
+extra replications included): a typo in a range should be a 422, not a million queued runs."""
+
+NUMERIC_METRICS: tuple[str, ...] = tuple(m for m in FLOW_METRICS if m not in ("name", "type", "variant"))
+"""The per-flow metrics a sweep summarises."""
+
+
+def value_key(value: Any) -> str:
+    """A value's identity on an axis: its JSON text (so 2 and 2.0 are one value, as the
+    scenario's canonical form makes them)."""
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    return json.dumps(value, sort_keys=True, separators=(",", ":"))
+
+
+class Combine(StrEnum):
+    product = "product"
+    zip = "zip"
+
+
+class AxisRange(BaseModel):
+    """`start`, `start + step`, … up to and including `stop` (within a rounding error)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    start: float
+    stop: float
+    step: float = Field(default=1, description="positive; the values are integers when start and step are")
+
+    @model_validator(mode="after")
+    def finite_and_ordered(self) -> Self:
+        for name in ("start", "stop", "step"):
+            if not math.isfinite(getattr(self, name)):
+                raise ValueError(f"{name} must be a finite number")
+        if self.step <= 0:
+            raise ValueError("step must be positive")
+        if self.stop < self.start:
+            raise ValueError("stop must not be below start")
+        if (self.stop - self.start) / self.step >= MAX_AXIS_VALUES:
+            raise ValueError(f"the range has more than {MAX_AXIS_VALUES} values")
+        return self
+
+    def values(self) -> list[float | int]:
+        count = math.floor((self.stop - self.start) / self.step + 1e-9) + 1
+        integral = float(self.start).is_integer() and float(self.step).is_integer()
+        values = [self.start + i * self.step for i in range(count)]
+        # 0.1 + 2 * 0.1 is 0.30000000000000004: round to the step's decimals.
+        decimals = max(0, -math.floor(math.log10(self.step))) + 6
+        return [int(round(v)) if integral else round(v, decimals) for v in values]
+
+
+class Axis(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    path: str = Field(
+        min_length=1,
+        max_length=300,
+        description="A scenario path (`flows[*].loss.m`, `topology.dumbbell.bottleneck.queue.type`) "
+        "or a preset parameter (`background_flows`)",
+    )
+    values: list[Any] | None = Field(default=None, min_length=1, max_length=MAX_AXIS_VALUES)
+    range: AxisRange | None = None
+
+    @model_validator(mode="after")
+    def values_or_range(self) -> Self:
+        if (self.values is None) == (self.range is None):
+            raise ValueError("give either `values` or `range`")
+        self.resolved()
+        return self
+
+    @field_validator("path")
+    @classmethod
+    def not_the_seed(cls, path: str) -> str:
+        if path.lstrip("$.") == "seed":
+            raise ValueError("the seed is not an axis: ask for `replications` (seeds follow from the sweep's `seed`)")
+        return path
+
+    def resolved(self) -> list[Any]:
+        """The axis's values, in order; ValueError for a repeated or non-finite one."""
+        values = self.values if self.values is not None else self.range.values()  # type: ignore[union-attr]
+        seen: set[str] = set()
+        for v in values:
+            if isinstance(v, float) and not math.isfinite(v):
+                raise ValueError(f"{v} is not a finite number")
+            key = value_key(v)
+            if key in seen:
+                raise ValueError(f"{v!r} appears twice")
+            seen.add(key)
+        return list(values)
+
+
+class StoppingRule(BaseModel):
+    """Keep adding replications at a point until the 95 % CI half-width of `metric` is at most
+    `target_relative_half_width` × |mean| for every TCP flow group (or `flow`), or the point
+    has `max_replications` runs."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    metric: str = Field(default="throughput_pkts_per_rtt", description="a per-flow metric")
+    flow: str | None = Field(default=None, description="a flow group name; all TCP groups when absent")
+    target_relative_half_width: float = Field(gt=0, le=1, description="e.g. 0.05 for ±5 % of the mean")
+    max_replications: int = Field(ge=2, le=MAX_REPLICATIONS)
+
+    @field_validator("metric")
+    @classmethod
+    def known_metric(cls, metric: str) -> str:
+        if metric not in NUMERIC_METRICS:
+            raise ValueError(f"unknown metric {metric!r}; one of {', '.join(NUMERIC_METRICS)}")
+        return metric
+
+
+class SweepSpec(BaseModel):
+    """A base (a `preset` with `overrides`, or a `scenario`), its axes, and its replications."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str | None = Field(default=None, max_length=200)
+    preset: str | None = Field(default=None, description="A preset name (GET /v1/presets).")
+    overrides: dict[str, Any] | None = Field(default=None, description="Overrides for the preset, at every point.")
+    scenario: Scenario | None = Field(default=None, description="A scenario to sweep, instead of a preset.")
+    axes: list[Axis] = Field(min_length=1, max_length=MAX_AXES)
+    combine: Combine = Combine.product
+    replications: int = Field(default=3, ge=1, le=MAX_REPLICATIONS, description="seeds per point")
+    seed: int = Field(default=1, ge=0, le=U64_MAX, description="the sweep seed: replication seeds derive from it")
+    stopping: StoppingRule | None = None
+
+    @model_validator(mode="after")
+    def consistent(self) -> Self:
+        if (self.scenario is None) == (self.preset is None):
+            raise ValueError("give either `scenario` or `preset`")
+        if self.overrides and self.preset is None:
+            raise ValueError("`overrides` apply to a `preset`")
+        paths = [a.path for a in self.axes]
+        if len(set(paths)) != len(paths):
+            raise ValueError("an axis path appears twice")
+        if self.stopping is not None and self.stopping.max_replications < self.replications:
+            raise ValueError("stopping.max_replications must be at least `replications`")
+        return self
+
+
+class SweepExtension(BaseModel):
+    """More replications (a new total) and/or more values on existing axes. Everything already
+    computed is kept; only the new (point, replication) pairs become runs."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    replications: int | None = Field(default=None, ge=1, le=MAX_REPLICATIONS, description="the new total per point")
+    axes: list[Axis] | None = Field(default=None, max_length=MAX_AXES, description="new values per axis path")
+
+    @model_validator(mode="after")
+    def something(self) -> Self:
+        if self.replications is None and not self.axes:
+            raise ValueError("give `replications` and/or `axes`")
+        return self
