@@ -1,0 +1,174 @@
+"""What every comparison shares: the observations it reads, grouping, axis values, metrics.
+
+A comparison reads *observations* (``services.sweeps.Observation``): one flow group of one
+succeeded run, with the grid point it belongs to, its replication index (replication r uses
+the same seed at every point: common random numbers) and the group's metrics. The functions
+here only read attributes, so anything shaped like an Observation will do (the tests build
+them by hand).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import uuid
+from collections.abc import Hashable, Iterable, Mapping, Sequence
+from typing import Any, Protocol
+
+from services.db.models import FLOW_METRICS
+from services.errors import InvalidInputError
+
+
+class ObservationLike(Protocol):
+    """The attributes of ``services.sweeps.Observation`` a comparison reads."""
+
+    @property
+    def sweep_id(self) -> uuid.UUID | None: ...
+    @property
+    def point(self) -> int: ...
+    @property
+    def values(self) -> Mapping[str, Any]: ...
+    @property
+    def replication(self) -> int: ...
+    @property
+    def run_id(self) -> uuid.UUID: ...
+    @property
+    def seed(self) -> int: ...
+    @property
+    def flow(self) -> str: ...
+    @property
+    def variant(self) -> str | None: ...
+    @property
+    def type(self) -> str: ...
+    @property
+    def metrics(self) -> Mapping[str, float | None]: ...
+
+
+# The numeric per-flow metrics a comparison can be asked about.
+METRICS: tuple[str, ...] = tuple(m for m in FLOW_METRICS if m not in ("name", "type", "variant"))
+
+# Metrics where less is better (everything else — throughput, goodput, packets, downloads — is
+# better when higher). A verdict "a_better" follows this direction.
+LOWER_IS_BETTER: frozenset[str] = frozenset(
+    {
+        "retransmits",
+        "drops",
+        "ack_drops",
+        "loss_rate",
+        "loss_events",
+        "loss_event_rate",
+        "drops_per_loss_event",
+        "timeouts",
+        "mean_recovery_s",
+        "mean_rtt_s",
+        "mean_rto_s",
+        "download_time_s",
+    }
+)
+
+
+def check_metric(metric: str, path: str = "$.metric") -> str:
+    if metric not in METRICS:
+        raise InvalidInputError(
+            f"unknown metric {metric!r}; the per-flow metrics are: {', '.join(METRICS)}", path=path, kind="unknown_metric"
+        )
+    return metric
+
+
+def higher_is_better(metric: str) -> bool:
+    return metric not in LOWER_IS_BETTER
+
+
+def number(value: Any) -> float | None:
+    """A finite float, or None (None, NaN, ±∞, booleans and non-numbers all are "undefined")."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    value = float(value)
+    return value if math.isfinite(value) else None
+
+
+def metric_of(obs: ObservationLike, metric: str) -> float | None:
+    return number((obs.metrics or {}).get(metric))
+
+
+def value_key(value: Any) -> Hashable:
+    """A hashable, order-independent stand-in for an axis value (lists and dicts included)."""
+    if isinstance(value, bool):
+        return ("bool", value)
+    if isinstance(value, int | float):
+        return ("num", float(value))
+    if isinstance(value, str):
+        return ("str", value)
+    return ("json", json.dumps(value, sort_keys=True, default=str))
+
+
+def point_key(values: Mapping[str, Any], leave_out: Iterable[str] = ()) -> tuple[Hashable, ...]:
+    skip = set(leave_out)
+    return tuple((k, value_key(v)) for k, v in sorted(values.items()) if k not in skip)
+
+
+def matches(value: Any, text: str) -> bool:
+    """Whether an axis value equals ``text`` as given in a query string: ``"newreno-sbs"``,
+    ``"12"`` for 12 or 12.0, ``"true"``, or JSON (``"[1, 2]"``)."""
+    if isinstance(value, str):
+        return value == text
+    try:
+        parsed = json.loads(text)
+    except (ValueError, RecursionError):
+        return False
+    return value_key(parsed) == value_key(value)
+
+
+def axis_paths(observations: Sequence[ObservationLike], axes: Sequence[Mapping[str, Any]] | None = None) -> list[str]:
+    """The swept axis paths: the sweep's own order when known, else as the observations carry them."""
+    if axes:
+        return [str(a["path"]) for a in axes]
+    seen: dict[str, None] = {}
+    for obs in observations:
+        seen.update(dict.fromkeys(obs.values or {}))
+    return list(seen)
+
+
+def axis_order(
+    observations: Sequence[ObservationLike], path: str, axes: Sequence[Mapping[str, Any]] | None = None
+) -> dict[Hashable, int]:
+    """Position of each value of axis ``path`` along the axis: the sweep's order of values when
+    known, else ascending for numbers and first appearance for anything else."""
+    declared = next((a.get("values") for a in axes or () if a.get("path") == path), None)
+    values: list[Any] = list(declared) if isinstance(declared, list) else []
+    if not values:
+        seen: dict[Hashable, Any] = {}
+        for obs in observations:
+            if path in (obs.values or {}):
+                seen.setdefault(value_key(obs.values[path]), obs.values[path])
+        values = list(seen.values())
+        if all(number(v) is not None for v in values):
+            values.sort(key=float)
+    order: dict[Hashable, int] = {}
+    for v in values:
+        order.setdefault(value_key(v), len(order))
+    return order
+
+
+def flows_of(observations: Sequence[ObservationLike]) -> list[str]:
+    """The flow groups, in the order the scenario lists them."""
+    return list(dict.fromkeys(o.flow for o in observations))
+
+
+def check_flow(observations: Sequence[ObservationLike], flow: str, path: str) -> str:
+    known = flows_of(observations)
+    if flow not in known:
+        listed = ", ".join(known) if known else "none (no succeeded run)"
+        raise InvalidInputError(f"unknown flow {flow!r}; the flow groups here are: {listed}", path=path, kind="unknown_flow")
+    return flow
+
+
+def ci_excludes_zero(low: float | None, high: float | None) -> bool:
+    return low is not None and high is not None and (low > 0 or high < 0)
+
+
+def relative(ours: float | None, theirs: float | None) -> float | None:
+    """(ours − theirs) / theirs, or None when either is undefined or theirs is 0."""
+    if ours is None or theirs is None or theirs == 0:
+        return None
+    return (ours - theirs) / theirs

@@ -1,0 +1,251 @@
+"""Model versus simulation: paper 000's Table II, automated for any run or sweep.
+
+Paper 000 §IV-A: "From the simulations, the necessary input parameters for the analytical models
+are obtained." For every grid point and TCP flow group this module derives the models' inputs
+from what the simulator measured, feeds them to the closed-form models (``services.models``)
+and reports each prediction beside the simulated throughput, with the paper's error measure
+|simulation − model| / simulation (§IV-B).
+
+The inputs (paper 000 Table I):
+
+- p = the measured loss event rate (``loss_event_rate``: loss events per packet sent);
+- m = the measured drops per loss event (``drops_per_loss_event``: losses within one RTT of an
+  event's first loss belong to it), by default. ``m_from="ratio"`` takes instead
+  m = loss rate / loss event rate, which is what Table II's printed columns allow (§IV-C: "the
+  ratio of packet loss rate to loss event rate is about 1.22 …"; docs/models.md shows the
+  table's predictions follow from that ratio for 4–32 flows). The two differ: the ratio counts
+  every drop, including those of retransmissions and of a timeout's slow start, the direct
+  count only drops inside a loss event;
+- R = the measured mean RTT (``mean_rtt_s``, queueing included);
+- RTO = the measured mean retransmit-timer value (``mean_rto_s``). The paper's RTO is the
+  "mean duration of the first timeout"; the timer value is what that timeout waits for.
+
+Replications: each input is averaged over the replications of the point (``services.stats.
+summarize``: undefined values — a replication without a loss event has no p — are left out,
+and ``inputs_replications`` says how many replications the inputs rest on); the prediction is
+made once from the mean inputs, as the paper predicts from its runs' averages; the simulated
+throughput is reported as a mean with its 95 % Student-t interval. With ``m_from="ratio"`` m
+is the ratio of the mean rates (not the mean of per-run ratios), as the paper's columns give it.
+
+A model that does not apply says why in ``note`` instead of failing: an undefined input (no loss
+event, no RTT sample), an input outside the model's domain (``ModelDomainError``: p = 0, m < 1)
+— the prediction is then null — or outside the range its authors claim (a model warning: p > 5 %,
+m > W − 3) — the prediction is given, ``in_valid_range`` is false.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import numpy as np
+
+from services.comparisons.common import ObservationLike, axis_paths, metric_of, number
+from services.errors import InvalidInputError
+from services.models import MODELS, ModelDomainError, evaluate, get_model
+from services.stats import Summary, summarize
+
+MFrom = Literal["drops", "ratio"]
+M_FROM: tuple[str, ...] = ("drops", "ratio")
+DEFAULT_MODELS: tuple[str, ...] = ("newreno-sbs", "newreno-impatient", "pftk-full", "mathis")
+THROUGHPUT = "throughput_pkts_per_rtt"
+
+FIRST_COLUMNS = (
+    "point",
+    "flow",
+    "variant",
+    "replications",
+    "inputs_replications",
+    "p",
+    "m",
+    "rtt_s",
+    "rto_s",
+    "sim_pkts_per_rtt",
+    "sim_ci_low",
+    "sim_ci_high",
+    "model",
+    "model_pkts_per_rtt",
+    "error",
+    "signed_error",
+    "in_valid_range",
+    "note",
+)
+
+
+def check_models(names: Sequence[str] | None, path: str = "$.models") -> tuple[str, ...]:
+    """The models to compare with (the defaults when none are named); unknown names are a 422."""
+    if not names:
+        return DEFAULT_MODELS
+    out: list[str] = []
+    for name in names:
+        for part in str(name).split(","):
+            part = part.strip()
+            if not part:
+                continue
+            if part not in MODELS:
+                raise InvalidInputError(
+                    f"unknown model {part!r}; the models are: {', '.join(MODELS)}", path=path, kind="unknown_model"
+                )
+            if part not in out:
+                out.append(part)
+    return tuple(out) or DEFAULT_MODELS
+
+
+def check_m_from(m_from: str, path: str = "$.m_from") -> MFrom:
+    if m_from not in M_FROM:
+        raise InvalidInputError(
+            f"m_from must be one of {', '.join(M_FROM)}: drops (drops per loss event, measured) or ratio "
+            "(loss rate / loss event rate, as paper 000's Table II columns give it)",
+            path=path,
+            kind="invalid",
+        )
+    return m_from  # type: ignore[return-value]
+
+
+@dataclass(frozen=True)
+class Inputs:
+    """The models' inputs for one (point, flow) group, averaged over its replications; an
+    input is None when undefined, with the reason in ``missing``."""
+
+    p: float | None
+    m: float | None
+    rtt_s: float | None
+    rto_s: float | None
+    count: int
+    """Replications behind the inputs: the fewest any one input rests on."""
+    missing: Mapping[str, str]
+
+    def as_model_inputs(self) -> dict[str, float | None]:
+        return {"p": self.p, "m": self.m, "rtt_s": self.rtt_s, "rto_s": self.rto_s}
+
+
+def derive_inputs(group: Sequence[ObservationLike], m_from: MFrom = "drops") -> Inputs:
+    """Paper 000 §IV-A/§IV-C: p, m, R, RTO from the simulation, averaged over replications."""
+    p = summarize(metric_of(o, "loss_event_rate") for o in group)
+    rtt = summarize(metric_of(o, "mean_rtt_s") for o in group)
+    rto = summarize(metric_of(o, "mean_rto_s") for o in group)
+    missing: dict[str, str] = {}
+    if p.mean is None:
+        missing["p"] = "no loss event in any replication: the loss event rate is undefined"
+    if m_from == "drops":
+        m_sum = summarize(metric_of(o, "drops_per_loss_event") for o in group)
+        m, m_count = m_sum.mean, m_sum.count
+        if m is None:
+            missing["m"] = "no loss event in any replication: drops per loss event is undefined"
+    else:
+        loss = summarize(metric_of(o, "loss_rate") for o in group)
+        m_count = min(loss.count, p.count)
+        m = None
+        if loss.mean is None or p.mean is None or p.mean == 0:
+            missing["m"] = "loss rate / loss event rate is undefined (no loss event in any replication)"
+        else:
+            m = loss.mean / p.mean
+    if rtt.mean is None:
+        missing["rtt_s"] = "no RTT sample in any replication: the mean RTT is undefined"
+    if rto.mean is None:
+        missing["rto_s"] = "no retransmit-timer sample in any replication: the mean RTO is undefined"
+    counts = [s for s in (p.count, m_count, rtt.count, rto.count)]
+    return Inputs(p.mean, m, rtt.mean, rto.mean, min(counts) if counts else 0, missing)
+
+
+@dataclass(frozen=True)
+class Prediction:
+    value: float | None
+    in_valid_range: bool | None
+    note: str | None
+
+
+def predict(model: str, inputs: Inputs) -> Prediction:
+    """One model's throughput in packets per RTT for these inputs, or why there is none.
+
+    Uses the model's own checks (``services.models``): impossible inputs give no value and the
+    model's reason; inputs outside its valid range give the value and the model's warnings."""
+    spec = get_model(model)
+    wanted = {p.name for p in spec.params if p.required and p.default is None}
+    given = inputs.as_model_inputs()
+    absent = [name for name in ("p", "m", "rtt_s", "rto_s") if name in wanted and given[name] is None]
+    if absent:
+        return Prediction(None, None, "; ".join(f"{n}: {inputs.missing.get(n, 'undefined')}" for n in absent))
+    args = {n: v for n, v in given.items() if n in {p.name for p in spec.params} and v is not None}
+    try:
+        ev = evaluate(model, args)
+    except ModelDomainError as e:
+        return Prediction(None, False, f"outside the model's domain: {e}")
+    value = number(np.asarray(ev.outputs["throughput_pkts_per_rtt"]).item())
+    notes = [f"{w.parameter}: {w.reason}" for w in ev.warnings]
+    valid = not ev.warnings
+    if model == "newreno-impatient" and "timeout_regime" in ev.outputs and not bool(np.asarray(ev.outputs["timeout_regime"]).item()):
+        m_star = float(np.asarray(ev.outputs["m_star"]).item())
+        # Paper 000 §IV-C: "the number of drops is below m* = 4. Since the Impatient throughput
+        # model does not apply in this regime …" — the model answers eq. (4) there.
+        notes.append(f"m < m* = {m_star:g}: Impatient never times out and behaves as Slow-but-Steady; this is eq. (4)")
+    if value is None:
+        valid = False
+    return Prediction(value, valid, "; ".join(notes) or None)
+
+
+def _groups(observations: Sequence[ObservationLike]) -> dict[tuple[int, str], list[ObservationLike]]:
+    groups: dict[tuple[int, str], list[ObservationLike]] = {}
+    for obs in sorted(observations, key=lambda o: o.point):
+        if obs.type != "tcp":
+            continue
+        groups.setdefault((obs.point, obs.flow), []).append(obs)
+    return groups
+
+
+def errors(sim: float | None, model: float | None) -> tuple[float | None, float | None]:
+    """Paper 000 §IV-B's prediction error |sim − model| / sim, and the signed (model − sim) / sim."""
+    if sim is None or model is None or sim == 0:
+        return None, None
+    return abs(sim - model) / sim, (model - sim) / sim
+
+
+def model_vs_sim(
+    observations: Sequence[ObservationLike],
+    *,
+    models: Sequence[str] = DEFAULT_MODELS,
+    m_from: MFrom = "drops",
+    axes: Sequence[Mapping[str, Any]] | None = None,
+) -> list[dict[str, Any]]:
+    """One row per point × TCP flow group × model (long format), in point order, then the
+    scenario's flow order, then ``models``' order. The axis values of the point are columns
+    named by their axis path."""
+    paths = axis_paths(observations, axes)
+    rows: list[dict[str, Any]] = []
+    for (point, flow), group in _groups(observations).items():
+        inputs = derive_inputs(group, m_from)
+        sim: Summary = summarize(metric_of(o, THROUGHPUT) for o in group)
+        base: dict[str, Any] = {"point": point}
+        base.update({path: group[0].values.get(path) for path in paths})
+        base.update(
+            flow=flow,
+            variant=group[0].variant,
+            replications=len({o.replication for o in group}),
+            inputs_replications=inputs.count,
+            p=inputs.p,
+            m=inputs.m,
+            rtt_s=inputs.rtt_s,
+            rto_s=inputs.rto_s,
+            sim_pkts_per_rtt=sim.mean,
+            sim_ci_low=sim.ci_low,
+            sim_ci_high=sim.ci_high,
+        )
+        for model in models:
+            pred = predict(model, inputs)
+            error, signed = errors(sim.mean, pred.value)
+            note = pred.note
+            if sim.mean is None:
+                note = "; ".join(filter(None, ["the simulated throughput is undefined", note]))
+            rows.append(
+                {
+                    **base,
+                    "model": model,
+                    "model_pkts_per_rtt": pred.value,
+                    "error": error,
+                    "signed_error": signed,
+                    "in_valid_range": pred.in_valid_range,
+                    "note": note,
+                }
+            )
+    return rows
