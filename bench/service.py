@@ -38,10 +38,13 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def launched(state: Path):
+def launched(state: Path, **settings: str):
+    """The service on a free port with its state in `state`; `settings` are extra TCPLAB_
+    variables (worker_concurrency="2")."""
     port = free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith("TCPLAB_") and k not in ("DATABASE_URL", "REDIS_URL")}
     env.update(TCPLAB_STATE_DIR=str(state), TCPLAB_PORT=str(port))
+    env.update({f"TCPLAB_{k.upper()}": v for k, v in settings.items()})
     log = open(state / "launch.log", "ab")
     proc = subprocess.Popen([sys.executable, "-m", "api.launch"], cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
     base = f"http://127.0.0.1:{port}"
