@@ -13,19 +13,6 @@ from services.db.models import Run, RunStatus, Sweep, SweepPoint
 from services.sweeps import Created, Progress, status_of
 
 
-class ProgressOut(BaseModel):
-    total: int
-    queued: int
-    running: int
-    succeeded: int
-    failed: int
-    cancelled: int
-
-    @classmethod
-    def of(cls, progress: Progress) -> ProgressOut:
-        return cls(**{name: getattr(progress, name) for name in cls.model_fields})
-
-
 class CreatedOut(BaseModel):
     runs: int = Field(description="runs this request added")
     cached: int = Field(description="of them, answered at once from stored identical runs")
@@ -51,7 +38,7 @@ class SweepOut(BaseModel):
     replications: int = Field(description="replications per point (the stopping rule may add more)")
     seed: int
     points: int
-    progress: ProgressOut
+    progress: Progress = Field(description="the runs by status")
     spec: dict[str, Any] = Field(description="the sweep as it stands: the body that would recreate it")
     created_at: dt.datetime
     cancelled_at: dt.datetime | None
@@ -72,7 +59,7 @@ class SweepOut(BaseModel):
             replications=spec.get("replications", 1),
             seed=spec.get("seed", 1),
             points=points,
-            progress=ProgressOut.of(progress),
+            progress=progress,
             spec=spec,
             created_at=sweep.created_at,
             cancelled_at=sweep.cancelled_at,
@@ -98,11 +85,11 @@ class PointOut(BaseModel):
     point: int
     values: dict[str, Any]
     flow_groups: list[dict[str, Any]]
-    progress: ProgressOut
+    progress: Progress = Field(description="the runs by status")
 
     @classmethod
     def of(cls, point: SweepPoint, progress: Progress) -> PointOut:
-        return cls(point=point.index, values=point.values, flow_groups=point.flow_groups, progress=ProgressOut.of(progress))
+        return cls(point=point.index, values=point.values, flow_groups=point.flow_groups, progress=progress)
 
 
 class PointList(BaseModel):
