@@ -1,0 +1,192 @@
+"""The dashboard pages: server-rendered shells (Jinja2) whose scripts fetch the JSON API and
+draw with Plotly, served from the installed `plotly` package (never a CDN).
+
+/                                   → /dashboard
+/dashboard                          recent sweeps and runs, queue state
+/dashboard/sweeps/{id}              a metric against an axis, CIs, model and paper overlays
+/dashboard/runs/{id}                per-flow table, cwnd / ssthresh / queue traces
+/dashboard/comparisons?sweep_id=…   model-vs-simulation errors, variant ratios, the paper
+/dashboard/regions                  paper 000 Fig. 4 for chosen R and RTO, a sweep's points on it
+/static/…                           plotly.min.js, the pages' CSS and scripts
+
+The pages ask the services only whether what they show exists (a 404 page otherwise); every
+number they draw comes from the JSON API, in the browser.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import uuid
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import plotly
+from fastapi import APIRouter, Request
+from fastapi.responses import FileResponse, HTMLResponse, RedirectResponse, Response
+from fastapi.templating import Jinja2Templates
+
+from api.deps import SessionDep
+from services import runs
+from services.db.models import FLOW_METRICS
+from services.errors import NotFoundError
+
+HERE = Path(__file__).parent
+STATIC_DIR = HERE / "static"
+PLOTLY_JS = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
+
+router = APIRouter(include_in_schema=False)
+templates = Jinja2Templates(directory=HERE / "templates")
+
+# Per-flow metrics a sweep or a comparison can plot (the numeric columns of a flow's result).
+METRICS = tuple(m for m in FLOW_METRICS if m not in ("name", "type", "variant"))
+DEFAULT_METRIC = "throughput_pkts_per_rtt"
+
+
+@cache
+def _version(path: Path) -> str:
+    """A short content hash: the pages link `?v=` it, so a browser may cache for long."""
+    return hashlib.sha256(path.read_bytes()).hexdigest()[:12]
+
+
+def static_url(name: str) -> str:
+    path = PLOTLY_JS if name == "plotly.min.js" else STATIC_DIR / name
+    return f"/static/{name}?v={_version(path)}"
+
+
+templates.env.globals["static_url"] = static_url
+
+
+def _page(request: Request, template: str, title: str, config: dict[str, Any], status_code: int = 200) -> HTMLResponse:
+    return templates.TemplateResponse(
+        request, template, {"title": title, "config": config}, status_code=status_code
+    )
+
+
+def not_found_page(request: Request, what: str, key: str) -> HTMLResponse:
+    return _page(request, "not_found.html", "Not found", {"what": what, "key": key}, status_code=404)
+
+
+def _uuid(text: str) -> uuid.UUID | None:
+    try:
+        return uuid.UUID(text)
+    except ValueError:
+        return None
+
+
+def _run_exists(session: Any, run_id: uuid.UUID | None) -> bool:
+    if run_id is None:
+        return False
+    try:
+        runs.get_run(session, run_id)
+    except NotFoundError:
+        return False
+    return True
+
+
+def _sweep_exists(session: Any, sweep_id: uuid.UUID | None) -> bool:
+    if sweep_id is None:
+        return False
+    try:
+        from services import sweeps
+    except ImportError:  # sweeps not in this tree: the page's script reports a missing sweep
+        return True
+    try:
+        sweeps.get_sweep(session, sweep_id)
+    except NotFoundError:
+        return False
+    return True
+
+
+# ---- static ------------------------------------------------------------------------------------
+
+
+@cache
+def _gzipped(path: Path) -> bytes:
+    return gzip.compress(path.read_bytes(), compresslevel=6, mtime=0)
+
+
+@router.get("/static/{name:path}")
+def static(name: str, request: Request) -> Response:
+    """plotly.min.js from the installed plotly package, the rest from api/dashboard/static;
+    gzipped for a browser that accepts it (Plotly is 4.8 MB, 1.4 MB gzipped). The pages link
+    them content-addressed (`?v=`), so a day's caching is safe."""
+    if name == "plotly.min.js":
+        path = PLOTLY_JS
+    else:
+        path = (STATIC_DIR / name).resolve()
+        if not path.is_relative_to(STATIC_DIR.resolve()) or not path.is_file():
+            return Response("not found", status_code=404, media_type="text/plain")
+    media = {".js": "text/javascript; charset=utf-8", ".css": "text/css; charset=utf-8"}.get(
+        path.suffix, "application/octet-stream"
+    )
+    headers = {"Cache-Control": "public, max-age=86400", "Vary": "Accept-Encoding"}
+    if "gzip" in request.headers.get("accept-encoding", ""):
+        return Response(_gzipped(path), media_type=media, headers={**headers, "Content-Encoding": "gzip"})
+    return FileResponse(path, media_type=media, headers=headers)
+
+
+# ---- pages -------------------------------------------------------------------------------------
+
+
+@router.get("/")
+def root() -> RedirectResponse:
+    return RedirectResponse("/dashboard", status_code=307)
+
+
+@router.get("/dashboard", response_class=HTMLResponse)
+def home(request: Request) -> HTMLResponse:
+    return _page(request, "home.html", "tcplab", {})
+
+
+@router.get("/dashboard/runs/{run_id}", response_class=HTMLResponse)
+def run_page(request: Request, run_id: str, session: SessionDep) -> HTMLResponse:
+    key = _uuid(run_id)
+    if not _run_exists(session, key):
+        return not_found_page(request, "run", run_id)
+    return _page(request, "run.html", f"Run {str(key)[:8]}", {"run_id": str(key)})
+
+
+@router.get("/dashboard/sweeps/{sweep_id}", response_class=HTMLResponse)
+def sweep_page(request: Request, sweep_id: str, session: SessionDep) -> HTMLResponse:
+    key = _uuid(sweep_id)
+    if not _sweep_exists(session, key):
+        return not_found_page(request, "sweep", sweep_id)
+    config = {"sweep_id": str(key), "metrics": list(METRICS), "metric": request.query_params.get("metric") or DEFAULT_METRIC,
+              "axis": request.query_params.get("axis")}
+    return _page(request, "sweep.html", f"Sweep {str(key)[:8]}", config)
+
+
+@router.get("/dashboard/comparisons", response_class=HTMLResponse)
+def comparison_page(request: Request, session: SessionDep, sweep_id: str | None = None, run_id: str | None = None) -> HTMLResponse:
+    if (sweep_id is None) == (run_id is None):
+        return _page(request, "not_found.html", "Comparison", {"what": "comparison", "key": "",
+                     "message": "Give either ?sweep_id= or ?run_id=."}, status_code=404)
+    if sweep_id is not None:
+        key = _uuid(sweep_id)
+        if not _sweep_exists(session, key):
+            return not_found_page(request, "sweep", sweep_id)
+        config = {"sweep_id": str(key), "run_id": None}
+    else:
+        key = _uuid(run_id or "")
+        if not _run_exists(session, key):
+            return not_found_page(request, "run", run_id or "")
+        config = {"sweep_id": None, "run_id": str(key)}
+    config |= {"metrics": list(METRICS), "metric": request.query_params.get("metric") or DEFAULT_METRIC}
+    return _page(request, "comparison.html", "Comparison", config)
+
+
+@router.get("/dashboard/regions", response_class=HTMLResponse)
+def regions_page(request: Request, session: SessionDep, sweep_id: str | None = None) -> HTMLResponse:
+    key = None
+    if sweep_id:
+        key = _uuid(sweep_id)
+        if not _sweep_exists(session, key):
+            return not_found_page(request, "sweep", sweep_id)
+    q = request.query_params
+    config = {
+        "sweep_id": str(key) if key else None,
+        "inputs": {name: q.get(name) for name in ("rtt_s", "rto_s", "m_star", "p_min", "p_max", "m_max")},
+    }
+    return _page(request, "regions.html", "Region map", config)

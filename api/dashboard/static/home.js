@@ -1,0 +1,60 @@
+// Home: queue state (GET /v1/runs?status=…&limit=1 → total), recent sweeps (GET /v1/sweeps),
+// recent runs (GET /v1/runs).
+"use strict";
+(async function () {
+  const { api, el, table, badge, fmt, ready, fatal } = window.tcplab;
+  const STATUSES = ["queued", "running", "succeeded", "failed", "cancelled"];
+
+  async function queue() {
+    const totals = await Promise.all(STATUSES.map((s) => api(`/v1/runs?status=${s}&limit=1`).then((r) => r.total)));
+    document.getElementById("queue").replaceChildren(...STATUSES.map((s, i) =>
+      el("div", { class: "tile", "data-status": s, "data-total": totals[i] },
+        el("div", { class: "n" }, totals[i]), el("div", { class: "label" }, s))));
+  }
+
+  async function sweeps() {
+    const box = document.getElementById("sweeps");
+    let page;
+    try {
+      page = await api("/v1/sweeps?limit=20");
+    } catch (e) {
+      if (e.status === 404) { box.replaceChildren(el("p", { class: "muted" }, "This server has no sweeps API.")); return; }
+      throw e;
+    }
+    const done = (s) => { const p = s.progress || {}; return (p.succeeded || 0) + (p.failed || 0) + (p.cancelled || 0); };
+    table(box, page.items, [
+      { name: "name", text: true, value: (s) => s.name || s.id.slice(0, 8), link: (s) => `/dashboard/sweeps/${s.id}` },
+      { name: "preset", text: true },
+      { name: "status", text: true, value: (s) => s.status },
+      { name: "axes", text: true, value: (s) => (s.axes || []).map((a) => `${a.path} (${(a.values || []).length})`).join(", ") },
+      { name: "replications" },
+      { name: "runs done", value: (s) => `${done(s)} / ${(s.progress || {}).total ?? "?"}` },
+      { name: "created", text: true, value: (s) => new Date(s.created_at).toLocaleString() },
+    ], { id: "sweeps-table", empty: "No sweeps yet: POST /v1/sweeps." });
+    box.querySelectorAll("#sweeps-table tbody tr").forEach((tr, i) => tr.cells[2].replaceChildren(badge(page.items[i].status)));
+    box.insertAdjacentElement("afterbegin", el("p", { class: "muted" }, `${page.total} sweeps in all.`));
+  }
+
+  async function runs() {
+    const page = await api("/v1/runs?limit=20");
+    const box = document.getElementById("runs");
+    table(box, page.items, [
+      { name: "id", text: true, value: (r) => r.id.slice(0, 8), link: (r) => `/dashboard/runs/${r.id}` },
+      { name: "status", text: true },
+      { name: "preset", text: true },
+      { name: "variants", text: true, value: (r) => r.variants.join(", ") },
+      { name: "seed" },
+      { name: "core s", value: (r) => r.core_wall_s },
+      { name: "created", text: true, value: (r) => new Date(r.created_at).toLocaleString() },
+    ], { id: "runs-table", empty: "No runs yet: POST /v1/runs." });
+    box.querySelectorAll("#runs-table tbody tr").forEach((tr, i) => tr.cells[1].replaceChildren(badge(page.items[i].status)));
+    box.insertAdjacentElement("afterbegin", el("p", { class: "muted" }, `${fmt(page.total)} runs in all.`));
+  }
+
+  try {
+    await Promise.all([queue(), sweeps(), runs()]);
+    ready();
+  } catch (e) {
+    fatal(e);
+  }
+})();

@@ -1,0 +1,85 @@
+// Run: status, per-flow table (GET /v1/runs/{id}/flows), cwnd / ssthresh / queue traces
+// (GET /v1/runs/{id}/traces), with their downloads.
+"use strict";
+(async function () {
+  const { config, api, el, table, badge, fmt, downloads, message, plot, ready, fatal } = window.tcplab;
+  const id = config.run_id;
+  const COLORS = ["#2463eb", "#e4572e", "#17a398", "#8e44ad", "#f39c12", "#34495e", "#c0392b", "#16a085"];
+
+  function statusLine(run) {
+    document.getElementById("run-status").replaceChildren(
+      badge(run.status), " ",
+      run.preset ? el("span", {}, "preset ", el("code", {}, run.preset), " · ") : "",
+      `variants ${run.variants.join(", ")} · seed ${run.seed}`,
+      run.core_wall_s !== null ? ` · core ${fmt(run.core_wall_s)} s, ${fmt(run.events)} events` : "",
+      run.cached ? " · answered from the cache" : "");
+  }
+
+  async function showResult() {
+    const [result, flows, traces] = await Promise.all([
+      api(`/v1/runs/${id}/result`),
+      api(`/v1/runs/${id}/flows`),
+      api(`/v1/runs/${id}/traces`),
+    ]);
+    document.getElementById("flows-card").hidden = false;
+    document.getElementById("links-card").hidden = false;
+    document.getElementById("comparison-link").href = `/dashboard/comparisons?run_id=${id}`;
+    document.getElementById("result-link").href = `/v1/runs/${id}/result`;
+    document.getElementById("run-status").append(
+      ` · measured ${fmt(result.measured_from_s)}–${fmt(result.measured_to_s)} s`);
+    downloads(document.getElementById("flows-downloads"), "the flows", `/v1/runs/${id}/flows`, `run-${id}-flows`);
+    table(document.getElementById("flows"), flows.rows, [
+      { name: "name", text: true }, { name: "variant", text: true },
+      "throughput_pkts_per_rtt", "goodput_bps", "loss_event_rate", "loss_rate", "drops_per_loss_event",
+      "timeouts", "fast_recoveries", "mean_rtt_s", "mean_rto_s", "retransmits", "drops",
+    ], { id: "flows-table" });
+
+    if (!traces.recorded) {
+      document.getElementById("no-traces").hidden = false;
+      return;
+    }
+    document.getElementById("traces-card").hidden = false;
+    downloads(document.getElementById("traces-downloads"), "the traces", `/v1/runs/${id}/traces`, `run-${id}-traces`);
+    const t = traces.rows.map((r) => r.time_s);
+    const column = (c) => traces.rows.map((r) => r[c]);
+    const flowNames = [...new Set(traces.series.filter((s) => s.kind === "flow").map((s) => s.name))];
+    const windowTraces = traces.series.filter((s) => s.kind === "flow").map((s) => ({
+      type: "scatter", mode: "lines", x: t, y: column(s.column), name: `${s.name} ${s.quantity}`,
+      meta: { column: s.column },
+      line: { color: COLORS[flowNames.indexOf(s.name) % COLORS.length], dash: s.quantity === "ssthresh" ? "dash" : "solid", width: s.quantity === "ssthresh" ? 1.5 : 2, shape: "hv" },
+    }));
+    const queueTraces = traces.series.filter((s) => s.kind === "link").map((s, i) => ({
+      type: "scatter", mode: "lines", x: t, y: column(s.column), name: `${s.name} ${s.quantity}`,
+      meta: { column: s.column }, line: { color: COLORS[(i + 5) % COLORS.length], shape: "hv" },
+    }));
+    await plot("plot-cwnd", windowTraces, {
+      xaxis: { title: { text: "time [s]" } }, yaxis: { title: { text: "packets" }, rangemode: "tozero" },
+    });
+    if (queueTraces.length) {
+      await plot("plot-queue", queueTraces, {
+        xaxis: { title: { text: "time [s]" } }, yaxis: { title: { text: "queue [packets]" }, rangemode: "tozero" },
+      });
+    } else {
+      document.getElementById("plot-queue").replaceChildren(el("p", { class: "muted" }, "No queue trace recorded."));
+    }
+  }
+
+  async function refresh() {
+    try {
+      const run = await api(`/v1/runs/${id}`);
+      statusLine(run);
+      if (run.status === "queued" || run.status === "running") {
+        message(`This run is ${run.status}; the page refreshes until it has finished.`);
+        setTimeout(refresh, 2000);
+        return;
+      }
+      message("");
+      if (run.status === "succeeded") await showResult();
+      else message(`This run ${run.status}${run.error ? ": " + run.error : "."}`, run.status === "failed" ? "error" : "");
+      ready();
+    } catch (e) {
+      fatal(e);
+    }
+  }
+  refresh();
+})();

@@ -1,0 +1,215 @@
+// Sweep: any metric against any axis, one line per flow group (and per value of the other
+// axes) with 95 % CI error bars (GET /v1/sweeps/{id}/summary?metric=); model predictions
+// (GET /v1/comparisons/models?sweep_id=) and the paper's numbers (GET /v1/presets/{name})
+// as toggles; the per-point table; downloads of what is plotted.
+"use strict";
+(async function () {
+  const t = window.tcplab;
+  const { config, api, el, table, badge, fmt, coord, downloads, message, progress, plot, ready, fatal, groupBy, byAxis } = t;
+  const id = config.sweep_id;
+  const COLORS = ["#2463eb", "#e4572e", "#17a398", "#8e44ad", "#f39c12", "#34495e", "#c0392b", "#16a085", "#7f8c8d", "#d35400"];
+  // Which model-comparison column and which paper table column stand for a flow metric.
+  const MODEL_METRICS = { throughput_pkts_per_rtt: "model_pkts_per_rtt" };
+  const PAPER_COLUMNS = {
+    throughput_pkts_per_rtt: [["sim_pkts_per_rtt", "simulated"], ["model_pkts_per_rtt", "model"]],
+    loss_event_rate: [["loss_event_rate", "loss event rate"]],
+    loss_rate: [["loss_rate", "loss rate"]],
+  };
+  // Published boundaries drawn across an m axis (paper 000 Fig. 2).
+  const PAPER_MARKS = [
+    ["equality_region_m_below", "paper: equality below m ="],
+    ["imp_superior_m_from", "paper: IMP superior from m ="],
+    ["analytic_crossover_m_t", "paper: analytic m_t ="],
+  ];
+
+  let sweep = null;
+  let preset = null;  // the preset's detail, for its published numbers
+  let modelRows = null;  // null: not fetched; false: not available
+  const state = { metric: config.metric, axis: config.axis };
+
+  function statusLine(s) {
+    const p = s.progress;
+    document.getElementById("title").textContent = `Sweep ${s.name || s.id.slice(0, 8)}`;
+    document.getElementById("sweep-status").replaceChildren(
+      badge(s.status), " ",
+      s.preset ? el("span", {}, "preset ", el("code", {}, s.preset), " · ") : "",
+      `${s.points} points × ${s.replications} replications · ${p.succeeded} succeeded, ${p.failed} failed, ${p.cancelled} cancelled of ${p.total} runs · axes `,
+      ...s.axes.map((a) => el("code", {}, `${a.path} = ${a.values.map(fmt).join(", ")}`)));
+  }
+
+  function otherAxes() { return sweep.axes.map((a) => a.path).filter((p) => p !== state.axis); }
+
+  function groupName(row) {
+    const others = otherAxes().map((p) => `${p.split(".").pop()}=${fmt(row[p])}`);
+    return [row.flow + (row.variant && row.variant !== row.flow ? ` (${row.variant})` : ""), ...others].join(" · ");
+  }
+
+  function simTraces(rows) {
+    const groups = groupBy(rows, (r) => JSON.stringify([r.flow, ...otherAxes().map((p) => r[p])]));
+    return [...groups.values()].map((g, i) => {
+      g.sort(byAxis(state.axis));
+      const has = (r) => r.ci_high !== null && r.ci_low !== null && r.mean !== null;
+      return {
+        type: "scatter", mode: "lines+markers", name: groupName(g[0]),
+        x: g.map((r) => coord(r[state.axis])), y: g.map((r) => r.mean),
+        error_y: {
+          type: "data", symmetric: false, visible: true, thickness: 1.2, width: 4,
+          array: g.map((r) => (has(r) ? r.ci_high - r.mean : null)),
+          arrayminus: g.map((r) => (has(r) ? r.mean - r.ci_low : null)),
+        },
+        customdata: g.map((r) => [r.point, r.count, r.ci_low, r.ci_high]),
+        hovertemplate: "%{x}: %{y:.4g}<br>95 % CI %{customdata[2]:.4g} – %{customdata[3]:.4g}<br>n = %{customdata[1]}<extra>%{fullData.name}</extra>",
+        meta: { kind: "sim", flow: g[0].flow, points: g.map((r) => r.point) },
+        line: { color: COLORS[i % COLORS.length], width: 2 }, marker: { size: 7 },
+      };
+    });
+  }
+
+  function modelTraces(simColors) {
+    const column = MODEL_METRICS[state.metric];
+    if (!column || !modelRows) return [];
+    const groups = groupBy(modelRows, (r) => JSON.stringify([r.flow, r.model, ...otherAxes().map((p) => r[p])]));
+    return [...groups.values()].map((g) => {
+      g.sort(byAxis(state.axis));
+      const name = groupName(g[0]);
+      return {
+        type: "scatter", mode: "lines", name: `model ${g[0].model}: ${name}`,
+        x: g.map((r) => coord(r[state.axis])), y: g.map((r) => r[column]),
+        meta: { kind: "model", flow: g[0].flow, model: g[0].model, points: g.map((r) => r.point) },
+        line: { dash: "dash", width: 2, color: simColors.get(name) || "#555" },
+      };
+    });
+  }
+
+  function publishedTraces(simRows) {
+    const published = preset && preset.published;
+    if (!published) return [];
+    const traces = [];
+    const axisName = state.axis.split(".").pop();
+    for (const tbl of published.tables || []) {
+      const names = tbl.columns.map((c) => c.name);
+      const xName = names.includes(state.axis) ? state.axis : names.includes(axisName) ? axisName : null;
+      if (!xName) continue;
+      for (const [col, label] of PAPER_COLUMNS[state.metric] || []) {
+        if (!names.includes(col)) continue;
+        traces.push({
+          type: "scatter", mode: "markers", name: `paper ${tbl.name}: ${label}`,
+          x: tbl.rows.map((r) => r[xName]), y: tbl.rows.map((r) => r[col]),
+          marker: { symbol: col.startsWith("model") ? "x" : "diamond-open", size: 9, color: "#111" },
+          meta: { kind: "published", table: tbl.name, column: col },
+        });
+      }
+    }
+    if (state.axis.endsWith("loss.m")) {
+      const ys = simRows.flatMap((r) => [r.ci_high, r.mean]).filter((v) => typeof v === "number");
+      const top = ys.length ? Math.max(...ys) * 1.05 : 1;
+      for (const [key, label] of PAPER_MARKS) {
+        const v = (published.values || {})[key];
+        if (typeof v !== "number") continue;
+        traces.push({
+          type: "scatter", mode: "lines", name: `${label} ${v}`, x: [v, v], y: [0, top],
+          line: { dash: "dot", width: 1.5, color: "#555" }, hoverinfo: "name",
+          meta: { kind: "published", value: key },
+        });
+      }
+    }
+    return traces;
+  }
+
+  async function ensureOverlays() {
+    if (modelRows === null && MODEL_METRICS[state.metric]) {
+      try {
+        modelRows = (await api(`/v1/comparisons/models?sweep_id=${id}`)).rows;
+      } catch (e) {
+        if (e.status !== 404 && e.status !== 409 && e.status !== 422) throw e;
+        modelRows = false;
+      }
+    }
+    if (preset === null) {
+      preset = sweep.preset ? await api(`/v1/presets/${encodeURIComponent(sweep.preset)}`) : false;
+    }
+  }
+
+  async function draw() {
+    const url = `/v1/sweeps/${id}/summary?${t.qs({ metric: state.metric })}`;
+    const summary = await api(url);
+    await ensureOverlays();
+    const rows = summary.rows.filter((r) => r.metric === undefined || r.metric === state.metric);
+    const modelBox = document.getElementById("toggle-model");
+    const paperBox = document.getElementById("toggle-published");
+    const sims = simTraces(rows);
+    const colors = new Map(sims.map((s) => [s.name, s.line.color]));
+    const models = modelTraces(colors);
+    const papers = publishedTraces(rows);
+    modelBox.disabled = models.length === 0;
+    paperBox.disabled = papers.length === 0;
+    const notes = [];
+    if (!models.length) notes.push(MODEL_METRICS[state.metric] ? "No model predictions for this sweep." : "Model predictions are in packets per RTT: choose throughput_pkts_per_rtt.");
+    if (!papers.length) notes.push("No published numbers for this metric and axis.");
+    document.getElementById("overlay-note").textContent = notes.join(" ");
+
+    const traces = [...sims, ...(modelBox.checked ? models : []), ...(paperBox.checked ? papers : [])];
+    const numeric = rows.every((r) => typeof r[state.axis] === "number");
+    await plot("plot-sweep", traces, {
+      xaxis: { title: { text: state.axis }, type: numeric ? "linear" : "category" },
+      yaxis: { title: { text: `${state.metric} (mean, 95 % CI)` }, rangemode: "tozero" },
+    });
+    downloads(document.getElementById("summary-downloads"), "the plotted summary", url, `sweep-${id}-${state.metric}`);
+    const modelDownloads = document.getElementById("model-downloads");
+    if (models.length && modelBox.checked) downloads(modelDownloads, "the model predictions", `/v1/comparisons/models?sweep_id=${id}`, `sweep-${id}-models`);
+    else modelDownloads.replaceChildren();
+
+    document.getElementById("table-card").hidden = false;
+    const sorted = [...rows].sort((a, b) => (a.point - b.point) || String(a.flow).localeCompare(String(b.flow)));
+    table(document.getElementById("points"), sorted, [
+      "point", ...sweep.axes.map((a) => ({ name: a.path })), { name: "flow", text: true }, { name: "variant", text: true },
+      "count", "mean", "std", "ci_low", "ci_high", "half_width",
+    ], { id: "points-table", empty: "No succeeded runs yet." });
+    const q = new URLSearchParams(location.search);
+    q.set("metric", state.metric); q.set("axis", state.axis);
+    history.replaceState(null, "", `${location.pathname}?${q}`);
+  }
+
+  function setUpControls() {
+    const metric = document.getElementById("metric");
+    metric.replaceChildren(...config.metrics.map((m) => el("option", { value: m, selected: m === state.metric }, m)));
+    const axes = [...sweep.axes].sort((a, b) => (b.values.length > 1) - (a.values.length > 1));
+    if (!state.axis || !sweep.axes.some((a) => a.path === state.axis)) state.axis = axes[0].path;
+    const axis = document.getElementById("axis");
+    axis.replaceChildren(...sweep.axes.map((a) => el("option", { value: a.path, selected: a.path === state.axis }, a.path)));
+    const redraw = () => draw().catch(fatal);
+    metric.addEventListener("change", () => { state.metric = metric.value; redraw(); });
+    axis.addEventListener("change", () => { state.axis = axis.value; redraw(); });
+    document.getElementById("toggle-model").checked = true;
+    document.getElementById("toggle-published").checked = true;
+    document.getElementById("toggle-model").addEventListener("change", redraw);
+    document.getElementById("toggle-published").addEventListener("change", redraw);
+    document.getElementById("comparison-link").href = `/dashboard/comparisons?sweep_id=${id}`;
+    document.getElementById("regions-link").href = `/dashboard/regions?sweep_id=${id}`;
+  }
+
+  async function refresh() {
+    try {
+      sweep = await api(`/v1/sweeps/${id}`);
+      statusLine(sweep);
+      const p = sweep.progress;
+      const box = document.getElementById("progress");
+      if (sweep.status === "queued" || sweep.status === "running") {
+        message(`This sweep is ${sweep.status}: the plots appear when its runs have finished.`);
+        progress(box, p.succeeded + p.failed + p.cancelled, p.total);
+        setTimeout(refresh, 2000);
+        return;
+      }
+      message(sweep.status === "cancelled" ? "This sweep was cancelled: the plots show the runs that finished." : "");
+      box.replaceChildren();
+      document.getElementById("plot-card").hidden = false;
+      document.getElementById("links-card").hidden = false;
+      setUpControls();
+      await draw();
+      ready();
+    } catch (e) {
+      fatal(e);
+    }
+  }
+  refresh();
+})();
