@@ -49,6 +49,7 @@ from services.comparisons.common import (
     check_flow,
     check_metric,
     ci_excludes_zero,
+    flows_of,
     higher_is_better,
     matches,
     metric_of,
@@ -262,8 +263,9 @@ def axis_ratios(
         entry = groups.setdefault(key, {"values": obs.values, "flow": obs.flow, "a": {}, "b": {}, "points": {}})
         entry[side][obs.replication] = metric_of(obs, metric)
         entry["points"][side] = obs.point
+    flow_rank = {name: i for i, name in enumerate(flows_of(observations))}
     rows = []
-    for entry in sorted(groups.values(), key=lambda e: (e["points"].get("a", e["points"].get("b", 0)), e["flow"])):
+    for entry in sorted(groups.values(), key=lambda e: (e["points"].get("a", e["points"].get("b", 0)), flow_rank[e["flow"]])):
         reps = sorted(set(entry["a"]) | set(entry["b"]))
         pairs = [(entry["a"].get(r), entry["b"].get(r)) for r in reps]
         result = compare_pairs(pairs, higher_better=higher_is_better(metric), confidence=confidence)
