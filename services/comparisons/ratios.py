@@ -242,8 +242,11 @@ def axis_ratios(
         listed = ", ".join(paths) if paths else "none (a single run has no axes)"
         raise InvalidInputError(f"{axis!r} is not an axis of this sweep; its axes: {listed}", path="$.axis", kind="unknown_axis")
     present = [o.values[axis] for o in observations if axis in (o.values or {})]
+    declared = next((a.get("values") for a in axes or () if a.get("path") == axis), None)
+    if isinstance(declared, list):
+        present += declared
     for name, text in (("baseline", baseline), ("other", other)):
-        if not any(matches(v, text) for v in present):
+        if present and not any(matches(v, text) for v in present):
             known = ", ".join(sorted({str(v) for v in present}))
             raise InvalidInputError(
                 f"{text!r} is not a value of axis {axis!r}; its values: {known}", path=f"$.{name}", kind="unknown_value"

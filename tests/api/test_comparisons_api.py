@@ -104,6 +104,15 @@ def test_unknown_ids_are_404_and_an_unfinished_run_is_409(client):
     assert r.status_code == 409 and "queued" in r.json()["detail"]
     assert query_error(client.get("/v1/comparisons/paper")) == "sweep_id"
 
+    # A sweep whose runs are all still queued: empty comparisons, and the paper's rows with nulls.
+    sweep = client.post("/v1/sweeps", json=TABLE2_SWEEP).json()
+    params = {"sweep_id": sweep["id"]}
+    assert client.get("/v1/comparisons/models", params=params).json()["rows"] == []
+    assert client.get("/v1/comparisons/ratios", params={**params, "flow_a": "sbs", "flow_b": "imp"}).json()["rows"] == []
+    paper = client.get("/v1/comparisons/paper", params=params).json()
+    assert len(paper["rows"]) == 15 and paper["summary"]["rows_matched"] == 0
+    assert query_error(client.get("/v1/comparisons/ratios", params={**params, "axis": "background_flows", "baseline": "4", "other": "7"})) == "other"
+
 
 def test_a_fig2_sweep_compared_with_the_models_between_its_flows_and_with_the_paper(client, celery_worker_process):
     sweep = client.post("/v1/sweeps", json=FIG2_SWEEP).json()
@@ -138,6 +147,13 @@ def test_a_fig2_sweep_compared_with_the_models_between_its_flows_and_with_the_pa
     assert all(r["pairs"] == 3 and r["point_a"] == 0 and r["point_b"] == 1 for r in by_axis["rows"])
     assert query_error(client.get("/v1/comparisons/ratios", params={**params, "axis": "flows[*].loss.p", "baseline": "1", "other": "8"})) == "axis"
     assert query_error(client.get("/v1/comparisons/ratios", params={**params, "axis": "flows[*].loss.m", "baseline": "2", "other": "8"})) == "baseline"
+    assert query_error(client.get("/v1/comparisons/ratios", params={**params, "flow_a": "sbs", "flow_b": "imp", "along": "seed"})) == "along"
+    # Odd but well-formed input is a clean answer, never a server error.
+    for odd in ({"baseline": "NaN", "other": "8"}, {"baseline": "1e999", "other": "8"}, {"baseline": "[1]", "other": "8"}):
+        r = client.get("/v1/comparisons/ratios", params={**params, "axis": "flows[*].loss.m", **odd})
+        assert r.status_code == 422, r.text
+    r = client.get("/v1/comparisons/ratios", params={**params, "axis": "flows[*].loss.m", "baseline": "1.0", "other": "30", "metric": "timeouts"})
+    assert r.status_code == 200 and r.json()["higher_is_better"] is False
 
     paper = client.get("/v1/comparisons/paper", params=params).json()
     assert paper["preset"] == "paper000-fig2a" and paper["summary"]["kind"] == "fig2"
