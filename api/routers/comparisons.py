@@ -128,8 +128,11 @@ def compare_ratios(
             along=along,
         )
     name = f"comparison-ratios-{sweep_id or run_id}"
-    first = ("point",) if axis is None else ("point_a", "point_b")
-    return table_response(rows, fmt, name, body=context, first_columns=_first(source, first, ratio_cmp.FIRST_COLUMNS))
+    if axis is None:
+        columns = _first(source, ("point",), ratio_cmp.FLOW_FIRST_COLUMNS)
+    else:
+        columns = _first(source, ("point_a", "point_b"), ratio_cmp.AXIS_FIRST_COLUMNS, skip=axis)
+    return table_response(rows, fmt, name, body=context, first_columns=columns)
 
 
 @router.get("/paper")
@@ -158,14 +161,15 @@ def compare_with_paper(
     return table_response(rows, fmt, f"comparison-paper-{sweep_id}", body=context, first_columns=first)
 
 
-def _first(source: comparisons.Source, *groups: tuple[str, ...]) -> list[str]:
-    """Columns first in CSV/Parquet: the point, the axis values, then the comparison's own."""
-    out: list[str] = []
+def _first(source: comparisons.Source, *groups: tuple[str, ...], skip: str | None = None) -> list[str]:
+    """Columns first in CSV/Parquet: the point, the axis values (but ``skip``, the axis an
+    axis comparison is across), then the comparison's own."""
+    out: list[str] = [] if skip is None else [skip]
     for group in groups:
         for column in group:
             if column not in out:
                 out.append(column)
             if column in ("point", "point_b"):
                 out += [a["path"] for a in source.axes if a["path"] not in out]
-    return out
+    return out if skip is None else out[1:]
 

@@ -62,11 +62,7 @@ from services.stats import DEFAULT_CONFIDENCE, summarize, t_quantile
 A_BETTER, B_BETTER, NO_DIFFERENCE, INSUFFICIENT = "a_better", "b_better", "no_significant_difference", "insufficient_data"
 VERDICTS = (A_BETTER, B_BETTER, NO_DIFFERENCE, INSUFFICIENT)
 
-FIRST_COLUMNS = (
-    "point_a",
-    "point_b",
-    "flow_a",
-    "flow_b",
+COLUMNS = (
     "pairs",
     "mean_a",
     "mean_b",
@@ -79,6 +75,10 @@ FIRST_COLUMNS = (
     "verdict",
     "note",
 )
+FLOW_FIRST_COLUMNS = ("point", "flow_a", "flow_b", *COLUMNS)
+"""The columns of :func:`flow_ratios`' rows after the axis values, in order."""
+AXIS_FIRST_COLUMNS = ("point_a", "point_b", "flow", "axis", "baseline", "other", *COLUMNS)
+"""The columns of :func:`axis_ratios`' rows after the other axes' values, in order."""
 
 
 @dataclass(frozen=True)

@@ -145,6 +145,8 @@ def test_a_fig2_sweep_compared_with_the_models_between_its_flows_and_with_the_pa
     by_axis = client.get("/v1/comparisons/ratios", params={**params, "axis": "flows[*].loss.m", "baseline": "1", "other": "8"}).json()
     assert [r["flow"] for r in by_axis["rows"]] == ["sbs", "imp"]
     assert all(r["pairs"] == 3 and r["point_a"] == 0 and r["point_b"] == 1 for r in by_axis["rows"])
+    header = client.get("/v1/comparisons/ratios", params={**params, "axis": "flows[*].loss.m", "baseline": "1", "other": "8", "format": "csv"}).text.splitlines()[0]
+    assert header.startswith("point_a,point_b,flow,") and "flows[*].loss.m" not in header
     assert query_error(client.get("/v1/comparisons/ratios", params={**params, "axis": "flows[*].loss.p", "baseline": "1", "other": "8"})) == "axis"
     assert query_error(client.get("/v1/comparisons/ratios", params={**params, "axis": "flows[*].loss.m", "baseline": "2", "other": "8"})) == "baseline"
     assert query_error(client.get("/v1/comparisons/ratios", params={**params, "flow_a": "sbs", "flow_b": "imp", "along": "seed"})) == "along"
