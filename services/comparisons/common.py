@@ -172,3 +172,8 @@ def relative(ours: float | None, theirs: float | None) -> float | None:
     if ours is None or theirs is None or theirs == 0:
         return None
     return (ours - theirs) / theirs
+
+
+def finite_row(row: dict[str, Any]) -> dict[str, Any]:
+    """The row with every non-finite float (an overflow on absurd inputs) as None."""
+    return {k: (None if isinstance(v, float) and not math.isfinite(v) else v) for k, v in row.items()}

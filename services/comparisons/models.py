@@ -41,7 +41,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from services.comparisons.common import ObservationLike, axis_paths, metric_of, number
+from services.comparisons.common import ObservationLike, axis_paths, finite_row, metric_of, number
 from services.errors import InvalidInputError
 from services.models import MODELS, ModelDomainError, evaluate, get_model
 from services.stats import Summary, summarize
@@ -145,8 +145,8 @@ def derive_inputs(group: Sequence[ObservationLike], m_from: MFrom = "drops") -> 
         missing["rtt_s"] = "no RTT sample in any replication: the mean RTT is undefined"
     if rto.mean is None:
         missing["rto_s"] = "no retransmit-timer sample in any replication: the mean RTO is undefined"
-    counts = [s for s in (p.count, m_count, rtt.count, rto.count)]
-    return Inputs(p.mean, m, rtt.mean, rto.mean, min(counts) if counts else 0, missing)
+    counts = [p.count, m_count, rtt.count, rto.count]
+    return Inputs(number(p.mean), number(m), number(rtt.mean), number(rto.mean), min(counts), missing)
 
 
 @dataclass(frozen=True)
@@ -214,8 +214,9 @@ def model_vs_sim(
     paths = axis_paths(observations, axes)
     rows: list[dict[str, Any]] = []
     for (point, flow), group in _groups(observations).items():
-        inputs = derive_inputs(group, m_from)
-        sim: Summary = summarize(metric_of(o, THROUGHPUT) for o in group)
+        with np.errstate(over="ignore", invalid="ignore"):  # absurd inputs overflow to None, not a warning
+            inputs = derive_inputs(group, m_from)
+            sim: Summary = summarize(metric_of(o, THROUGHPUT) for o in group)
         base: dict[str, Any] = {"point": point}
         base.update({path: group[0].values.get(path) for path in paths})
         base.update(
@@ -238,14 +239,16 @@ def model_vs_sim(
             if sim.mean is None:
                 note = "; ".join(filter(None, ["the simulated throughput is undefined", note]))
             rows.append(
-                {
-                    **base,
+                finite_row(
+                    {
+                        **base,
                     "model": model,
                     "model_pkts_per_rtt": pred.value,
                     "error": error,
                     "signed_error": signed,
                     "in_valid_range": pred.in_valid_range,
-                    "note": note,
-                }
+                        "note": note,
+                    }
+                )
             )
     return rows

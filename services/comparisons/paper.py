@@ -40,6 +40,7 @@ from services.comparisons.common import (
     ObservationLike,
     axis_order,
     axis_paths,
+    finite_row,
     flows_of,
     metric_of,
     number,
@@ -197,7 +198,7 @@ def _table2_row(
         rto_s=inputs.rto_s if inputs else None,
         note=("no point of this sweep has this number of background flows" if not group else pred.note if pred else None),
     )
-    return row
+    return finite_row(row)
 
 
 def _table2_summary(published: Sequence[Mapping[str, float]], rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
@@ -262,7 +263,7 @@ def fig2(
     for obs in observations:
         if obs.flow in (SBS, IMP):
             by_point.setdefault(obs.point, {SBS: [], IMP: []})[obs.flow].append(obs)
-    rows = [_fig2_row(point, groups, m_axis, rest, published) for point, groups in sorted(by_point.items())]
+    rows = [finite_row(_fig2_row(point, groups, m_axis, rest, published)) for point, groups in sorted(by_point.items())]
 
     # The models' m_t and regions for our measured inputs, pooled over every point and both flows.
     pooled = [o for g in by_point.values() for o in g[SBS] + g[IMP]]
@@ -335,7 +336,7 @@ def _fig2_row(
         diff_ci_high=cmp.diff_ci_high,
         verdict=cmp.verdict,
         region=REGION_OF_VERDICT.get(cmp.verdict, "undetermined"),
-        paper_region=_paper_region(number(m), published),
+        paper_region=_paper_region(number(m), published) if _at_papers_p(first.values, published) else None,
     )
     for flow, model in ((SBS, "newreno-sbs"), (IMP, "newreno-impatient")):
         group = groups[flow]
@@ -350,6 +351,13 @@ def _fig2_row(
         row[f"{flow}_m"] = inputs.m if inputs else None
     row["note"] = cmp.note
     return row
+
+
+def _at_papers_p(values: Mapping[str, Any], published: Mapping[str, Any]) -> bool:
+    """Whether the point has the paper's p (a sweep may vary p too: the paper's regions are
+    for its one p)."""
+    swept = [number(v) for path, v in values.items() if path.endswith("loss.p")]
+    return all(v is not None and v == number(published.get("p")) for v in swept)
 
 
 def _paper_region(m: float | None, published: Mapping[str, Any]) -> str | None:

@@ -297,3 +297,45 @@ def test_presets_without_published_numbers_or_sweeps_without_the_axis_are_a_conf
             against_paper(preset, [])
     with pytest.raises(ConflictError, match="flows\\[\\*\\].loss.m"):
         against_paper(get_preset("paper000-fig2b"), [obs(0, {"flows[*].loss.p": 0.001}, 0, "sbs", **tcp_metrics(1))])
+
+
+def test_a_fig2_sweep_that_also_varies_p_gets_regions_per_p_and_the_papers_regions_only_at_its_p():
+    ms = [1, 8, 40]
+    observations = []
+    for p_index, p in enumerate((0.0005, 0.002)):
+        for o in fig2_observations(26.0, ms, replications=4):
+            observations.append(
+                Observation(**{**o.__dict__, "point": o.point + 3 * p_index, "values": {M: o.values[M], "flows[*].loss.p": p}})
+            )
+    summary, rows = against_paper(get_preset("paper000-fig2a"), observations)
+    assert len(rows) == 6 and len(summary["simulated"]) == 2
+    assert [s["fixed"] for s in summary["simulated"]] == [{"flows[*].loss.p": 0.0005}, {"flows[*].loss.p": 0.002}]
+    assert {g["fixed"]["flows[*].loss.p"] for g in summary["regions"]} == {0.0005, 0.002}
+    assert [r["paper_region"] for r in rows] == ["equality", "sbs_superior", "imp_superior", None, None, None]
+
+
+metric_value = st.one_of(st.none(), st.floats(allow_nan=True, allow_infinity=True), st.integers(-5, 5))
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    metrics=st.lists(
+        st.fixed_dictionaries(
+            {
+                k: metric_value
+                for k in ("throughput_pkts_per_rtt", "loss_event_rate", "drops_per_loss_event", "loss_rate", "mean_rtt_s", "mean_rto_s")
+            }
+        ),
+        min_size=1,
+        max_size=4,
+    ),
+    m_from=st.sampled_from(["drops", "ratio"]),
+)
+def test_model_comparisons_never_raise_on_any_measured_values(metrics, m_from):
+    observations = [obs(0, {}, r, "sbs", **m) for r, m in enumerate(metrics)]
+    rows = model_vs_sim(observations, models=("newreno-sbs", "newreno-impatient", "pftk-full", "pftk-approx", "mathis"), m_from=m_from)
+    assert len(rows) == 5
+    for row in rows:
+        assert row["model_pkts_per_rtt"] is not None or row["note"]
+        for value in row.values():
+            assert not (isinstance(value, float) and not math.isfinite(value))
