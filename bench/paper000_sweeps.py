@@ -12,9 +12,13 @@ Starts the service as the README does (embedded PostgreSQL and Redis, one worker
 4. The comparisons: against the paper (`/v1/comparisons/paper`) and model vs simulation.
 
 With `--state DIR` the service's database is kept there: a second invocation finds every run
-in the cache and only recomputes the comparisons. `--json PATH` writes every figure.
+in the cache and only recomputes the comparisons. `--json PATH` writes every figure,
+`--report PATH` the tables as Markdown (docs/validation/paper000-sweeps-tables.md);
+`--from-json PATH --report …` rewrites the tables from an earlier run's figures without
+launching anything.
 
-    .venv/bin/python bench/paper000_sweeps.py --state .state/paper000 --json bench-results/paper000-sweeps.json
+    .venv/bin/python bench/paper000_sweeps.py --state .state/paper000 \
+        --json bench-results/paper000-sweeps.json --report docs/validation/paper000-sweeps-tables.md
 """
 
 from __future__ import annotations
@@ -86,13 +90,116 @@ def comparison(client: httpx.Client, kind: str, **params: Any) -> dict[str, Any]
     return r.json()
 
 
+def _num(x: Any, digits: int = 2) -> str:
+    return "–" if x is None else f"{x:.{digits}f}"
+
+
+def _ci(mean: Any, low: Any, high: Any, digits: int = 2) -> str:
+    if mean is None:
+        return "–"
+    if low is None or high is None:
+        return _num(mean, digits)
+    return f"{mean:.{digits}f} [{low:.{digits}f}, {high:.{digits}f}]"
+
+
+def _pct(x: Any) -> str:
+    return "–" if x is None else f"{100 * x:.1f} %"
+
+
+def fig2_table(paper: dict[str, Any]) -> list[str]:
+    s = paper["summary"]
+    sim = s["simulated"][0]
+    pub = s["paper"]
+    lines = [
+        f"Paper: equality below m = {pub['equality_region_m_below']}, SBS superior for m = {pub['sbs_superior_m'][0]}–{pub['sbs_superior_m'][1]}, "
+        f"IMP superior from m = {pub['imp_superior_m_from']}; analytic m_t = {pub['analytic_crossover_m_t']}; model errors SBS "
+        f"{pub['sbs_model_error_pct'][0]}–{pub['sbs_model_error_pct'][1]} %, IMP {pub['imp_model_error_pct'][0]}–{pub['imp_model_error_pct'][1]} %.",
+        "",
+        f"Ours ({paper['replications']} replications per m): regions "
+        + ", ".join(f"{r['region']} {r['from']}–{r['to']}" for r in s["regions"])
+        + f"; IMP significantly better from m = {sim['imp_superior_m_from']}, means cross at m = {sim['crossover_m_means']}; "
+        f"models' m_t at our measured R and RTO = {s['model_crossover']['measured_p']['m_t']:.2f}; "
+        f"model errors SBS {sim['sbs_model_error_pct'][0]:.1f}–{sim['sbs_model_error_pct'][1]:.1f} %, "
+        f"IMP {sim['imp_model_error_pct'][0]:.1f}–{sim['imp_model_error_pct'][1]:.1f} %.",
+        "",
+        "| m | SBS pkts/RTT [95 % CI] | IMP pkts/RTT [95 % CI] | IMP / SBS [95 % CI] | ours | paper | SBS eq. 4 (error) | IMP eq. 8 (error) |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for r in paper["rows"]:
+        lines.append(
+            f"| {r['m']} | {_ci(r['sbs_mean'], r['sbs_ci_low'], r['sbs_ci_high'])} | {_ci(r['imp_mean'], r['imp_ci_low'], r['imp_ci_high'])} "
+            f"| {_ci(r['ratio'], r['ratio_ci_low'], r['ratio_ci_high'], 3)} | {r['region']} | {r['paper_region']} "
+            f"| {_num(r['sbs_model_pkts_per_rtt'])} ({_pct(r['sbs_model_error'])}) | {_num(r['imp_model_pkts_per_rtt'])} ({_pct(r['imp_model_error'])}) |"
+        )
+    return lines
+
+
+def table2_table(paper: dict[str, Any]) -> list[str]:
+    s = paper["summary"]
+    lines = [
+        f"Mean |model error| for 4–200 flows: paper {s['paper_mean_error_pct_4_to_200']:.2f} % (from its columns), ours "
+        f"{s['our_mean_error_pct_4_to_200']:.2f} %; largest: paper {s['paper_max_error']['error_pct']:.1f} % at "
+        f"{s['paper_max_error']['background_flows']}, ours {s['our_max_error']['error_pct']:.1f} % at {s['our_max_error']['background_flows']}. "
+        f"m = {s['m_from']}.",
+        "",
+        "| flows | loss event rate: paper / ours [CI] | loss rate: paper / ours [CI] | sim pkts/RTT: paper / ours [CI] | SBS model: paper / ours | model error: paper / ours | note |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for r in paper["rows"]:
+        lines.append(
+            f"| {r['background_flows']} | {_num(r['paper_loss_event_rate'], 5)} / {_ci(r['loss_event_rate'], r['loss_event_rate_ci_low'], r['loss_event_rate_ci_high'], 5)} "
+            f"| {_num(r['paper_loss_rate'], 4)} / {_ci(r['loss_rate'], r['loss_rate_ci_low'], r['loss_rate_ci_high'], 4)} "
+            f"| {_num(r['paper_sim_pkts_per_rtt'])} / {_ci(r['sim_pkts_per_rtt'], r['sim_ci_low'], r['sim_ci_high'])} "
+            f"| {_num(r['paper_model_pkts_per_rtt'])} / {_num(r['model_pkts_per_rtt'])} | {_pct(r['paper_model_error'])} / {_pct(r['model_error'])} "
+            f"| {r['note'] or ''} |"
+        )
+    return lines
+
+
+def write_report(figures: dict[str, Any], path: Path) -> None:
+    sweeps = figures["sweeps"]
+    lines = [
+        "# Paper 000 as sweeps: the tables",
+        "",
+        f"Written by `bench/paper000_sweeps.py` on {figures['date']} (the analysis is in `paper000-sweeps.md`).",
+        "",
+        "## Through the workers",
+        "",
+        "| sweep | runs | from the cache | simulated | wall to done |",
+        "|---|---|---|---|---|",
+    ]
+    for key, label in (("fig2a", "Fig. 2(a), m = 1..40"), ("fig2b", "Fig. 2(b), m = 1..35"), ("table2", "Table II, 15 sizes")):
+        c = sweeps[key]["created"]
+        lines.append(f"| {label} × {figures['replications']} seeds | {c['runs']} | {c['cached']} | {c['enqueued']} | {sweeps[key]['wall_s']:.0f} s |")
+    again, ext = figures["fig2a_resubmitted"]["created"], figures["fig2a_extended"]
+    lines.append(f"| Fig. 2(a) submitted again | {again['runs']} | {again['cached']} | {again['enqueued']} | at once ({figures['fig2a_resubmitted']['status']}) |")
+    lines.append(
+        f"| Fig. 2(a) extended by 2 seeds | {ext['created']['runs']} | {ext['created']['cached']} | {ext['created']['enqueued']} | {ext['wall_s']:.0f} s |"
+    )
+    for key, title in (("fig2a", "Fig. 2(a), p = 0.05 %"), ("fig2b", "Fig. 2(b), p = 0.1 %")):
+        if figures.get(f"{key}_paper"):
+            lines += ["", f"## {title}", "", *fig2_table(figures[f"{key}_paper"])]
+    if figures.get("table2_paper"):
+        lines += ["", "## Table II (Drop-Tail), the SBS flow", "", *table2_table(figures["table2_paper"])]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("\n".join(lines) + "\n")
+    print(f"tables written to {path}")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--replications", type=int, default=5)
     ap.add_argument("--concurrency", type=int, default=2, help="worker processes")
     ap.add_argument("--state", type=Path, help="keep the service's state here (default: a temporary folder)")
     ap.add_argument("--json", type=Path)
+    ap.add_argument("--report", type=Path, help="write the tables as Markdown here")
+    ap.add_argument("--from-json", type=Path, help="only rewrite the report from these figures")
     a = ap.parse_args()
+    if a.from_json:
+        if not a.report:
+            ap.error("--from-json needs --report")
+        write_report(json.loads(a.from_json.read_text()), a.report)
+        return 0
     figures: dict[str, Any] = {"date": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"), "replications": a.replications}
     with tempfile.TemporaryDirectory(prefix="tcplab-paper000-") as tmp:
         state = a.state.resolve() if a.state else Path(tmp)
@@ -133,6 +240,8 @@ def main() -> int:
         a.json.parent.mkdir(parents=True, exist_ok=True)
         a.json.write_text(json.dumps(figures, indent=1, default=str))
         print(f"figures written to {a.json}")
+    if a.report:
+        write_report(figures, a.report)
     return 0
 
 
