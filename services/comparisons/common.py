@@ -3,49 +3,27 @@
 A comparison reads *observations* (``services.sweeps.Observation``): one flow group of one
 succeeded run, with the grid point it belongs to, its replication index (replication r uses
 the same seed at every point: common random numbers) and the group's metrics. The functions
-here only read attributes, so anything shaped like an Observation will do (the tests build
-them by hand).
+here only read attributes.
 """
 
 from __future__ import annotations
 
 import json
 import math
-import uuid
-from collections.abc import Hashable, Iterable, Mapping, Sequence
-from typing import Any, Protocol
+from collections.abc import Hashable, Mapping, Sequence
+from typing import Any
 
-from services.db.models import FLOW_METRICS
 from services.errors import InvalidInputError
+from services.sweeps import NUMERIC_METRICS, Observation
+# One identity for axis values everywhere: the sweeps' own (re-exported for the comparisons).
+from services.sweeps.spec import point_key, value_key  # noqa: F401
+
+ObservationLike = Observation
+"""What a comparison reads (the tests build them by hand)."""
 
 
-class ObservationLike(Protocol):
-    """The attributes of ``services.sweeps.Observation`` a comparison reads."""
-
-    @property
-    def sweep_id(self) -> uuid.UUID | None: ...
-    @property
-    def point(self) -> int: ...
-    @property
-    def values(self) -> Mapping[str, Any]: ...
-    @property
-    def replication(self) -> int: ...
-    @property
-    def run_id(self) -> uuid.UUID: ...
-    @property
-    def seed(self) -> int: ...
-    @property
-    def flow(self) -> str: ...
-    @property
-    def variant(self) -> str | None: ...
-    @property
-    def type(self) -> str: ...
-    @property
-    def metrics(self) -> Mapping[str, float | None]: ...
-
-
-# The numeric per-flow metrics a comparison can be asked about.
-METRICS: tuple[str, ...] = tuple(m for m in FLOW_METRICS if m not in ("name", "type", "variant"))
+# The numeric per-flow metrics a comparison can be asked about: those a sweep summarises.
+METRICS: tuple[str, ...] = NUMERIC_METRICS
 
 # Metrics where less is better (everything else — throughput, goodput, packets, downloads — is
 # better when higher). A verdict "a_better" follows this direction.
@@ -89,22 +67,6 @@ def number(value: Any) -> float | None:
 
 def metric_of(obs: ObservationLike, metric: str) -> float | None:
     return number((obs.metrics or {}).get(metric))
-
-
-def value_key(value: Any) -> Hashable:
-    """A hashable, order-independent stand-in for an axis value (lists and dicts included)."""
-    if isinstance(value, bool):
-        return ("bool", value)
-    if isinstance(value, int | float):
-        return ("num", float(value))
-    if isinstance(value, str):
-        return ("str", value)
-    return ("json", json.dumps(value, sort_keys=True, default=str))
-
-
-def point_key(values: Mapping[str, Any], leave_out: Iterable[str] = ()) -> tuple[Hashable, ...]:
-    skip = set(leave_out)
-    return tuple((k, value_key(v)) for k, v in sorted(values.items()) if k not in skip)
 
 
 def matches(value: Any, text: str) -> bool:

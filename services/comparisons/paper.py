@@ -129,7 +129,7 @@ def table2(
     default = (overrides or {}).get(BACKGROUND_AXIS, param.default if param else None)
     paths = [p for p in axis_paths(observations, axes) if p != BACKGROUND_AXIS]
     # Our points: (background flows, the other axes' values) -> the SBS flow's observations.
-    ours: dict[Hashable, dict[tuple[Hashable, ...], list[ObservationLike]]] = {}
+    ours: dict[Hashable, dict[str, list[ObservationLike]]] = {}
     for obs in observations:
         if obs.flow != SBS:
             continue

@@ -55,11 +55,6 @@ def grid_points(axes: AxisValues, combine: Combine) -> list[dict[str, Any]]:
     return [dict(zip(paths, row, strict=True)) for row in rows]
 
 
-def point_key(values: Mapping[str, Any]) -> str:
-    """A point's identity, to find it again when a sweep is extended."""
-    return "|".join(f"{path}={value_key(v)}" for path, v in sorted(values.items()))
-
-
 def point_scenario(spec: SweepSpec, values: Mapping[str, Any]) -> dict[str, Any]:
     """The base scenario with the point's axis values set (not yet validated)."""
     if spec.preset is not None:

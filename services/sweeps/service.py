@@ -22,12 +22,11 @@ from services.sweeps.grid import (
     axis_values,
     grid_points,
     plan_point,
-    point_key,
     replication_seed,
     with_seed,
 )
 from services.sweeps.observations import observations
-from services.sweeps.spec import MAX_RUNS, SweepExtension, SweepSpec, value_key
+from services.sweeps.spec import MAX_RUNS, SweepExtension, SweepSpec, point_key, value_key
 
 
 @dataclass

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Iterable, Mapping
 from enum import StrEnum
 from typing import Any, Self
 
@@ -35,11 +36,19 @@ NUMERIC_METRICS: tuple[str, ...] = tuple(m for m in FLOW_METRICS if m not in ("n
 
 
 def value_key(value: Any) -> str:
-    """A value's identity on an axis: its JSON text (so 2 and 2.0 are one value, as the
-    scenario's canonical form makes them)."""
+    """A value's identity on an axis: its JSON text, so 2 and 2.0 are one value (as the
+    scenario's canonical form makes them), `true` is not 1, and lists and objects compare by
+    content."""
     if isinstance(value, float) and value.is_integer():
         value = int(value)
-    return json.dumps(value, sort_keys=True, separators=(",", ":"))
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), default=str)
+
+
+def point_key(values: Mapping[str, Any], leave_out: Iterable[str] = ()) -> str:
+    """A grid point's identity from its axis values (less the axes in `leave_out`): to find
+    a point again when a sweep is extended, or to pair points that differ on one axis."""
+    skip = set(leave_out)
+    return "|".join(f"{path}={value_key(v)}" for path, v in sorted(values.items()) if path not in skip)
 
 
 class Combine(StrEnum):
