@@ -28,8 +28,7 @@ from fastapi.responses import FileResponse, HTMLResponse, RedirectResponse, Resp
 from fastapi.templating import Jinja2Templates
 
 from api.deps import SessionDep
-from services import runs
-from services.db.models import FLOW_METRICS
+from services import runs, sweeps
 from services.errors import NotFoundError
 
 HERE = Path(__file__).parent
@@ -40,7 +39,7 @@ router = APIRouter(include_in_schema=False)
 templates = Jinja2Templates(directory=HERE / "templates")
 
 # Per-flow metrics a sweep or a comparison can plot (the numeric columns of a flow's result).
-METRICS = tuple(m for m in FLOW_METRICS if m not in ("name", "type", "variant"))
+METRICS = sweeps.NUMERIC_METRICS
 DEFAULT_METRIC = "throughput_pkts_per_rtt"
 
 
@@ -88,10 +87,6 @@ def _run_exists(session: Any, run_id: uuid.UUID | None) -> bool:
 def _sweep_exists(session: Any, sweep_id: uuid.UUID | None) -> bool:
     if sweep_id is None:
         return False
-    try:
-        from services import sweeps
-    except ImportError:  # sweeps not in this tree: the page's script reports a missing sweep
-        return True
     try:
         sweeps.get_sweep(session, sweep_id)
     except NotFoundError:

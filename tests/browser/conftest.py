@@ -94,7 +94,7 @@ def server(app: Any) -> Iterator[Server]:
 RUN_DURATION_S = 10
 SWEEP = {
     "preset": "paper000-fig2a",
-    "overrides": {"duration_s": 20},
+    "overrides": {"duration_s": 200},
     "axes": [{"path": "flows[*].loss.m", "values": [1, 8, 30]}],
     "replications": 3,
 }

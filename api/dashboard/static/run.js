@@ -71,6 +71,7 @@
       if (run.status === "queued" || run.status === "running") {
         message(`This run is ${run.status}; the page refreshes until it has finished.`);
         setTimeout(refresh, 2000);
+        ready();  // drawn as far as it can be, until the next refresh
         return;
       }
       message("");

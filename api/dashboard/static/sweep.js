@@ -68,7 +68,9 @@
   function modelTraces(simColors) {
     const column = MODEL_METRICS[state.metric];
     if (!column || !modelRows) return [];
-    const groups = groupBy(modelRows, (r) => JSON.stringify([r.flow, r.model, ...otherAxes().map((p) => r[p])]));
+    const choice = document.getElementById("model-choice").value;
+    const chosen = modelRows.filter((r) => (choice ? r.model === choice : r.model === r.variant));
+    const groups = groupBy(chosen, (r) => JSON.stringify([r.flow, r.model, ...otherAxes().map((p) => r[p])]));
     return [...groups.values()].map((g) => {
       g.sort(byAxis(state.axis));
       const name = groupName(g[0]);
@@ -120,6 +122,8 @@
     if (modelRows === null && MODEL_METRICS[state.metric]) {
       try {
         modelRows = (await api(`/v1/comparisons/models?sweep_id=${id}`)).rows;
+        const names = [...new Set(modelRows.map((r) => r.model))];
+        document.getElementById("model-choice").append(...names.map((m) => el("option", { value: m }, m)));
       } catch (e) {
         if (e.status !== 404 && e.status !== 409 && e.status !== 422) throw e;
         modelRows = false;
@@ -183,6 +187,7 @@
     document.getElementById("toggle-model").checked = true;
     document.getElementById("toggle-published").checked = true;
     document.getElementById("toggle-model").addEventListener("change", redraw);
+    document.getElementById("model-choice").addEventListener("change", redraw);
     document.getElementById("toggle-published").addEventListener("change", redraw);
     document.getElementById("comparison-link").href = `/dashboard/comparisons?sweep_id=${id}`;
     document.getElementById("regions-link").href = `/dashboard/regions?sweep_id=${id}`;
@@ -198,6 +203,7 @@
         message(`This sweep is ${sweep.status}: the plots appear when its runs have finished.`);
         progress(box, p.succeeded + p.failed + p.cancelled, p.total);
         setTimeout(refresh, 2000);
+        ready();  // drawn as far as it can be, until the next refresh
         return;
       }
       message(sweep.status === "cancelled" ? "This sweep was cancelled: the plots show the runs that finished." : "");
