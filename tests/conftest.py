@@ -290,7 +290,7 @@ def celery_worker_process(
         shared.consuming = True
     elif not shared.consuming:
         replies = celery_app.control.add_consumer(
-            test_settings.queue, destination=[shared.worker.nodename], reply=True, timeout=5
+            test_settings.queue, destination=[shared.worker.nodename], reply=True, timeout=20
         )
         assert replies, "the shared worker did not resume consuming"
         shared.consuming = True
@@ -310,7 +310,7 @@ def _park_the_shared_worker(request: pytest.FixtureRequest, _shared_worker: _Sha
     from worker.app import app as celery_app
 
     replies = celery_app.control.cancel_consumer(
-        shared.worker.settings.queue, destination=[shared.worker.nodename], reply=True, timeout=5
+        shared.worker.settings.queue, destination=[shared.worker.nodename], reply=True, timeout=20
     )
     assert replies, "the shared worker did not stop consuming"
     shared.consuming = False
