@@ -59,7 +59,7 @@
       return a !== 0 && (a < 1e-3 || a >= 1e6) ? x.toExponential(3) : String(Number(x.toPrecision(4)));
     }
     if (Array.isArray(x)) return `[${x.map(fmt).join(", ")}]`;
-    if (typeof x === "object") return JSON.stringify(x);
+    if (typeof x === "object") return Object.entries(x).map(([k, v]) => `${k} ${fmt(v)}`).join(", ");
     return String(x);
   }
 
