@@ -35,7 +35,11 @@ def run_flows(run_id: uuid.UUID, session: SessionDep, fmt: TableFormat = FORMAT_
     result."""
     result = runs.result_of(session, run_id, traces=False)
     return table_response(
-        result["flows"], fmt, f"run-{run_id}-flows", body={"run_id": str(run_id)}, first_columns=("name", "variant")
+        result["flows"],
+        fmt,
+        f"run-{run_id}-flows",
+        body={"run_id": str(run_id)},
+        first_columns=("name", "variant"),
     )
 
 
@@ -49,7 +53,17 @@ def trace_table(traces: dict[str, Any]) -> tuple[list[dict[str, Any]], list[dict
                 if quantity == "name" or not isinstance(values, list):
                     continue
                 column = f"{item['name']}.{quantity}"
-                series.append(({"column": column, "kind": kind, "name": item["name"], "quantity": quantity}, values))
+                series.append(
+                    (
+                        {
+                            "column": column,
+                            "kind": kind,
+                            "name": item["name"],
+                            "quantity": quantity,
+                        },
+                        values,
+                    )
+                )
     rows = []
     for i, t in enumerate(traces.get("time_s") or []):
         row: dict[str, Any] = {"time_s": t}
@@ -59,7 +73,9 @@ def trace_table(traces: dict[str, Any]) -> tuple[list[dict[str, Any]], list[dict
     return rows, [meta for meta, _ in series]
 
 
-@router.get("/v1/runs/{run_id}/traces", summary="A run's cwnd, ssthresh and queue traces as a table")
+@router.get(
+    "/v1/runs/{run_id}/traces", summary="A run's cwnd, ssthresh and queue traces as a table"
+)
 def run_traces(run_id: uuid.UUID, session: SessionDep, fmt: TableFormat = FORMAT_QUERY) -> Response:
     """The traces of `GET /v1/runs/{id}/result?traces=true`, one row per sample time; the
     JSON body also lists the `series` (column, flow or link, name, quantity) and whether any
@@ -77,12 +93,19 @@ _POSITIVE = {"gt": 0, "allow_inf_nan": False}
 
 @router.get("/v1/regions", summary="Paper 000 Fig. 4: the region map as a table of cells")
 def region_cells(
-    rtt_s: Annotated[float, Query(description="mean round-trip time R [s]", le=100, **_POSITIVE)] = 0.07,
-    rto_s: Annotated[float, Query(description="mean first timeout RTO [s]", le=1000, **_POSITIVE)] = 0.2,
+    rtt_s: Annotated[
+        float, Query(description="mean round-trip time R [s]", le=100, **_POSITIVE)
+    ] = 0.07,
+    rto_s: Annotated[
+        float, Query(description="mean first timeout RTO [s]", le=1000, **_POSITIVE)
+    ] = 0.2,
     m_star: Annotated[
-        float | None, Query(description="Impatient's timeout threshold; default floor(RTO/R) + 2", **_POSITIVE)
+        float | None,
+        Query(description="Impatient's timeout threshold; default floor(RTO/R) + 2", **_POSITIVE),
     ] = None,
-    p_min: Annotated[float, Query(description="smallest loss event rate", lt=1, **_POSITIVE)] = 1e-4,
+    p_min: Annotated[
+        float, Query(description="smallest loss event rate", lt=1, **_POSITIVE)
+    ] = 1e-4,
     p_max: Annotated[float, Query(description="largest loss event rate", le=1, **_POSITIVE)] = 0.1,
     p_num: Annotated[int, Query(description="loss event rates, log-spaced", ge=2, le=400)] = 60,
     m_max: Annotated[int, Query(description="m = 1, 2, …, m_max", ge=1, le=400)] = 70,
@@ -93,9 +116,23 @@ def region_cells(
     body also has the grid, the legend and the region counts."""
     errors = []
     if p_max <= p_min:
-        errors.append({"type": "value_error", "loc": ("query", "p_max"), "msg": "must be above p_min", "input": p_max})
+        errors.append(
+            {
+                "type": "value_error",
+                "loc": ("query", "p_max"),
+                "msg": "must be above p_min",
+                "input": p_max,
+            }
+        )
     if p_num * m_max > MAX_CELLS:
-        errors.append({"type": "value_error", "loc": ("query", "m_max"), "msg": f"p_num × m_max must be at most {MAX_CELLS}", "input": m_max})
+        errors.append(
+            {
+                "type": "value_error",
+                "loc": ("query", "m_max"),
+                "msg": f"p_num × m_max must be at most {MAX_CELLS}",
+                "input": m_max,
+            }
+        )
     if errors:
         raise RequestValidationError(errors)
     p = np.geomspace(p_min, p_max, p_num)
@@ -104,12 +141,26 @@ def region_cells(
         r = regions(p, m, rtt_s, rto_s, m_star, max_points=MAX_CELLS)
     except ModelDomainError as exc:
         raise RequestValidationError(
-            [{"type": "value_error", "loc": ("query", i.parameter), "msg": i.reason, "input": i.value} for i in exc.issues]
+            [
+                {
+                    "type": "value_error",
+                    "loc": ("query", i.parameter),
+                    "msg": i.reason,
+                    "input": i.value,
+                }
+                for i in exc.issues
+            ]
         ) from None
     m_t = [_finite(x) for x in np.ravel(r.crossover.m_t)]
     w_imp = [_finite(x) for x in np.ravel(r.w_imp_minus_3)]
     rows = [
-        {"p": float(pi), "m": int(mj), "region": str(r.labels[i, j]), "m_t": m_t[i], "w_imp_minus_3": w_imp[i]}
+        {
+            "p": float(pi),
+            "m": int(mj),
+            "region": str(r.labels[i, j]),
+            "m_t": m_t[i],
+            "w_imp_minus_3": w_imp[i],
+        }
         for i, pi in enumerate(r.p)
         for j, mj in enumerate(r.m)
     ]

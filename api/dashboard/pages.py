@@ -57,14 +57,19 @@ def static_url(name: str) -> str:
 templates.env.globals["static_url"] = static_url
 
 
-def _page(request: Request, template: str, title: str, config: dict[str, Any], status_code: int = 200) -> HTMLResponse:
+def _page(
+    request: Request, template: str, title: str, config: dict[str, Any], status_code: int = 200
+) -> HTMLResponse:
+    """The template with its title and `config`, the JSON its script reads (#page-config)."""
     return templates.TemplateResponse(
         request, template, {"title": title, "config": config}, status_code=status_code
     )
 
 
 def not_found_page(request: Request, what: str, key: str) -> HTMLResponse:
-    return _page(request, "not_found.html", "Not found", {"what": what, "key": key}, status_code=404)
+    return _page(
+        request, "not_found.html", "Not found", {"what": what, "key": key}, status_code=404
+    )
 
 
 def _uuid(text: str) -> uuid.UUID | None:
@@ -118,7 +123,9 @@ def static(name: str, request: Request) -> Response:
     )
     headers = {"Cache-Control": "public, max-age=86400", "Vary": "Accept-Encoding"}
     if "gzip" in request.headers.get("accept-encoding", ""):
-        return Response(_gzipped(path), media_type=media, headers={**headers, "Content-Encoding": "gzip"})
+        return Response(
+            _gzipped(path), media_type=media, headers={**headers, "Content-Encoding": "gzip"}
+        )
     return FileResponse(path, media_type=media, headers=headers)
 
 
@@ -143,21 +150,32 @@ def run_page(request: Request, run_id: str, session: SessionDep) -> HTMLResponse
     return _page(request, "run.html", f"Run {str(key)[:8]}", {"run_id": str(key)})
 
 
+def _metric(request: Request) -> str:
+    metric = request.query_params.get("metric")
+    return metric if metric in METRICS else DEFAULT_METRIC
+
+
 @router.get("/dashboard/sweeps/{sweep_id}", response_class=HTMLResponse)
 def sweep_page(request: Request, sweep_id: str, session: SessionDep) -> HTMLResponse:
     key = _uuid(sweep_id)
     if not _sweep_exists(session, key):
         return not_found_page(request, "sweep", sweep_id)
-    config = {"sweep_id": str(key), "metrics": list(METRICS), "metric": request.query_params.get("metric") or DEFAULT_METRIC,
-              "axis": request.query_params.get("axis")}
+    config = {
+        "sweep_id": str(key),
+        "metrics": list(METRICS),
+        "metric": _metric(request),
+        "axis": request.query_params.get("axis"),
+    }
     return _page(request, "sweep.html", f"Sweep {str(key)[:8]}", config)
 
 
 @router.get("/dashboard/comparisons", response_class=HTMLResponse)
-def comparison_page(request: Request, session: SessionDep, sweep_id: str | None = None, run_id: str | None = None) -> HTMLResponse:
+def comparison_page(
+    request: Request, session: SessionDep, sweep_id: str | None = None, run_id: str | None = None
+) -> HTMLResponse:
     if (sweep_id is None) == (run_id is None):
-        return _page(request, "not_found.html", "Comparison", {"what": "comparison", "key": "",
-                     "message": "Give either ?sweep_id= or ?run_id=."}, status_code=404)
+        config = {"what": "comparison", "key": "", "message": "Give either ?sweep_id= or ?run_id=."}
+        return _page(request, "not_found.html", "Comparison", config, status_code=404)
     if sweep_id is not None:
         key = _uuid(sweep_id)
         if not _sweep_exists(session, key):
@@ -168,12 +186,14 @@ def comparison_page(request: Request, session: SessionDep, sweep_id: str | None 
         if not _run_exists(session, key):
             return not_found_page(request, "run", run_id or "")
         config = {"sweep_id": None, "run_id": str(key)}
-    config |= {"metrics": list(METRICS), "metric": request.query_params.get("metric") or DEFAULT_METRIC}
+    config |= {"metrics": list(METRICS), "metric": _metric(request)}
     return _page(request, "comparison.html", "Comparison", config)
 
 
 @router.get("/dashboard/regions", response_class=HTMLResponse)
-def regions_page(request: Request, session: SessionDep, sweep_id: str | None = None) -> HTMLResponse:
+def regions_page(
+    request: Request, session: SessionDep, sweep_id: str | None = None
+) -> HTMLResponse:
     key = None
     if sweep_id:
         key = _uuid(sweep_id)
@@ -182,6 +202,8 @@ def regions_page(request: Request, session: SessionDep, sweep_id: str | None = N
     q = request.query_params
     config = {
         "sweep_id": str(key) if key else None,
-        "inputs": {name: q.get(name) for name in ("rtt_s", "rto_s", "m_star", "p_min", "p_max", "m_max")},
+        "inputs": {
+            name: q.get(name) for name in ("rtt_s", "rto_s", "m_star", "p_min", "p_max", "m_max")
+        },
     }
     return _page(request, "regions.html", "Region map", config)

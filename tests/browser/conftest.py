@@ -44,7 +44,11 @@ CHROMIUM_ARGS = [
 
 @pytest.fixture(scope="session")
 def chromium_path() -> str:
-    path = os.environ.get("TCPLAB_CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
+    path = (
+        os.environ.get("TCPLAB_CHROMIUM")
+        or shutil.which("chromium")
+        or shutil.which("chromium-browser")
+    )
     if not path or not Path(path).exists():
         pytest.fail(
             "Chromium is not installed: `make install` installs Debian's `chromium` "
@@ -58,7 +62,9 @@ def browser(chromium_path: str) -> Iterator[Any]:
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=chromium_path, headless=True, args=CHROMIUM_ARGS)
+        browser = playwright.chromium.launch(
+            executable_path=chromium_path, headless=True, args=CHROMIUM_ARGS
+        )
         try:
             yield browser
         finally:
@@ -110,7 +116,9 @@ def _finished_run(server: Server, run_id: str) -> dict[str, Any]:
 
 
 @pytest.fixture(scope="module")
-def lab(server: Server, db_engine: Any, start_worker: Any, test_settings: Settings) -> Iterator[Lab]:
+def lab(
+    server: Server, db_engine: Any, start_worker: Any, test_settings: Settings
+) -> Iterator[Lab]:
     """On an emptied database: a run of the Fig. 2 preset with cwnd/ssthresh/queue traces, the
     same without traces, and a 3-point × 3-seed sweep, all finished by a worker of our own."""
     from sqlalchemy import text
@@ -127,7 +135,10 @@ def lab(server: Server, db_engine: Any, start_worker: Any, test_settings: Settin
     try:
         scenario = server.get("/v1/presets/paper000-fig2a")["scenario"]
         scenario = {**scenario, "duration_s": RUN_DURATION_S, "warmup_s": 2}
-        traced = {**scenario, "outputs": {"trace_interval_s": 0.1, "trace": ["cwnd", "ssthresh", "queue"]}}
+        traced = {
+            **scenario,
+            "outputs": {"trace_interval_s": 0.1, "trace": ["cwnd", "ssthresh", "queue"]},
+        }
         r = server.client.post("/v1/runs", json={"scenario": traced})
         assert r.status_code == 201, r.text
         run_id = r.json()["id"]
@@ -178,7 +189,11 @@ def tab(browser_page: Any, server: Server) -> Iterator[Tab]:
         yield tab
         page.wait_for_timeout(100)  # late console messages
         ours = urlsplit(server.base_url).netloc
-        foreign = [u for u in tab.requests if urlsplit(u).scheme not in ("data", "blob", "about") and urlsplit(u).netloc != ours]
+        foreign = [
+            u
+            for u in tab.requests
+            if urlsplit(u).scheme not in ("data", "blob", "about") and urlsplit(u).netloc != ours
+        ]
         assert not foreign, f"the page asked other hosts: {foreign}"
         errors = [e for e in tab.errors if not any(a in e for a in tab.allowed_errors)]
         assert not errors, errors

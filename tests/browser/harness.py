@@ -45,7 +45,10 @@ class Tab:
 
     def open(self, path: str, *, status: int = 200) -> Any:
         response = self.page.goto(self.server.base_url + path)
-        assert response is not None and response.status == status, (path, response and response.status)
+        assert response is not None and response.status == status, (
+            path,
+            response and response.status,
+        )
         if status == 200:
             self.page.wait_for_selector("body[data-ready='1']", timeout=30_000)
             message = self.page.locator("#message")

@@ -59,9 +59,15 @@ def test_home_lists_the_sweeps_and_runs_and_counts_the_queue(tab: Tab, server: S
         total = server.get("/v1/runs", params={"status": status, "limit": 1})["total"]
         assert tab.page.get_attribute(f".tile[data-status='{status}']", "data-total") == str(total)
     assert tab.page.get_attribute(".tile[data-status='succeeded']", "data-total") == str(9 + 2)
-    hrefs = tab.page.eval_on_selector_all("#runs-table a", "as => as.map(a => a.getAttribute('href'))")
-    assert f"/dashboard/runs/{lab.run_id}" in hrefs and f"/dashboard/runs/{lab.plain_run_id}" in hrefs
-    hrefs = tab.page.eval_on_selector_all("#sweeps-table a", "as => as.map(a => a.getAttribute('href'))")
+    hrefs = tab.page.eval_on_selector_all(
+        "#runs-table a", "as => as.map(a => a.getAttribute('href'))"
+    )
+    assert (
+        f"/dashboard/runs/{lab.run_id}" in hrefs and f"/dashboard/runs/{lab.plain_run_id}" in hrefs
+    )
+    hrefs = tab.page.eval_on_selector_all(
+        "#sweeps-table a", "as => as.map(a => a.getAttribute('href'))"
+    )
     assert hrefs == [f"/dashboard/sweeps/{lab.sweep_id}"]
     tab.screenshot("home")
 
@@ -69,7 +75,9 @@ def test_home_lists_the_sweeps_and_runs_and_counts_the_queue(tab: Tab, server: S
 # ------------------------------------------------------------------------------ run
 
 
-def test_run_page_plots_the_traces_of_the_api_and_downloads_them(tab: Tab, server: Server, lab: Lab):
+def test_run_page_plots_the_traces_of_the_api_and_downloads_them(
+    tab: Tab, server: Server, lab: Lab
+):
     tab.open(f"/dashboard/runs/{lab.run_id}")
     traces = server.get(f"/v1/runs/{lab.run_id}/traces")
     assert traces["recorded"] and len(traces["rows"]) > 50
@@ -87,11 +95,15 @@ def test_run_page_plots_the_traces_of_the_api_and_downloads_them(tab: Tab, serve
     # Against the raw result too: the table endpoint reshapes, it does not change a number.
     raw = server.get(f"/v1/runs/{lab.run_id}/result", params={"traces": "true"})["traces"]
     sbs = next(f for f in raw["flows"] if f["name"] == "sbs")
-    assert_same(next(t for t in window if t["meta"]["column"] == "sbs.cwnd")["y"], sbs["cwnd"], "raw cwnd")
+    assert_same(
+        next(t for t in window if t["meta"]["column"] == "sbs.cwnd")["y"], sbs["cwnd"], "raw cwnd"
+    )
 
     # The per-flow table is the API's.
     flows = server.get(f"/v1/runs/{lab.run_id}/flows")["rows"]
-    names = tab.page.eval_on_selector_all("#flows-table tbody tr td:first-child", "tds => tds.map(t => t.textContent)")
+    names = tab.page.eval_on_selector_all(
+        "#flows-table tbody tr td:first-child", "tds => tds.map(t => t.textContent)"
+    )
     assert names == [f["name"] for f in flows]
 
     name, data = download(tab, "#traces-downloads a[data-format='csv']")
@@ -99,10 +111,16 @@ def test_run_page_plots_the_traces_of_the_api_and_downloads_them(tab: Tab, serve
     rows = csv_rows(data)
     assert len(rows) == len(traces["rows"])
     for column in columns | {"time_s"}:
-        assert_same([as_number(r[column]) for r in rows], [r[column] for r in traces["rows"]], f"csv {column}")
+        assert_same(
+            [as_number(r[column]) for r in rows],
+            [r[column] for r in traces["rows"]],
+            f"csv {column}",
+        )
     name, data = download(tab, "#flows-downloads a[data-format='parquet']")
     table = pq.read_table(io.BytesIO(data)).to_pylist()
-    assert [r["throughput_pkts_per_rtt"] for r in table] == [f["throughput_pkts_per_rtt"] for f in flows]
+    assert [r["throughput_pkts_per_rtt"] for r in table] == [
+        f["throughput_pkts_per_rtt"] for f in flows
+    ]
     tab.screenshot("run")
 
 
@@ -143,19 +161,28 @@ def sim_traces(traces: list[dict[str, Any]], kind: str = "sim") -> list[dict[str
     return [t for t in traces if (t.get("meta") or {}).get("kind") == kind]
 
 
-def test_sweep_page_plots_the_summary_with_its_cis_and_toggles_the_model(tab: Tab, server: Server, lab: Lab):
+def test_sweep_page_plots_the_summary_with_its_cis_and_toggles_the_model(
+    tab: Tab, server: Server, lab: Lab
+):
     tab.open(f"/dashboard/sweeps/{lab.sweep_id}")
-    summary = server.get(f"/v1/sweeps/{lab.sweep_id}/summary", params={"metric": "throughput_pkts_per_rtt"})
+    summary = server.get(
+        f"/v1/sweeps/{lab.sweep_id}/summary", params={"metric": "throughput_pkts_per_rtt"}
+    )
     plotted = tab.plot("plot-sweep")
     sims = sim_traces(plotted)
     assert sorted(t["meta"]["flow"] for t in sims) == ["imp", "sbs"]
     for trace in sims:
-        rows = sorted((r for r in summary["rows"] if r["flow"] == trace["meta"]["flow"]), key=lambda r: r[M_AXIS])
+        rows = sorted(
+            (r for r in summary["rows"] if r["flow"] == trace["meta"]["flow"]),
+            key=lambda r: r[M_AXIS],
+        )
         assert_same(trace["x"], [r[M_AXIS] for r in rows], "x")
         assert trace["x"] == [1, 8, 30]
         assert_same(trace["y"], [r["mean"] for r in rows], "mean")
         assert_same(trace["error_y"]["array"], [r["ci_high"] - r["mean"] for r in rows], "ci high")
-        assert_same(trace["error_y"]["arrayminus"], [r["mean"] - r["ci_low"] for r in rows], "ci low")
+        assert_same(
+            trace["error_y"]["arrayminus"], [r["mean"] - r["ci_low"] for r in rows], "ci low"
+        )
         assert all(r["count"] == 3 for r in rows)
 
     # The model overlay: each flow's own model, the comparison endpoint's predictions.
@@ -167,21 +194,35 @@ def test_sweep_page_plots_the_summary_with_its_cis_and_toggles_the_model(tab: Ta
     ]
     for trace in overlay:
         rows = sorted(
-            (r for r in models if r["flow"] == trace["meta"]["flow"] and r["model"] == trace["meta"]["model"]),
+            (
+                r
+                for r in models
+                if r["flow"] == trace["meta"]["flow"] and r["model"] == trace["meta"]["model"]
+            ),
             key=lambda r: r[M_AXIS],
         )
         assert_same(trace["y"], [r["model_pkts_per_rtt"] for r in rows], "model")
     published = sim_traces(plotted, "published")
-    assert {t["meta"]["value"] for t in published} == {"equality_region_m_below", "imp_superior_m_from", "analytic_crossover_m_t"}
+    assert {t["meta"]["value"] for t in published} == {
+        "equality_region_m_below",
+        "imp_superior_m_from",
+        "analytic_crossover_m_t",
+    }
     tab.screenshot("sweep")
 
     tab.page.click("#toggle-model")
-    tab.page.wait_for_function("document.getElementById('plot-sweep').data.every(t => t.meta.kind !== 'model')")
+    tab.page.wait_for_function(
+        "document.getElementById('plot-sweep').data.every(t => t.meta.kind !== 'model')"
+    )
     assert len(tab.plot("plot-sweep")) == len(plotted) - 2
     tab.page.click("#toggle-published")
-    tab.page.wait_for_function("document.getElementById('plot-sweep').data.every(t => t.meta.kind === 'sim')")
+    tab.page.wait_for_function(
+        "document.getElementById('plot-sweep').data.every(t => t.meta.kind === 'sim')"
+    )
     tab.page.click("#toggle-model")
-    tab.page.wait_for_function("document.getElementById('plot-sweep').data.some(t => t.meta.kind === 'model')")
+    tab.page.wait_for_function(
+        "document.getElementById('plot-sweep').data.some(t => t.meta.kind === 'model')"
+    )
 
     # The per-point table and the download are the plotted summary.
     assert tab.page.locator("#points-table tbody tr").count() == len(summary["rows"]) == 6
@@ -189,18 +230,31 @@ def test_sweep_page_plots_the_summary_with_its_cis_and_toggles_the_model(tab: Ta
     assert name == f"sweep-{lab.sweep_id}-summary.parquet"  # the API names it
     table = pq.read_table(io.BytesIO(data)).to_pylist()
     key = lambda r: (r["point"], r["flow"])  # noqa: E731
-    assert_same([r["mean"] for r in sorted(table, key=key)], [r["mean"] for r in sorted(summary["rows"], key=key)], "parquet")
-    assert_same([r["ci_low"] for r in sorted(table, key=key)], [r["ci_low"] for r in sorted(summary["rows"], key=key)], "parquet")
+    assert_same(
+        [r["mean"] for r in sorted(table, key=key)],
+        [r["mean"] for r in sorted(summary["rows"], key=key)],
+        "parquet",
+    )
+    assert_same(
+        [r["ci_low"] for r in sorted(table, key=key)],
+        [r["ci_low"] for r in sorted(summary["rows"], key=key)],
+        "parquet",
+    )
 
 
 def test_another_metric_redraws_from_its_own_summary(tab: Tab, server: Server, lab: Lab):
     tab.open(f"/dashboard/sweeps/{lab.sweep_id}")
     tab.plot("plot-sweep")
     tab.page.select_option("#metric", "loss_event_rate")
-    tab.page.wait_for_function("document.getElementById('plot-sweep').layout.yaxis.title.text.startsWith('loss_event_rate')")
+    tab.page.wait_for_function(
+        "document.getElementById('plot-sweep').layout.yaxis.title.text.startsWith('loss_event_rate')"
+    )
     summary = server.get(f"/v1/sweeps/{lab.sweep_id}/summary", params={"metric": "loss_event_rate"})
     for trace in sim_traces(tab.plot("plot-sweep")):
-        rows = sorted((r for r in summary["rows"] if r["flow"] == trace["meta"]["flow"]), key=lambda r: r[M_AXIS])
+        rows = sorted(
+            (r for r in summary["rows"] if r["flow"] == trace["meta"]["flow"]),
+            key=lambda r: r[M_AXIS],
+        )
         assert_same(trace["y"], [r["mean"] for r in rows], "loss event rate")
     assert not sim_traces(tab.plot("plot-sweep"), "model")  # the models predict packets/RTT only
     assert "metric=loss_event_rate" in tab.page.url
@@ -225,7 +279,9 @@ def test_a_sweep_still_running_shows_its_progress_and_refreshes(tab: Tab, server
         tab.screenshot("sweep-running")
         before = len(tab.requests)
         tab.page.wait_for_timeout(2500)
-        assert any(u.endswith(f"/v1/sweeps/{sweep['id']}") for u in tab.requests[before:]), "no refresh"
+        assert any(u.endswith(f"/v1/sweeps/{sweep['id']}") for u in tab.requests[before:]), (
+            "no refresh"
+        )
     finally:
         server.client.post(f"/v1/sweeps/{sweep['id']}/cancel")
 
@@ -242,21 +298,30 @@ SWEEP_FOR_PROGRESS = {
 # ------------------------------------------------------------------------------ comparison
 
 
-def test_comparison_page_plots_model_errors_and_ratios_with_verdicts(tab: Tab, server: Server, lab: Lab):
+def test_comparison_page_plots_model_errors_and_ratios_with_verdicts(
+    tab: Tab, server: Server, lab: Lab
+):
     tab.open(f"/dashboard/comparisons?sweep_id={lab.sweep_id}")
     models = server.get("/v1/comparisons/models", params={"sweep_id": lab.sweep_id})["rows"]
     errors = sim_traces(tab.plot("plot-model-error"), "model_error")
     assert len(errors) == len({(r["flow"], r["model"]) for r in models}) == 8
     for trace in errors:
         rows = sorted(
-            (r for r in models if r["flow"] == trace["meta"]["flow"] and r["model"] == trace["meta"]["model"]),
+            (
+                r
+                for r in models
+                if r["flow"] == trace["meta"]["flow"] and r["model"] == trace["meta"]["model"]
+            ),
             key=lambda r: r[M_AXIS],
         )
         assert_same(trace["x"], [r[M_AXIS] for r in rows], "x")
-        assert_same(trace["y"], [None if r["error"] is None else 100 * r["error"] for r in rows], "error %")
+        assert_same(
+            trace["y"], [None if r["error"] is None else 100 * r["error"] for r in rows], "error %"
+        )
 
     ratios = server.get(
-        "/v1/comparisons/ratios", params={"sweep_id": lab.sweep_id, "flow_a": "sbs", "flow_b": "imp"}
+        "/v1/comparisons/ratios",
+        params={"sweep_id": lab.sweep_id, "flow_a": "sbs", "flow_b": "imp"},
     )["rows"]
     (trace,) = sim_traces(tab.plot("plot-ratios"), "ratio")
     rows = sorted(ratios, key=lambda r: r[M_AXIS])
@@ -269,7 +334,9 @@ def test_comparison_page_plots_model_errors_and_ratios_with_verdicts(tab: Tab, s
     assert trace["meta"]["verdicts"] == [r["verdict"] for r in rows]
     colors = dict(zip(trace["meta"]["verdicts"], trace["marker"]["color"], strict=True))
     assert len(set(colors.values())) == len(colors)  # one color per verdict
-    classes = tab.page.eval_on_selector_all("#ratios-table-el tbody tr", "trs => trs.map(t => t.className)")
+    classes = tab.page.eval_on_selector_all(
+        "#ratios-table-el tbody tr", "trs => trs.map(t => t.className)"
+    )
     assert classes == [r["verdict"] for r in sorted(ratios, key=lambda r: r["point"])]
 
     # Against the paper: Fig. 2's regions and crossover, ours beside theirs.
@@ -280,20 +347,30 @@ def test_comparison_page_plots_model_errors_and_ratios_with_verdicts(tab: Tab, s
 
     name, data = download(tab, "#ratios-downloads a[data-format='csv']")
     got = sorted(csv_rows(data), key=lambda r: int(r["point"]))
-    assert [g["verdict"] for g in got] == [r["verdict"] for r in sorted(ratios, key=lambda r: r["point"])]
-    assert_same([as_number(g["ratio"]) for g in got], [r["ratio"] for r in sorted(ratios, key=lambda r: r["point"])], "csv ratio")
+    assert [g["verdict"] for g in got] == [
+        r["verdict"] for r in sorted(ratios, key=lambda r: r["point"])
+    ]
+    assert_same(
+        [as_number(g["ratio"]) for g in got],
+        [r["ratio"] for r in sorted(ratios, key=lambda r: r["point"])],
+        "csv ratio",
+    )
     name, data = download(tab, "#models-downloads a[data-format='json']")
     assert json.loads(data)["rows"] == models
 
 
-def test_comparison_of_a_single_run_shows_the_model_errors_per_flow(tab: Tab, server: Server, lab: Lab):
+def test_comparison_of_a_single_run_shows_the_model_errors_per_flow(
+    tab: Tab, server: Server, lab: Lab
+):
     tab.open(f"/dashboard/comparisons?run_id={lab.run_id}")
     models = server.get("/v1/comparisons/models", params={"run_id": lab.run_id})["rows"]
     bars = sim_traces(tab.plot("plot-model-error"), "model_error")
     for bar in bars:
         rows = [r for r in models if r["model"] == bar["meta"]["model"]]
         assert bar["x"] == [r["flow"] for r in rows]
-        assert_same(bar["y"], [None if r["error"] is None else 100 * r["error"] for r in rows], "error %")
+        assert_same(
+            bar["y"], [None if r["error"] is None else 100 * r["error"] for r in rows], "error %"
+        )
     assert not tab.page.is_visible("#ratios-card") and not tab.page.is_visible("#paper-card")
     tab.screenshot("comparison-run")
 
@@ -307,14 +384,17 @@ def test_region_map_draws_fig4_and_places_the_sweep_on_it(tab: Tab, server: Serv
     rtt = float(tab.page.input_value("#rtt_s"))
     rto = float(tab.page.input_value("#rto_s"))
     assert 0.07 < rtt < 0.08 and 0.19 < rto < 0.25  # measured in the sweep
-    regions = server.get("/v1/regions", params={"rtt_s": rtt, "rto_s": rto, "p_min": 1e-4, "p_max": 0.1, "m_max": 70})
+    regions = server.get(
+        "/v1/regions", params={"rtt_s": rtt, "rto_s": rto, "p_min": 1e-4, "p_max": 0.1, "m_max": 70}
+    )
     (heatmap,) = sim_traces(plotted, "regions")
     codes = ["equality", "sbs_superior", "imp_superior", "outside_model"]
     n_m = len(regions["m"])
     assert_same(heatmap["x"], regions["p"], "p")
     assert heatmap["y"] == regions["m"]
     assert heatmap["z"] == [
-        [codes.index(regions["rows"][i * n_m + j]["region"]) for i in range(len(regions["p"]))] for j in range(n_m)
+        [codes.index(regions["rows"][i * n_m + j]["region"]) for i in range(len(regions["p"]))]
+        for j in range(n_m)
     ]
     (m_t,) = sim_traces(plotted, "m_t")
     assert_same(m_t["y"], regions["m_t"], "m_t")
@@ -323,18 +403,32 @@ def test_region_map_draws_fig4_and_places_the_sweep_on_it(tab: Tab, server: Serv
     summary = server.get(f"/v1/sweeps/{lab.sweep_id}/summary", params={"metric": "loss_event_rate"})
     ratios = server.get(
         "/v1/comparisons/ratios",
-        params={"sweep_id": lab.sweep_id, "flow_a": "sbs", "flow_b": "imp", "metric": "throughput_pkts_per_rtt"},
+        params={
+            "sweep_id": lab.sweep_id,
+            "flow_a": "sbs",
+            "flow_b": "imp",
+            "metric": "throughput_pkts_per_rtt",
+        },
     )["rows"]
     verdict = {r["point"]: r["verdict"] for r in ratios}
     points = sim_traces(plotted, "sweep")
     assert sorted(p["meta"]["flow"] for p in points) == ["imp", "sbs"]
     for trace in points:
-        rows = sorted((r for r in summary["rows"] if r["flow"] == trace["meta"]["flow"]), key=lambda r: r[M_AXIS])
+        rows = sorted(
+            (r for r in summary["rows"] if r["flow"] == trace["meta"]["flow"]),
+            key=lambda r: r[M_AXIS],
+        )
         assert_same(trace["x"], [r["mean"] for r in rows], "measured p")
         assert trace["y"] == [1, 8, 30]
         assert trace["meta"]["verdicts"] == [verdict[r["point"]] for r in rows]
-        symbols = {"a_better": "triangle-up", "b_better": "triangle-down", "no_significant_difference": "circle"}
-        assert trace["marker"]["symbol"] == [symbols.get(v, "circle-open") for v in trace["meta"]["verdicts"]]
+        symbols = {
+            "a_better": "triangle-up",
+            "b_better": "triangle-down",
+            "no_significant_difference": "circle",
+        }
+        assert trace["marker"]["symbol"] == [
+            symbols.get(v, "circle-open") for v in trace["meta"]["verdicts"]
+        ]
     tab.screenshot("regions")
 
     # Other inputs: the map is redrawn for them.
@@ -345,8 +439,12 @@ def test_region_map_draws_fig4_and_places_the_sweep_on_it(tab: Tab, server: Serv
     tab.page.wait_for_function("document.getElementById('plot-regions').data[0].y.length === 40")
     again = server.get("/v1/regions", params={"rtt_s": 0.2, "rto_s": 1, "m_max": 40})
     (heatmap,) = sim_traces(tab.plot("plot-regions"), "regions")
-    assert heatmap["z"][10] == [codes.index(again["rows"][i * 40 + 10]["region"]) for i in range(len(again["p"]))]
+    assert heatmap["z"][10] == [
+        codes.index(again["rows"][i * 40 + 10]["region"]) for i in range(len(again["p"]))
+    ]
     assert "rtt_s=0.2" in tab.page.url
     name, data = download(tab, "#regions-downloads a[data-format='csv']")
     rows = csv_rows(data)
-    assert [(float(r["p"]), int(r["m"]), r["region"]) for r in rows] == [(r["p"], r["m"], r["region"]) for r in again["rows"]]
+    assert [(float(r["p"]), int(r["m"]), r["region"]) for r in rows] == [
+        (r["p"], r["m"], r["region"]) for r in again["rows"]
+    ]

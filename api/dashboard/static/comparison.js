@@ -18,7 +18,7 @@
     if (config.sweep_id) {
       sweep = await api(`/v1/sweeps/${config.sweep_id}`);
       const swept = sweep.axes.filter((a) => a.values.length > 1);
-      axis = (swept[0] || sweep.axes[0] || {}).path || null;
+      axis = (swept[0] || sweep.axes[0] || {}).path || "point";
       box.replaceChildren("Sweep ", el("a", { href: `/dashboard/sweeps/${sweep.id}` }, sweep.name || sweep.id.slice(0, 8)),
         sweep.preset ? el("span", {}, " of preset ", el("code", {}, sweep.preset)) : "",
         ` · ${sweep.points} points × ${sweep.replications} replications · `,

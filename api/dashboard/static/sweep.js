@@ -177,10 +177,12 @@
   function setUpControls() {
     const metric = document.getElementById("metric");
     metric.replaceChildren(...config.metrics.map((m) => el("option", { value: m, selected: m === state.metric }, m)));
-    const axes = [...sweep.axes].sort((a, b) => (b.values.length > 1) - (a.values.length > 1));
-    if (!state.axis || !sweep.axes.some((a) => a.path === state.axis)) state.axis = axes[0].path;
+    // The swept axes first; a sweep of replications alone is drawn against its one point.
+    const paths = [...sweep.axes].sort((a, b) => (b.values.length > 1) - (a.values.length > 1)).map((a) => a.path);
+    if (!paths.length) paths.push("point");
+    if (!state.axis || !paths.includes(state.axis)) state.axis = paths[0];
     const axis = document.getElementById("axis");
-    axis.replaceChildren(...sweep.axes.map((a) => el("option", { value: a.path, selected: a.path === state.axis }, a.path)));
+    axis.replaceChildren(...paths.map((p) => el("option", { value: p, selected: p === state.axis }, p)));
     const redraw = () => draw().catch(fatal);
     metric.addEventListener("change", () => { state.metric = metric.value; redraw(); });
     axis.addEventListener("change", () => { state.axis = axis.value; redraw(); });
