@@ -303,6 +303,13 @@ def test_comparison_page_plots_model_errors_and_ratios_with_verdicts(
 ):
     tab.open(f"/dashboard/comparisons?sweep_id={lab.sweep_id}")
     models = server.get("/v1/comparisons/models", params={"sweep_id": lab.sweep_id})["rows"]
+    own = sim_traces(tab.plot("plot-model-error"), "model_error")
+    assert sorted((t["meta"]["flow"], t["meta"]["model"]) for t in own) == [
+        ("imp", "newreno-impatient"),
+        ("sbs", "newreno-sbs"),
+    ]  # each flow's own model, until asked for all
+    tab.page.select_option("#model-filter", "all")
+    tab.page.wait_for_function("document.getElementById('plot-model-error').data.length === 8")
     errors = sim_traces(tab.plot("plot-model-error"), "model_error")
     assert len(errors) == len({(r["flow"], r["model"]) for r in models}) == 8
     for trace in errors:

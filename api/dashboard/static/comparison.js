@@ -33,13 +33,38 @@
 
   function others(row) { return (sweep ? sweep.axes : []).map((a) => a.path).filter((p) => p !== axis).map((p) => `${p.split(".").pop()}=${fmt(row[p])}`); }
 
+  // The model rows the plot shows: each flow's own model (falling back to all where a flow's
+  // variant has no model of its own), all, or one model.
+  function chosen(rows) {
+    const filter = document.getElementById("model-filter").value;
+    if (filter === "all") return rows;
+    if (filter !== "own") return rows.filter((r) => r.model === filter);
+    const own = new Set(rows.filter((r) => r.model === r.variant).map((r) => r.flow));
+    return rows.filter((r) => r.model === r.variant || !own.has(r.flow));
+  }
+
   async function models() {
     const url = `/v1/comparisons/models?${t.qs(subject)}`;
     const body = await api(url);
-    const rows = body.rows;
+    const select = document.getElementById("model-filter");
+    select.append(...[...new Set(body.rows.map((r) => r.model))].map((m) => el("option", { value: m }, m)));
+    if (!axis) select.value = "all";
+    select.addEventListener("change", () => drawModels(body.rows).catch(fatal));
+    await drawModels(body.rows);
+    downloads(document.getElementById("models-downloads"), "model vs simulation", url, `comparison-models`);
+    table(document.getElementById("models-table"), body.rows, [
+      "point", ...(sweep ? sweep.axes.map((a) => a.path) : []), { name: "flow", text: true }, { name: "model", text: true },
+      "p", "m", "rtt_s", "rto_s", "sim_pkts_per_rtt", "sim_ci_low", "sim_ci_high", "model_pkts_per_rtt",
+      { name: "error %", value: (r) => pct(r.error) }, { name: "note", text: true },
+    ], { id: "models-table-el" });
+    return body.rows;
+  }
+
+  async function drawModels(all) {
+    const rows = chosen(all);
     let traces;
     let layout;
-    if (axis) {
+    if (sweep) {
       const groups = groupBy(rows, (r) => JSON.stringify([r.flow, r.model, ...others(r)]));
       traces = [...groups.values()].map((g, i) => {
         g.sort(byAxis(axis));
@@ -63,13 +88,6 @@
       layout = { barmode: "group", xaxis: { title: { text: "flow" } } };
     }
     await plot("plot-model-error", traces, { ...layout, yaxis: { title: { text: "model error |sim − model| / sim [%]" }, rangemode: "tozero" } });
-    downloads(document.getElementById("models-downloads"), "model vs simulation", url, `comparison-models`);
-    table(document.getElementById("models-table"), rows, [
-      "point", ...(sweep ? sweep.axes.map((a) => a.path) : []), { name: "flow", text: true }, { name: "model", text: true },
-      "p", "m", "rtt_s", "rto_s", "sim_pkts_per_rtt", "sim_ci_low", "sim_ci_high", "model_pkts_per_rtt",
-      { name: "error %", value: (r) => pct(r.error) }, { name: "note", text: true },
-    ], { id: "models-table-el" });
-    return rows;
   }
 
   async function ratios(flows) {

@@ -47,7 +47,7 @@
       const v = rows.map((r) => verdicts.get(r.point) || "insufficient_data");
       return {
         type: "scatter", mode: "markers", name: `${flow}: measured p`, x: rows.map((r) => r.mean), y: rows.map((r) => r[mAxis]),
-        marker: { symbol: v.map((x) => SYMBOLS[x] || "circle"), size: 12, color: FLOW_COLORS[i % FLOW_COLORS.length], line: { width: 1, color: "#fff" } },
+        marker: { symbol: v.map((x) => SYMBOLS[x] || "circle"), size: rows.length > 15 ? 9 : 12, color: FLOW_COLORS[i % FLOW_COLORS.length], line: { width: 1, color: "#fff" } },
         text: v.map((x) => x.replace("a_better", `${flows[0]} significantly better`).replace("b_better", `${flows[1]} significantly better`).replaceAll("_", " ")),
         hovertemplate: "p = %{x:.3g}, m = %{y}<br>%{text}<extra>%{fullData.name}</extra>",
         meta: { kind: "sweep", flow, points: rows.map((r) => r.point), verdicts: v },

@@ -34,7 +34,12 @@
       badge(s.status), " ",
       s.preset ? el("span", {}, "preset ", el("code", {}, s.preset), " · ") : "",
       `${s.points} points × ${s.replications} replications · ${p.succeeded} succeeded, ${p.failed} failed, ${p.cancelled} cancelled of ${p.total} runs · axes `,
-      ...s.axes.map((a) => el("code", {}, `${a.path} = ${a.values.map(fmt).join(", ")}`)));
+      ...s.axes.map((a) => el("code", {}, `${a.path} = ${valuesText(a.values)}`)));
+  }
+
+  function valuesText(values) {
+    const v = values.map(fmt);
+    return v.length > 8 ? `${v.slice(0, 3).join(", ")}, …, ${v[v.length - 1]} (${v.length} values)` : v.join(", ");
   }
 
   function otherAxes() { return sweep.axes.map((a) => a.path).filter((p) => p !== state.axis); }
