@@ -142,7 +142,10 @@ def m_star(rtt_s: Any, rto_s: Any) -> np.ndarray:
     3RTT, Impatient will continue in fast recovery for at least 3 RTTs. Thus, if 4 or more
     segments are dropped ..., Impatient will incur a timeout").
     """
-    ratio = np.asarray(rto_s, dtype=float) / np.asarray(rtt_s, dtype=float)
+    # A subnormal R overflows RTO/R to +inf: m* = inf, Impatient never times out — the limit
+    # the formula means, so no warning.
+    with np.errstate(over="ignore"):
+        ratio = np.asarray(rto_s, dtype=float) / np.asarray(rtt_s, dtype=float)
     return scalar_or_array(np.floor(ratio) + 2.0)
 
 
