@@ -455,3 +455,18 @@ def test_region_map_draws_fig4_and_places_the_sweep_on_it(tab: Tab, server: Serv
     assert [(float(r["p"]), int(r["m"]), r["region"]) for r in rows] == [
         (r["p"], r["m"], r["region"]) for r in again["rows"]
     ]
+
+
+def test_region_map_alone_draws_the_defaults_and_refuses_bad_inputs_on_the_page(
+    tab: Tab, server: Server
+):
+    tab.open("/dashboard/regions")
+    regions = server.get("/v1/regions")
+    (heatmap,) = sim_traces(tab.plot("plot-regions"), "regions")
+    assert heatmap["y"] == regions["m"] and len(heatmap["z"][0]) == len(regions["p"])
+    assert not sim_traces(tab.plot("plot-regions"), "sweep")
+    tab.page.fill("#p_min", "0.5")
+    tab.page.click("#draw")
+    tab.page.wait_for_selector("#message.error")
+    assert "p_max" in tab.page.inner_text("#message")
+    tab.allowed_errors.append("422")  # Chromium logs the refused request
