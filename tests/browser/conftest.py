@@ -27,7 +27,7 @@ import httpx
 import pytest
 
 from services.settings import Settings
-from tests.browser.harness import Lab, Server, Tab
+from tests.browser.harness import SWEEP, Lab, Server, Tab
 from tests.support import free_port, wait_for
 
 CHROMIUM_ARGS = [
@@ -97,12 +97,6 @@ def server(app: Any) -> Iterator[Server]:
 # ------------------------------------------------------------------------------ the data
 
 RUN_DURATION_S = 10
-SWEEP = {
-    "preset": "paper000-fig2a",
-    "overrides": {"duration_s": 200},
-    "axes": [{"path": "flows[*].loss.m", "values": [1, 8, 30]}],
-    "replications": 3,
-}
 
 
 def _finished_run(server: Server, run_id: str) -> dict[str, Any]:

@@ -14,6 +14,14 @@ from services.settings import REPO_ROOT
 
 SCREENSHOTS = REPO_ROOT / "artifacts" / "screenshots"
 
+# The sweep the tests make (fixture `lab`): Fig. 2(a) at m = 1, 8, 30, three seeds.
+SWEEP = {
+    "preset": "paper000-fig2a",
+    "overrides": {"duration_s": 200},
+    "axes": [{"path": "flows[*].loss.m", "values": [1, 8, 30]}],
+    "replications": 3,
+}
+
 
 @dataclass
 class Server:

@@ -15,7 +15,7 @@ from typing import Any
 import pyarrow.parquet as pq
 import pytest
 
-from tests.browser.harness import Lab, Server, Tab
+from tests.browser.harness import SWEEP, Lab, Server, Tab
 
 
 def close(a: Any, b: Any, rel: float = 1e-9) -> bool:
@@ -282,6 +282,33 @@ def test_a_sweep_still_running_shows_its_progress_and_refreshes(tab: Tab, server
         assert any(u.endswith(f"/v1/sweeps/{sweep['id']}") for u in tab.requests[before:]), (
             "no refresh"
         )
+    finally:
+        server.client.post(f"/v1/sweeps/{sweep['id']}/cancel")
+
+
+def test_a_sweep_half_done_plots_what_has_finished_while_it_waits(
+    tab: Tab, server: Server, lab: Lab
+):
+    # m = 1 repeats the lab sweep's runs (answered from the stored results at once); m = 2 is
+    # new and stays queued, as no worker consumes now.
+    body = {**SWEEP, "axes": [{"path": M_AXIS, "values": [1, 2]}]}
+    r = server.client.post("/v1/sweeps", json=body)
+    assert r.status_code == 201, r.text
+    sweep = r.json()
+    try:
+        assert sweep["progress"]["succeeded"] == 3 and sweep["progress"]["queued"] == 3, sweep[
+            "progress"
+        ]
+        tab.open(f"/dashboard/sweeps/{sweep['id']}")
+        assert "3 of 6 runs finished" in tab.page.inner_text("#progress")
+        assert "so far" in tab.page.inner_text("#message")
+        summary = server.get(
+            f"/v1/sweeps/{sweep['id']}/summary", params={"metric": "throughput_pkts_per_rtt"}
+        )
+        for trace in sim_traces(tab.plot("plot-sweep")):
+            (row,) = [r for r in summary["rows"] if r["flow"] == trace["meta"]["flow"]]
+            assert trace["x"] == [1] and close(trace["y"][0], row["mean"])
+        tab.screenshot("sweep-partial")
     finally:
         server.client.post(f"/v1/sweeps/{sweep['id']}/cancel")
 

@@ -128,7 +128,10 @@
       try {
         modelRows = (await api(`/v1/comparisons/models?sweep_id=${id}`)).rows;
         const names = [...new Set(modelRows.map((r) => r.model))];
-        document.getElementById("model-choice").append(...names.map((m) => el("option", { value: m }, m)));
+        const select = document.getElementById("model-choice");
+        const kept = select.value;
+        select.replaceChildren(select.options[0], ...names.map((m) => el("option", { value: m }, m)));
+        select.value = names.includes(kept) ? kept : "";
       } catch (e) {
         if (e.status !== 404 && e.status !== 409 && e.status !== 422) throw e;
         modelRows = false;
@@ -200,25 +203,34 @@
     document.getElementById("regions-link").href = `/dashboard/regions?sweep_id=${id}`;
   }
 
+  // Polls while runs are queued or running, redrawing as more succeed; draws once when done.
+  let controlsReady = false;
+  let drawnFor = -1;  // the succeeded count the plot was drawn for
   async function refresh() {
     try {
       sweep = await api(`/v1/sweeps/${id}`);
       statusLine(sweep);
       const p = sweep.progress;
+      const running = sweep.status === "queued" || sweep.status === "running";
       const box = document.getElementById("progress");
-      if (sweep.status === "queued" || sweep.status === "running") {
-        message(`This sweep is ${sweep.status}: the plots appear when its runs have finished.`);
+      if (running) {
+        message(`This sweep is ${sweep.status}: ${p.succeeded ? "the plots show the runs finished so far" : "the plots appear as its runs finish"}.`);
         progress(box, p.succeeded + p.failed + p.cancelled, p.total);
-        setTimeout(refresh, 2000);
-        ready();  // drawn as far as it can be, until the next refresh
-        return;
+      } else {
+        message(sweep.status === "cancelled" ? "This sweep was cancelled: the plots show the runs that finished." : "");
+        box.replaceChildren();
       }
-      message(sweep.status === "cancelled" ? "This sweep was cancelled: the plots show the runs that finished." : "");
-      box.replaceChildren();
-      document.getElementById("plot-card").hidden = false;
-      document.getElementById("links-card").hidden = false;
-      setUpControls();
-      await draw();
+      if (p.succeeded > 0 || !running) {
+        document.getElementById("plot-card").hidden = false;
+        document.getElementById("links-card").hidden = false;
+        if (!controlsReady) { setUpControls(); controlsReady = true; }
+        if (p.succeeded !== drawnFor || !running) {
+          modelRows = null;  // the models' inputs are measured: more runs, new predictions
+          await draw();
+          drawnFor = p.succeeded;
+        }
+      }
+      if (running) setTimeout(refresh, 2000);
       ready();
     } catch (e) {
       fatal(e);
