@@ -68,7 +68,11 @@ def test_home_lists_the_sweeps_and_runs_and_counts_the_queue(tab: Tab, server: S
     hrefs = tab.page.eval_on_selector_all(
         "#sweeps-table a", "as => as.map(a => a.getAttribute('href'))"
     )
-    assert hrefs == [f"/dashboard/sweeps/{lab.sweep_id}"]
+    assert hrefs == [
+        f"/dashboard/sweeps/{lab.sweep_id}",
+        f"/dashboard/comparisons?sweep_id={lab.sweep_id}",
+        f"/dashboard/regions?sweep_id={lab.sweep_id}",
+    ]
     tab.screenshot("home")
 
 

@@ -31,7 +31,13 @@
       { name: "runs done", value: (s) => `${done(s)} / ${(s.progress || {}).total ?? "?"}` },
       { name: "created", text: true, value: (s) => new Date(s.created_at).toLocaleString() },
     ], { id: "sweeps-table", empty: "No sweeps yet: POST /v1/sweeps." });
-    box.querySelectorAll("#sweeps-table tbody tr").forEach((tr, i) => tr.cells[2].replaceChildren(badge(page.items[i].status)));
+    box.querySelectorAll("#sweeps-table tbody tr").forEach((tr, i) => {
+      const id = page.items[i].id;
+      tr.cells[2].replaceChildren(badge(page.items[i].status));
+      tr.append(el("td", { class: "text" }, el("a", { href: `/dashboard/comparisons?sweep_id=${id}` }, "comparison"), " · ",
+        el("a", { href: `/dashboard/regions?sweep_id=${id}` }, "region map")));
+    });
+    box.querySelector("#sweeps-table thead tr")?.append(el("th", { class: "text" }, "see also"));
     box.insertAdjacentElement("afterbegin", el("p", { class: "muted" }, `${page.total} sweeps in all.`));
   }
 
