@@ -14,6 +14,7 @@ from fastapi import FastAPI, Request
 from fastapi.encoders import jsonable_encoder
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from sqlalchemy.exc import DataError
 
 from api import dashboard
 from api.routers import comparisons, health, models, presets, runs, sweeps
@@ -99,6 +100,13 @@ def _add_exception_handlers(app: FastAPI) -> None:
     @app.exception_handler(InvalidInputError)
     async def invalid_input(request: Request, exc: InvalidInputError) -> JSONResponse:
         return _unprocessable(exc.path, exc.reason, exc.kind)
+
+    @app.exception_handler(DataError)
+    async def data_refused(request: Request, exc: DataError) -> JSONResponse:
+        # PostgreSQL refused a value the request carried (a NUL character in a text field or
+        # a query parameter): the client's input, not a server fault.
+        reason = str(exc.orig).splitlines()[0] if exc.orig is not None else "a value was refused"
+        return _unprocessable("$", f"the database refused a value of this request: {reason}", "invalid_value")
 
     @app.exception_handler(tcpsim.ScenarioError)
     async def invalid_scenario(request: Request, exc: tcpsim.ScenarioError) -> JSONResponse:

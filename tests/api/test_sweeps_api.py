@@ -153,3 +153,10 @@ def test_a_range_includes_both_ends_and_steps_evenly(start, length, step):
     assert len(values) == length + 1
     assert values[0] == pytest.approx(start) and values[-1] == pytest.approx(stop)
     assert all(b - a == pytest.approx(step) for a, b in zip(values, values[1:], strict=False))
+
+
+def test_a_nul_character_postgresql_refuses_is_a_422_not_a_500(client):
+    r = client.get("/v1/sweeps", params={"preset": "a\x00b"})
+    assert r.status_code == 422 and "NUL" in r.json()["detail"][0]["msg"]
+    assert client.post("/v1/sweeps", json=sweep_body(name="x\x00y")).status_code == 422
+    assert client.get("/v1/runs", params={"variant": "\x00"}).status_code == 422
