@@ -26,7 +26,7 @@ from services.sweeps.grid import (
     with_seed,
 )
 from services.sweeps.observations import observations
-from services.sweeps.spec import MAX_RUNS, SweepExtension, SweepSpec, point_key, value_key
+from services.sweeps.spec import MAX_RUNS, StoppingRule, SweepExtension, SweepSpec, point_key, value_key
 
 
 @dataclass
@@ -40,6 +40,11 @@ class Created:
 
     def as_dict(self) -> dict[str, int]:
         return {"runs": self.runs, "cached": self.cached, "enqueued": len(self.to_enqueue)}
+
+    def add(self, other: Created) -> None:
+        self.runs += other.runs
+        self.cached += other.cached
+        self.to_enqueue += other.to_enqueue
 
 
 @dataclass(frozen=True)
@@ -93,6 +98,7 @@ def create(session: Session, spec: SweepSpec) -> tuple[Sweep, Created]:
         SweepPoint(sweep_id=sweep.id, index=i, values=p.values, flow_groups=p.flow_groups) for i, p in enumerate(planned)
     )
     created = _add_runs(session, sweep, [(i, p.canonical, range(spec.replications)) for i, p in enumerate(planned)])
+    _grow_cached_points(session, sweep, spec, created, range(len(planned)))
     return sweep, created
 
 
@@ -133,7 +139,17 @@ def extend(session: Session, sweep_id: uuid.UUID, extension: SweepExtension) -> 
     created = _add_runs(session, sweep, batches)
     sweep.spec = _stored_spec(spec)
     sweep.cancelled_at = None
+    _grow_cached_points(session, sweep, spec, created, [index for index, _, _ in batches])
     return sweep, created
+
+
+def _grow_cached_points(session: Session, sweep: Sweep, spec: SweepSpec, created: Created, points: Iterable[int]) -> None:
+    """A point whose runs were all answered from the cache finishes with no worker to apply
+    the stopping rule: apply it here, so a sweep submitted again grows as the first did."""
+    if spec.stopping is None or created.cached == 0:
+        return
+    for index in points:
+        created.add(_grow_point(session, sweep, spec.stopping, index))
 
 
 def _stored_spec(spec: SweepSpec) -> dict[str, Any]:
@@ -266,21 +282,32 @@ def after_run(session: Session, run_id: uuid.UUID) -> list[uuid.UUID]:
     rule = SweepSpec.model_validate(sweep.spec).stopping
     if rule is None or sweep.cancelled_at is not None:
         return []
-    point = repo.point_for_update(session, sweep.id, run.sweep_point)
-    assert point is not None
-    runs = repo.runs_of(session, sweep.id, point.index)
-    if any(not r.status.is_final for r in runs):
-        return []
-    needed = _replications_needed(session, sweep.id, point.index, rule.metric, rule.flow, rule.target_relative_half_width)
-    have = len(runs)
-    if needed <= have or have >= rule.max_replications:
-        return []
-    more = min(needed, rule.max_replications) - have
-    start = max(r.replication for r in runs if r.replication is not None) + 1
-    scenario = repo.scenario_of_point(session, sweep.id, point.index)
-    assert scenario is not None
-    created = _add_runs(session, sweep, [(point.index, scenario, range(start, start + more))])
-    return created.to_enqueue
+    return _grow_point(session, sweep, rule, run.sweep_point).to_enqueue
+
+
+def _grow_point(session: Session, sweep: Sweep, rule: StoppingRule, index: int) -> Created:
+    """The stopping rule on one point whose runs have all finished. Replications answered
+    from the cache count at once, so the rule is applied again until it is met, or the point
+    waits for simulations it enqueued."""
+    grown = Created()
+    while True:
+        point = repo.point_for_update(session, sweep.id, index)
+        assert point is not None
+        runs = repo.runs_of(session, sweep.id, index)
+        if any(not r.status.is_final for r in runs):
+            return grown
+        needed = _replications_needed(session, sweep.id, index, rule.metric, rule.flow, rule.target_relative_half_width)
+        have = len(runs)
+        if needed <= have or have >= rule.max_replications:
+            return grown
+        more = min(needed, rule.max_replications) - have
+        start = max(r.replication for r in runs if r.replication is not None) + 1
+        scenario = repo.scenario_of_point(session, sweep.id, index)
+        assert scenario is not None
+        created = _add_runs(session, sweep, [(index, scenario, range(start, start + more))])
+        grown.add(created)
+        if created.to_enqueue:
+            return grown
 
 
 def _replications_needed(

@@ -123,3 +123,13 @@ def test_the_stopping_rule_adds_replications_until_the_interval_is_tight_or_the_
         assert tight or row["count"] == 6, row
         grew |= row["count"] > 2
     assert grew, "a 20-s run's throughput varies by more than 3 %: some point must have grown"
+
+    # Submitted again, every run (the rule's extra replications too) comes from the cache and
+    # each point ends with as many replications as the first sweep's.
+    again = client.post("/v1/sweeps", json=body).json()
+    assert again["created"]["enqueued"] == 0 and again["created"]["cached"] == again["created"]["runs"]
+    assert again["status"] == "done"
+    replay = client.get(f"/v1/sweeps/{again['id']}/summary", params={"metric": "throughput_pkts_per_rtt"}).json()["rows"]
+    assert [(r["point"], r["flow"], r["count"], r["mean"]) for r in replay] == [
+        (r["point"], r["flow"], r["count"], r["mean"]) for r in summary
+    ]
