@@ -1,0 +1,419 @@
+"""The SDK: `Client`, one method per thing tcplab does.
+
+    from tcplab_client import Client
+    lab = Client()                      # TCPLAB_URL / TCPLAB_TOKEN / `tcplab login`'s config
+    run = lab.submit_run(preset="paper000-fig2a", overrides={"duration_s": 20})
+    lab.wait_run(run["id"])
+    frame = lab.result_frame(run["id"])
+
+Bodies come back as the server sends them (dicts and lists of the JSON), tables also as CSV
+text, Parquet bytes or pandas DataFrames. A failed request raises a `TcplabError` subclass
+(`tcplab_client.errors`) with the server's message.
+"""
+
+from __future__ import annotations
+
+import io
+import time
+from collections.abc import Callable, Iterable, Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+import httpx
+
+from tcplab_client import __version__
+from tcplab_client.config import load_config, resolve
+from tcplab_client.errors import TcplabError, Unavailable, WaitTimeout, error_for
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+TableFormat = Literal["json", "csv", "parquet", "frame"]
+RUN_FINAL = ("succeeded", "failed", "cancelled")
+SWEEP_FINAL = ("done", "cancelled")
+
+
+class Client:
+    """A tcplab server.
+
+    `base_url` and `token` override `TCPLAB_URL`, `TCPLAB_TOKEN` and the config file written by
+    `tcplab login` (`tcplab_client.config`). With a token, every request carries
+    `Authorization: Bearer <token>`. `timeout` is per request (seconds); `transport` is
+    handed to httpx (tests, proxies)."""
+
+    def __init__(
+        self,
+        base_url: str | None = None,
+        token: str | None = None,
+        *,
+        timeout: float = 30.0,
+        config_path: Path | None = None,
+        transport: httpx.BaseTransport | None = None,
+    ) -> None:
+        self.base_url, self.token = resolve(base_url, token, load_config(config_path))
+        headers = {"User-Agent": f"tcplab-client/{__version__}", "Accept": "application/json"}
+        if self.token:
+            headers["Authorization"] = f"Bearer {self.token}"
+        self._http = httpx.Client(base_url=self.base_url, headers=headers, timeout=timeout, transport=transport)
+
+    def close(self) -> None:
+        self._http.close()
+
+    def __enter__(self) -> Client:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"Client({self.base_url!r}{', token=…' if self.token else ''})"
+
+    # ---- plumbing -------------------------------------------------------------------------
+
+    def request(
+        self,
+        method: str,
+        path: str,
+        *,
+        json: Any = None,
+        params: Mapping[str, Any] | None = None,
+    ) -> httpx.Response:
+        """One request; a 4xx/5xx or an unreachable server raises a `TcplabError`."""
+        clean = {k: v for k, v in (params or {}).items() if v is not None}
+        try:
+            response = self._http.request(method, path, json=json, params=clean or None)
+        except httpx.TimeoutException as exc:
+            raise Unavailable(f"{self.base_url} did not answer {method} {path} in time ({type(exc).__name__})") from None
+        except httpx.TransportError as exc:
+            reason = str(exc) or type(exc).__name__
+            raise Unavailable(f"cannot reach tcplab at {self.base_url}: {reason}") from None
+        if response.is_error:
+            raise error_for(response)
+        return response
+
+    def _json(self, method: str, path: str, **kwargs: Any) -> Any:
+        response = self.request(method, path, **kwargs)
+        try:
+            return response.json()
+        except ValueError:
+            kind = response.headers.get("content-type", "no content type")
+            raise TcplabError(
+                f"{method} {path} answered {response.status_code} with {kind}, not JSON: is "
+                f"{self.base_url} a tcplab server?",
+                status=response.status_code,
+                body=response.text[:500],
+            ) from None
+
+    def _table(self, path: str, params: Mapping[str, Any], format: TableFormat) -> Any:
+        """A tabular endpoint (`?format=`): json → the body (rows under "rows"), csv → text,
+        parquet → bytes, frame → a pandas DataFrame (read from the Parquet)."""
+        if format not in ("json", "csv", "parquet", "frame"):
+            raise ValueError(f"format must be json, csv, parquet or frame, not {format!r}")
+        wire = "parquet" if format == "frame" else format
+        response = self.request("GET", path, params={**params, "format": wire})
+        if format == "json":
+            return response.json()
+        if format == "csv":
+            return response.text
+        if format == "parquet":
+            return response.content
+        return parquet_frame(response.content)
+
+    # ---- service --------------------------------------------------------------------------
+
+    def health(self) -> dict[str, Any]:
+        """`/healthz`: the server's version and its core's."""
+        return self._json("GET", "/healthz")
+
+    def ready(self) -> dict[str, Any]:
+        """`/readyz`: database and broker reachable (503 → `Unavailable`)."""
+        return self._json("GET", "/readyz")
+
+    # ---- runs -----------------------------------------------------------------------------
+
+    def submit_run(
+        self,
+        scenario: Mapping[str, Any] | None = None,
+        *,
+        preset: str | None = None,
+        overrides: Mapping[str, Any] | None = None,
+    ) -> dict[str, Any]:
+        """Submits a scenario, or a preset with overrides (`{"duration_s": 20,
+        "flows[*].loss.m": 4}`). The run as stored: `id`, `status`, `cached` (answered from
+        an identical earlier run), …"""
+        body: dict[str, Any] = {}
+        if scenario is not None:
+            body["scenario"] = dict(scenario)
+        if preset is not None:
+            body["preset"] = preset
+        if overrides:
+            body["overrides"] = dict(overrides)
+        return self._json("POST", "/v1/runs", json=body)
+
+    def run(self, run_id: str) -> dict[str, Any]:
+        return self._json("GET", f"/v1/runs/{run_id}")
+
+    def runs(
+        self,
+        *,
+        limit: int = 20,
+        offset: int = 0,
+        status: str | None = None,
+        preset: str | None = None,
+        variant: str | None = None,
+    ) -> list[dict[str, Any]]:
+        """Recent runs, newest first."""
+        params = {"limit": limit, "offset": offset, "status": status, "preset": preset, "variant": variant}
+        return self._json("GET", "/v1/runs", params=params)["items"]
+
+    def cancel_run(self, run_id: str) -> dict[str, Any]:
+        return self._json("POST", f"/v1/runs/{run_id}/cancel")
+
+    def wait_run(
+        self,
+        run_id: str,
+        *,
+        progress: bool = True,
+        timeout: float | None = None,
+        poll: float = 0.25,
+        max_poll: float = 3.0,
+    ) -> dict[str, Any]:
+        """Polls the run (every `poll` s, growing by half up to `max_poll`) until it has
+        succeeded, failed or been cancelled, and returns it; a Rich spinner on stderr when
+        `progress`. `WaitTimeout` after `timeout` seconds. A server that is briefly
+        unavailable (a restart) is waited for too."""
+        from tcplab_client.progress import run_spinner
+
+        with run_spinner(run_id, enabled=progress) as show:
+            return self._wait(lambda: self.run(run_id), RUN_FINAL, show, timeout, poll, max_poll, f"run {run_id}")
+
+    def result(self, run_id: str, *, traces: bool = False) -> dict[str, Any]:
+        """The result of a succeeded run: the summary and `flows` (one dict per flow);
+        `traces` on request. `Conflict` while the run has not succeeded."""
+        return self._json("GET", f"/v1/runs/{run_id}/result", params={"traces": "true" if traces else None})
+
+    def result_frame(self, run_id: str) -> pd.DataFrame:
+        """The flows of a succeeded run as a DataFrame, one row per flow."""
+        import pandas as pd
+
+        return pd.DataFrame(self.result(run_id)["flows"])
+
+    # ---- sweeps ---------------------------------------------------------------------------
+
+    def submit_sweep(self, spec: Mapping[str, Any]) -> dict[str, Any]:
+        """Creates a sweep (`docs/sweeps.md`): `{"preset" | "scenario", "overrides", "axes",
+        "replications", "seed", "combine", "stopping", "name"}`. `created` says how many runs
+        were added, answered from the cache and enqueued."""
+        return self._json("POST", "/v1/sweeps", json=dict(spec))
+
+    def sweep(self, sweep_id: str) -> dict[str, Any]:
+        return self._json("GET", f"/v1/sweeps/{sweep_id}")
+
+    def sweeps(self, *, limit: int = 20, offset: int = 0, preset: str | None = None) -> list[dict[str, Any]]:
+        """Recent sweeps with their progress, newest first."""
+        return self._json("GET", "/v1/sweeps", params={"limit": limit, "offset": offset, "preset": preset})["items"]
+
+    def sweep_points(self, sweep_id: str) -> list[dict[str, Any]]:
+        return self._json("GET", f"/v1/sweeps/{sweep_id}/points")["items"]
+
+    def sweep_runs(self, sweep_id: str) -> list[dict[str, Any]]:
+        return self._json("GET", f"/v1/sweeps/{sweep_id}/runs")
+
+    def wait_sweep(
+        self,
+        sweep_id: str,
+        *,
+        progress: bool = True,
+        timeout: float | None = None,
+        poll: float = 0.25,
+        max_poll: float = 3.0,
+    ) -> dict[str, Any]:
+        """Polls until the sweep is done (nothing queued or running) or cancelled, with a Rich
+        progress bar of its runs on stderr when `progress`; returns the sweep."""
+        from tcplab_client.progress import sweep_bar
+
+        with sweep_bar(sweep_id, enabled=progress) as show:
+            return self._wait(lambda: self.sweep(sweep_id), SWEEP_FINAL, show, timeout, poll, max_poll, f"sweep {sweep_id}")
+
+    def sweep_summary(
+        self,
+        sweep_id: str,
+        *,
+        metric: str | Iterable[str] | None = None,
+        flow: str | None = None,
+        format: TableFormat = "json",
+    ) -> Any:
+        """Per point, flow group and metric over the succeeded replications: mean, std, 95 %
+        interval. `format`: json (the body, rows under "rows"), csv (text), parquet (bytes),
+        frame (a DataFrame)."""
+        metrics = [metric] if isinstance(metric, str) else list(metric) if metric is not None else None
+        return self._table(f"/v1/sweeps/{sweep_id}/summary", {"metric": metrics, "flow": flow}, format)
+
+    def extend_sweep(
+        self,
+        sweep_id: str,
+        *,
+        replications: int | None = None,
+        axes: list[Mapping[str, Any]] | None = None,
+    ) -> dict[str, Any]:
+        """More replications (the new total per point) and/or more values on existing axes
+        (`[{"path": ..., "values": [...]}]`); only the new runs are simulated."""
+        body: dict[str, Any] = {}
+        if replications is not None:
+            body["replications"] = replications
+        if axes is not None:
+            body["axes"] = [dict(a) for a in axes]
+        return self._json("POST", f"/v1/sweeps/{sweep_id}/extend", json=body)
+
+    def cancel_sweep(self, sweep_id: str) -> dict[str, Any]:
+        return self._json("POST", f"/v1/sweeps/{sweep_id}/cancel")
+
+    # ---- comparisons ----------------------------------------------------------------------
+
+    def compare_models(
+        self,
+        *,
+        run_id: str | None = None,
+        sweep_id: str | None = None,
+        models: Iterable[str] | None = None,
+        m_from: str | None = None,
+        format: TableFormat = "json",
+    ) -> Any:
+        """Model vs simulation for a run or every point of a sweep (`docs/comparisons.md`)."""
+        params = {"run_id": run_id, "sweep_id": sweep_id, "models": list(models) if models else None, "m_from": m_from}
+        return self._table("/v1/comparisons/models", params, format)
+
+    def compare_ratios(
+        self,
+        *,
+        run_id: str | None = None,
+        sweep_id: str | None = None,
+        metric: str | None = None,
+        flow_a: str | None = None,
+        flow_b: str | None = None,
+        axis: str | None = None,
+        baseline: Any = None,
+        other: Any = None,
+        flow: str | None = None,
+        along: str | None = None,
+        format: TableFormat = "json",
+    ) -> Any:
+        """Variant vs variant, paired by replication: two flow groups (`flow_a`, `flow_b`) or
+        two values of one axis (`axis`, `baseline`, `other`)."""
+        params = {
+            "run_id": run_id,
+            "sweep_id": sweep_id,
+            "metric": metric,
+            "flow_a": flow_a,
+            "flow_b": flow_b,
+            "axis": axis,
+            "baseline": None if baseline is None else _query_value(baseline),
+            "other": None if other is None else _query_value(other),
+            "flow": flow,
+            "along": along,
+        }
+        return self._table("/v1/comparisons/ratios", params, format)
+
+    def compare_paper(self, sweep_id: str, *, format: TableFormat = "json") -> Any:
+        """A sweep of a paper preset beside the paper's published numbers."""
+        return self._table("/v1/comparisons/paper", {"sweep_id": sweep_id}, format)
+
+    # ---- models and presets ---------------------------------------------------------------
+
+    def models(self) -> list[dict[str, Any]]:
+        """Every closed-form model with its parameters, units and ranges."""
+        return self._json("GET", "/v1/models")
+
+    def model_info(self, name: str) -> dict[str, Any]:
+        return self._json("GET", f"/v1/models/{name}")
+
+    def model(self, name: str, *, mode: str | None = None, **params: Any) -> dict[str, Any]:
+        """Evaluates a model: `lab.model("newreno-sbs", p=0.001, m=4, rtt_s=0.07)`. Numbers or
+        lists (paired element by element; `mode="grid"` for the outer product). Returns
+        `inputs`, `outputs`, `shape`, `warnings`."""
+        body = {k: v for k, v in params.items() if v is not None}
+        if mode is not None:
+            body["mode"] = mode
+        return self._json("POST", f"/v1/models/{name}/evaluate", json=body)
+
+    def presets(self) -> list[dict[str, Any]]:
+        return self._json("GET", "/v1/presets")
+
+    def preset(self, name: str) -> dict[str, Any]:
+        """One preset with its full scenario."""
+        return self._json("GET", f"/v1/presets/{name}")
+
+    # ---- waiting --------------------------------------------------------------------------
+
+    def _wait(
+        self,
+        fetch: Callable[[], dict[str, Any]],
+        final: tuple[str, ...],
+        show: Callable[[dict[str, Any]], None],
+        timeout: float | None,
+        poll: float,
+        max_poll: float,
+        what: str,
+    ) -> dict[str, Any]:
+        deadline = None if timeout is None else time.monotonic() + timeout
+        delay = poll
+        last: dict[str, Any] | None = None
+        while True:
+            try:
+                last = fetch()
+            except Unavailable:
+                if deadline is not None and time.monotonic() >= deadline:
+                    raise
+            else:
+                show(last)
+                if last["status"] in final:
+                    return last
+            if deadline is not None:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    status = last["status"] if last else "unknown"
+                    raise WaitTimeout(f"{what} is still {status} after {timeout:g} s", body=last)
+                time.sleep(min(delay, left))
+            else:
+                time.sleep(delay)
+            delay = min(delay * 1.5, max_poll)
+
+
+def _query_value(value: Any) -> str:
+    """Axis values as query text: numbers and strings as they are, lists as JSON."""
+    import json
+
+    if isinstance(value, str):
+        return value
+    return json.dumps(value)
+
+
+def parquet_frame(data: bytes) -> pd.DataFrame:
+    import pyarrow.parquet as pq
+
+    return pq.read_table(io.BytesIO(data)).to_pandas()
+
+
+def rows_csv(rows: list[Mapping[str, Any]]) -> str:
+    """Rows (a run's flows) as CSV, the columns in order of first appearance."""
+    import csv
+
+    columns = list(dict.fromkeys(k for row in rows for k in row))
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=columns, lineterminator="\n")
+    writer.writeheader()
+    for row in rows:
+        writer.writerow({k: "" if v is None else v for k, v in row.items()})
+    return out.getvalue()
+
+
+def rows_parquet(rows: list[Mapping[str, Any]]) -> bytes:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    buffer = io.BytesIO()
+    pq.write_table(pa.Table.from_pylist([dict(r) for r in rows]), buffer)
+    return buffer.getvalue()
+
+
+__all__ = ["Client", "TcplabError"]
