@@ -198,7 +198,12 @@ class _Supervisor(threading.Thread):
                 self.worker.stop(grace_s=0)  # reaps the pool processes of a dead worker
             else:
                 _stop_leftover_worker(self._pid_file, self._worker_name)
-            self.worker = WorkerProcess(self.settings, name=self._worker_name)
+            self.worker = WorkerProcess(
+                self.settings,
+                name=self._worker_name,
+                # Beat inside the worker: the reconciler runs on a lab of one machine too.
+                beat_schedule=self.settings.state_dir / f"celerybeat-{self.settings.port}",
+            )
             self.worker.start()
             self._pid_file.parent.mkdir(parents=True, exist_ok=True)
             self._pid_file.write_text(f"{self.worker.pid}\n")

@@ -74,6 +74,18 @@ class Settings(BaseSettings):
         le=30 * 24 * 3600,
         description="seconds after which Redis hands an unacknowledged task to another worker",
     )
+    reconcile_interval_s: float = Field(
+        60.0,
+        gt=0,
+        le=24 * 3600,
+        description="how often the reconciler looks for runs whose broker message was lost",
+    )
+    reconcile_grace_s: float = Field(
+        30.0,
+        ge=0,
+        le=24 * 3600,
+        description="a queued run younger than this is never re-sent (its message may be in flight)",
+    )
 
     @field_validator("log_level", mode="before")
     @classmethod

@@ -325,7 +325,8 @@ def launched_service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Launc
     worker), on a free port; stopped with SIGTERM at the end of the session."""
     state_dir = tmp_path_factory.mktemp("launched") / "state"
     with _timed("launched service"):
-        service = launch_service(state_dir, free_port())
+        # A short reconciler interval, so a test sees beat send it (it costs two cheap queries).
+        service = launch_service(state_dir, free_port(), TCPLAB_RECONCILE_INTERVAL_S="2")
     try:
         yield service
     finally:

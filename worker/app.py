@@ -20,7 +20,7 @@ from services.embedded import effective_redis_url
 from services.settings import Settings, get_settings
 
 # Modules whose tasks every worker imports at start: add new task modules here.
-TASK_MODULES: tuple[str, ...] = ("worker.tasks",)
+TASK_MODULES: tuple[str, ...] = ("worker.tasks", "worker.reconcile")
 
 
 def celery_config(settings: Settings) -> dict[str, Any]:
@@ -53,6 +53,17 @@ def celery_config(settings: Settings) -> dict[str, Any]:
         "enable_utc": True,
         "timezone": "UTC",
         "imports": TASK_MODULES,
+        # Periodic tasks, for `celery beat` (compose's beat service; the launcher's worker
+        # embeds it): the reconciler re-sends runs whose broker message was lost.
+        "beat_schedule": {
+            "tcplab.reconcile": {
+                "task": "tcplab.reconcile",
+                "schedule": settings.reconcile_interval_s,
+                # Behind a long queue of simulations, a pass that waited a whole interval is
+                # superseded by the next one: drop it rather than pile them up.
+                "options": {"expires": settings.reconcile_interval_s},
+            },
+        },
     }
 
 

@@ -37,11 +37,15 @@ class WorkerProcess:
         log_path: Path | None = None,
         extra_args: Sequence[str] = (),
         env: Mapping[str, str] | None = None,
+        beat_schedule: Path | None = None,
     ) -> None:
         self.settings = settings
         self.nodename = f"{name}@{socket.gethostname()}"
         self.log_path = log_path
         self.extra_args = tuple(extra_args)
+        # With a schedule file, the worker embeds Celery beat (the periodic reconciler): for a
+        # single-machine lab; a lab server runs one separate beat instead (docker-compose.yml).
+        self.beat_schedule = beat_schedule
         self.env = dict(env) if env is not None else {}
         self.proc: subprocess.Popen[bytes] | None = None
         self._log: IO[bytes] | None = None
@@ -63,6 +67,7 @@ class WorkerProcess:
             self.settings.queue,
             "--hostname",
             self.nodename,
+            *(("--beat", "--schedule", str(self.beat_schedule)) if self.beat_schedule else ()),
             *self.extra_args,
         ]
 

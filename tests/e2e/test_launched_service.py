@@ -27,3 +27,15 @@ def test_the_readme_service_runs_a_fig2_preset_and_serves_its_result(launched_se
     assert sbs["packets_sent"] > 1000 and sbs["loss_events"] >= 1
     assert result["cache_key"] == run["cache_key"]
     assert "core_version" in result and result["stats"]["events"] == run["events"]
+
+
+def test_the_launched_worker_runs_beat_and_its_reconciler(launched_service):
+    """`make run` is a lab of one machine: its worker embeds beat, which sends the reconciler
+    (`tcplab.reconcile`) every `reconcile_interval_s` (2 s for this fixture)."""
+    import re
+
+    from tests.support import wait_for
+
+    done = re.compile(r"Task tcplab\.reconcile\[[0-9a-f-]+\] succeeded")
+    wait_for(lambda: done.search(launched_service.log()), timeout_s=60)
+    assert "beat: Starting" in launched_service.log()

@@ -1,0 +1,125 @@
+"""The reconciler: PostgreSQL is the source of truth, so a run the database says is queued
+(or running for too long) but whose message the broker no longer holds is sent again.
+
+Messages are lost when Redis restarts without its data, is flushed, or fails over. Each pass:
+
+1. reads the runs still queued though older than `reconcile_grace_s` (a younger one's
+   message may be on its way: it is sent after the commit), and the runs still running though
+   started before the broker's visibility timeout (a live worker acknowledges before that);
+2. reads every simulate message the broker holds: the queue's lists (one per priority step)
+   and the hash of delivered-but-unacknowledged messages;
+3. sends the runs of (1) that are not in (2) and are still unfinished when checked again.
+
+A run sent twice is harmless — `claim` skips finished runs and results are stored once per
+cache key — so the rare race (a worker takes a message between steps 2 and 3) costs at most
+one repeated simulation, never a lost or duplicated result.
+
+Runs every `reconcile_interval_s` under Celery beat (`tcplab.reconcile`; the launcher's
+worker embeds beat), or once by hand: `python -m worker.reconcile`.
+"""
+
+from __future__ import annotations
+
+import base64
+import datetime as dt
+import json
+import logging
+import uuid
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from services.broker import redis_client
+from services.db.session import session_scope
+from services.embedded import effective_redis_url
+from services.runs import repository as runs_repo
+from services.settings import Settings, get_settings
+from worker.app import app
+from worker.tasks import SIMULATE, enqueue
+
+RECONCILE = "tcplab.reconcile"
+
+# kombu's Redis transport: a queue is one list per priority step ("<queue>\x06\x16<step>"
+# beside the plain name for step 0); delivered, unacknowledged messages wait in a hash.
+PRIORITY_SEPARATOR = "\x06\x16"
+PRIORITY_STEPS = (3, 6, 9)
+UNACKED_HASH = "unacked"
+
+log = logging.getLogger("tcplab.reconcile")
+
+
+@dataclass(frozen=True)
+class Report:
+    stale: int
+    """Unfinished runs old enough to be checked."""
+    in_broker: int
+    """Simulate messages the broker holds (queued or delivered, unacknowledged)."""
+    resent: list[uuid.UUID]
+
+
+def _run_id_of(message: Any) -> str | None:
+    """The run id a kombu/Celery message carries, if it is a simulate task."""
+    if not isinstance(message, dict) or message.get("headers", {}).get("task") != SIMULATE:
+        return None
+    body = message.get("body")
+    try:
+        if message.get("properties", {}).get("body_encoding") == "base64":
+            body = base64.b64decode(body)
+        args = json.loads(body)[0]
+        return str(uuid.UUID(str(args[0])))
+    except (ValueError, TypeError, IndexError, KeyError):
+        return None
+
+
+def run_ids_in_broker(settings: Settings) -> set[str]:
+    """Every run id the broker holds a simulate message for."""
+    client = redis_client(effective_redis_url(settings), timeout_s=10.0)
+    try:
+        raw: list[bytes] = []
+        for key in (settings.queue, *(f"{settings.queue}{PRIORITY_SEPARATOR}{s}" for s in PRIORITY_STEPS)):
+            raw.extend(client.lrange(key, 0, -1))
+        unacked = [json.loads(v)[0] for v in client.hvals(UNACKED_HASH)]
+    finally:
+        client.close()
+    found = {_run_id_of(json.loads(m)) for m in raw} | {_run_id_of(m) for m in unacked}
+    found.discard(None)
+    return found  # type: ignore[return-value]
+
+
+def reconcile(settings: Settings | None = None, *, now: dt.datetime | None = None) -> Report:
+    settings = settings or get_settings()
+    now = now or dt.datetime.now(dt.UTC)
+    with session_scope() as session:
+        stale = runs_repo.stale_run_ids(
+            session,
+            queued_before=now - dt.timedelta(seconds=settings.reconcile_grace_s),
+            running_before=now - dt.timedelta(seconds=settings.broker_visibility_timeout_s + settings.reconcile_grace_s),
+        )
+    if not stale:
+        return Report(0, 0, [])
+    present = run_ids_in_broker(settings)
+    missing = [r for r in stale if str(r) not in present]
+    with session_scope() as session:
+        resend = runs_repo.unfinished_among(session, missing)
+    enqueue(resend)
+    if resend:
+        log.warning("re-sent %d run(s) whose broker message was lost: %s", len(resend), _short(resend))
+    return Report(len(stale), len(present), resend)
+
+
+def _short(ids: Iterable[uuid.UUID], limit: int = 10) -> str:
+    ids = list(ids)
+    head = ", ".join(str(i) for i in ids[:limit])
+    return head + (f" … (+{len(ids) - limit})" if len(ids) > limit else "")
+
+
+@app.task(name=RECONCILE, acks_late=False, ignore_result=True)
+def reconcile_task() -> dict[str, int]:
+    report = reconcile()
+    return {"stale": report.stale, "in_broker": report.in_broker, "resent": len(report.resent)}
+
+
+if __name__ == "__main__":
+    logging.basicConfig(level=logging.INFO)
+    result = reconcile()
+    print(f"stale runs {result.stale}, simulate messages in the broker {result.in_broker}, re-sent {len(result.resent)}")
