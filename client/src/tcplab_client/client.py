@@ -194,9 +194,7 @@ class Client:
 
     def result_frame(self, run_id: str) -> pd.DataFrame:
         """The flows of a succeeded run as a DataFrame, one row per flow."""
-        import pandas as pd
-
-        return pd.DataFrame(self.result(run_id)["flows"])
+        return rows_frame(self.result(run_id)["flows"])
 
     # ---- sweeps ---------------------------------------------------------------------------
 
@@ -407,12 +405,26 @@ def rows_csv(rows: list[Mapping[str, Any]]) -> str:
     return out.getvalue()
 
 
+def rows_frame(rows: list[Mapping[str, Any]]) -> pd.DataFrame:
+    """Rows as a DataFrame whose metric columns are numbers: undefined values (null in the
+    JSON: a flow without a loss event has no drops per event) are NaN, as in the CSV."""
+    import pandas as pd
+
+    frame = pd.DataFrame([dict(r) for r in rows])
+    for column in frame.columns:
+        values = frame[column]
+        if values.dtype == object and all(v is None or isinstance(v, int | float) and not isinstance(v, bool) for v in values):
+            frame[column] = pd.to_numeric(values.astype("float64") if values.isna().any() else values)
+    return frame
+
+
 def rows_parquet(rows: list[Mapping[str, Any]]) -> bytes:
+    """Rows as Parquet, with the column types of `rows_frame`."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
     buffer = io.BytesIO()
-    pq.write_table(pa.Table.from_pylist([dict(r) for r in rows]), buffer)
+    pq.write_table(pa.Table.from_pandas(rows_frame(rows), preserve_index=False), buffer)
     return buffer.getvalue()
 
 
