@@ -13,6 +13,7 @@ from tcplab_client import Client
 
 from tests.support import LaunchedService
 
+
 @pytest.fixture(autouse=True)
 def isolated_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """An empty XDG config folder; no TCPLAB_URL / TCPLAB_TOKEN. Returns the folder."""

@@ -13,7 +13,6 @@ TINY_SWEEP = {
 }
 
 
-
 def small_scenario(seed: int, duration_s: float = 3.0) -> dict:
     """A one-flow dumbbell, a few seconds long."""
     return {

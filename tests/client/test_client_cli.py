@@ -16,7 +16,7 @@ import uuid
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import pandas as pd
 import pyarrow.parquet as pq
@@ -53,9 +53,9 @@ class _Recorder(BaseHTTPRequestHandler):
     """A tiny HTTP server that records each request's Authorization header (only to see what
     the client sends; everything else runs against the real service)."""
 
-    seen: list[tuple[str, str | None]] = []
+    seen: ClassVar[list[tuple[str, str | None]]] = []
 
-    def do_GET(self) -> None:  # noqa: N802
+    def do_GET(self) -> None:
         self.seen.append((self.path, self.headers.get("Authorization")))
         if self.path.startswith("/healthz"):
             body: Any = {"status": "ok", "version": "0.0", "core_version": "0.0"}
@@ -140,7 +140,9 @@ def test_login_against_the_service_and_a_server_that_is_not_there(url: str, isol
 
 
 def test_run_a_preset_and_wait_prints_the_flows(url: str) -> None:
-    result = tcplab("--url", url, "run", "--preset", "paper000-fig2a", "--set", "duration_s=5", "--set", "warmup_s=1", "--wait")
+    result = tcplab(
+        "--url", url, "run", "--preset", "paper000-fig2a", "--set", "duration_s=5", "--set", "warmup_s=1", "--wait"
+    )
     assert result.exit_code == 0, result.output
     run_id = result.stdout.strip().splitlines()[0]
     uuid.UUID(run_id)
@@ -242,7 +244,9 @@ def test_sweep_wait_and_results_in_every_format(url: str, tmp_path: Path) -> Non
     as_json = json.loads(tcplab("--url", url, "results", str(run_id), "-f", "json").stdout)
     assert as_json["flows"] == flows
     as_csv = pd.read_csv(io.StringIO(tcplab("--url", url, "results", str(run_id), "-f", "csv").stdout))
-    as_parquet = pq.read_table(io.BytesIO(tcplab("--url", url, "results", str(run_id), "-f", "parquet").stdout_bytes)).to_pandas()
+    as_parquet = pq.read_table(
+        io.BytesIO(tcplab("--url", url, "results", str(run_id), "-f", "parquet").stdout_bytes)
+    ).to_pandas()
     pd.testing.assert_frame_equal(as_csv, expected, check_dtype=False)
     pd.testing.assert_frame_equal(as_parquet, expected, check_dtype=False)
     assert "sbs" in tcplab("--url", url, "results", str(run_id)).stdout
@@ -288,10 +292,38 @@ def test_model_options_map_onto_the_models_parameters(url: str) -> None:
     result = tcplab("--url", url, "model", "newreno-sbs", "--p", "0.001", "--m", "4", "--rtt", "0.07")
     assert result.exit_code == 0, result.output
     assert "throughput_pkts_per_rtt" in result.stdout and "33.69" in result.stdout
-    result = tcplab("--url", url, "model", "newreno-impatient", "--p", "0.001,0.01", "--m=4", "--rtt_s", "0.07", "--rto", "0.2", "--json")
+    result = tcplab(
+        "--url",
+        url,
+        "model",
+        "newreno-impatient",
+        "--p",
+        "0.001,0.01",
+        "--m=4",
+        "--rtt_s",
+        "0.07",
+        "--rto",
+        "0.2",
+        "--json",
+    )
     answer = json.loads(result.stdout)
     assert answer["shape"] == [2] and answer["inputs"]["rto_s"] == 0.2
-    grid = tcplab("--url", url, "model", "newreno-impatient", "--mode", "grid", "--p", "0.001,0.01", "--m", "2,8", "--rtt", "0.07", "--rto", "0.2")
+    grid = tcplab(
+        "--url",
+        url,
+        "model",
+        "newreno-impatient",
+        "--mode",
+        "grid",
+        "--p",
+        "0.001,0.01",
+        "--m",
+        "2,8",
+        "--rtt",
+        "0.07",
+        "--rto",
+        "0.2",
+    )
     assert grid.exit_code == 0 and grid.stdout.count("0.001") >= 2
 
     result = tcplab("--url", url, "model", "newreno-sbs", "--p", "0.001", "--m", "4", "--rtt", "-1")
@@ -322,7 +354,14 @@ def test_the_installed_tcplab_runs_a_yaml_scenario_and_waits(url: str, tmp_path:
     scenario = tmp_path / "scenario.yaml"
     scenario.write_text(yaml.safe_dump(small_scenario(session_seed + 3)))
     env = {**os.environ, "TCPLAB_URL": url}
-    done = subprocess.run([str(executable), "run", str(scenario), "--wait"], env=env, capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [str(executable), "run", str(scenario), "--wait"],
+        check=False,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 0, done.stderr
     run_id = done.stdout.splitlines()[0]
     uuid.UUID(run_id)
@@ -330,5 +369,12 @@ def test_the_installed_tcplab_runs_a_yaml_scenario_and_waits(url: str, tmp_path:
     with Client(url) as lab:
         assert lab.run(run_id)["status"] == "succeeded"
 
-    refused = subprocess.run([str(executable), "model", "mathis", "--p", "2", "--rtt", "0.1"], env=env, capture_output=True, text=True, timeout=60)
+    refused = subprocess.run(
+        [str(executable), "model", "mathis", "--p", "2", "--rtt", "0.1"],
+        check=False,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert refused.returncode == 2 and "$.p:" in refused.stderr and "Traceback" not in refused.stderr

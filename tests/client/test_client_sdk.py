@@ -47,7 +47,9 @@ def test_a_preset_run_submitted_waited_for_and_read_as_dict_and_frame(lab: Clien
     assert again["cache_key"] == final["cache_key"]
 
 
-def test_a_scenario_run_with_the_progress_spinner(lab: Client, session_seed: int, capsys: pytest.CaptureFixture) -> None:
+def test_a_scenario_run_with_the_progress_spinner(
+    lab: Client, session_seed: int, capsys: pytest.CaptureFixture
+) -> None:
     run = lab.submit_run(small_scenario(session_seed + 7))
     final = lab.wait_run(run["id"], progress=True, timeout=120)
     assert final["status"] == "succeeded"
@@ -75,7 +77,9 @@ def test_a_sweep_its_summary_as_json_frame_csv_and_parquet_and_its_comparisons(l
     from_json = pd.DataFrame(rows)
     frame = lab.sweep_summary(sweep["id"], metric=metric, format="frame")
     from_csv = pd.read_csv(io.StringIO(lab.sweep_summary(sweep["id"], metric=metric, format="csv")))
-    from_parquet = pq.read_table(io.BytesIO(lab.sweep_summary(sweep["id"], metric=metric, format="parquet"))).to_pandas()
+    from_parquet = pq.read_table(
+        io.BytesIO(lab.sweep_summary(sweep["id"], metric=metric, format="parquet"))
+    ).to_pandas()
     columns = list(frame.columns)
     assert set(columns) == set(from_json.columns)
     for other in (from_json[columns], from_csv[columns], from_parquet[columns]):
@@ -164,7 +168,11 @@ def test_typed_errors_carry_the_servers_message(lab: Client) -> None:
     with pytest.raises(InvalidInput, match="preset"):
         lab.submit_run(preset="no-such-preset")
 
-    plain = {"scenario": small_scenario(2, duration_s=2), "axes": [{"path": "duration_s", "values": [2]}], "replications": 1}
+    plain = {
+        "scenario": small_scenario(2, duration_s=2),
+        "axes": [{"path": "duration_s", "values": [2]}],
+        "replications": 1,
+    }
     with pytest.raises(Conflict, match="paper000-fig2a"):  # the message lists the presets that have them
         lab.compare_paper(lab.submit_sweep(plain)["id"])
 

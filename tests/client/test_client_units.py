@@ -70,21 +70,31 @@ def test_error_responses_become_typed_errors_with_the_servers_message() -> None:
             422,
             {
                 "detail": [
-                    {"loc": ["body", "scenario", "duration_s"], "msg": "must be > 0", "type": "x", "path": "$.scenario.duration_s"},
+                    {
+                        "loc": ["body", "scenario", "duration_s"],
+                        "msg": "must be > 0",
+                        "type": "x",
+                        "path": "$.scenario.duration_s",
+                    },
                     {"loc": ["query", "metric"], "msg": "unknown metric 'x'", "type": "unknown_metric", "input": None},
                 ]
             },
         )
     )
     assert isinstance(invalid, InvalidInput) and invalid.status == 422
-    assert [(e.path, e.msg) for e in invalid.errors] == [("$.scenario.duration_s", "must be > 0"), ("query.metric", "unknown metric 'x'")]
+    assert [(e.path, e.msg) for e in invalid.errors] == [
+        ("$.scenario.duration_s", "must be > 0"),
+        ("query.metric", "unknown metric 'x'"),
+    ]
     assert str(invalid) == "$.scenario.duration_s: must be > 0\nquery.metric: unknown metric 'x'"
     assert len(invalid.detail) == 2
 
     not_found = error_for(_response(404, {"detail": "run 1 not found"}))
     assert isinstance(not_found, NotFound) and str(not_found) == "run 1 not found"
     assert isinstance(error_for(_response(409, {"detail": "it is queued"})), Conflict)
-    unavailable = error_for(_response(503, {"status": "unavailable", "checks": {"database": "down", "broker": "ok"}}, "/readyz"))
+    unavailable = error_for(
+        _response(503, {"status": "unavailable", "checks": {"database": "down", "broker": "ok"}}, "/readyz")
+    )
     assert isinstance(unavailable, Unavailable) and "database: down" in str(unavailable)
     server = error_for(_response(500, "Internal Server Error"))
     assert isinstance(server, ServerError) and "Internal Server Error" in str(server)

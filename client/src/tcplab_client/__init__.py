@@ -2,8 +2,8 @@
 
 __version__ = "0.1.0"
 
-from tcplab_client.client import Client  # noqa: E402
-from tcplab_client.errors import (  # noqa: E402
+from tcplab_client.client import Client
+from tcplab_client.errors import (
     Conflict,
     FieldError,
     InvalidInput,

@@ -26,7 +26,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from tcplab_client.client import Client, rows_csv, rows_parquet
-from tcplab_client.config import Config, config_path, load_config, normalize_url, save_config
+from tcplab_client.config import Config, load_config, normalize_url, save_config
 from tcplab_client.errors import InvalidInput, NotFound, TcplabError
 from tcplab_client.files import BadFile, load_mapping, parse_assignment, set_path
 
@@ -54,6 +54,7 @@ def out() -> Console:
 
 def err() -> Console:
     return _console(stderr=True)
+
 
 EXIT_BAD_INPUT = 2
 EXIT_FAILED = 1
@@ -111,9 +112,12 @@ def state(ctx: typer.Context) -> State:
 def _global(
     ctx: typer.Context,
     url: Annotated[
-        str | None, typer.Option("--url", help="The server (else TCPLAB_URL, else `tcplab login`'s, else http://127.0.0.1:8000).")
+        str | None,
+        typer.Option("--url", help="The server (else TCPLAB_URL, else `tcplab login`'s, else http://127.0.0.1:8000)."),
     ] = None,
-    token: Annotated[str | None, typer.Option("--token", help="The API token (else TCPLAB_TOKEN, else `tcplab login`'s).")] = None,
+    token: Annotated[
+        str | None, typer.Option("--token", help="The API token (else TCPLAB_TOKEN, else `tcplab login`'s).")
+    ] = None,
 ) -> None:
     ctx.obj = State(url=url, token=token)
 
@@ -211,7 +215,9 @@ def print_json(data: Any) -> None:
 def login(
     ctx: typer.Context,
     url: Annotated[str | None, typer.Option("--url", help="The server to use from now on.")] = None,
-    token: Annotated[str | None, typer.Option("--token", help="Its API token (prompted for on a terminal when absent).")] = None,
+    token: Annotated[
+        str | None, typer.Option("--token", help="Its API token (prompted for on a terminal when absent).")
+    ] = None,
     check: Annotated[bool, typer.Option("--check/--no-check", help="Check /healthz before saving.")] = True,
 ) -> None:
     """Store the server's URL and token in the config file (mode 0600), after checking /healthz."""
@@ -226,9 +232,13 @@ def login(
     if check:
         with Client(base_url=url, token=token) as lab:
             health = lab.health()
-        err().print(f"{escape(url)}: tcplab {escape(str(health.get('version')))} (core {escape(str(health.get('core_version')))})")
+        err().print(
+            f"{escape(url)}: tcplab {escape(str(health.get('version')))} (core {escape(str(health.get('core_version')))})"
+        )
     path = save_config(Config(url=url, token=token))
-    err().print(f"logged in to {escape(url)}{' with a token' if token else ' (no token)'}; saved in {escape(str(path))}")
+    err().print(
+        f"logged in to {escape(url)}{' with a token' if token else ' (no token)'}; saved in {escape(str(path))}"
+    )
 
 
 # ---- runs ---------------------------------------------------------------------------------------
@@ -263,10 +273,13 @@ def _submission(file: str | None, preset: str | None, sets: list[str]) -> dict[s
 @handled
 def run(
     ctx: typer.Context,
-    file: Annotated[str | None, typer.Argument(help="A scenario (or {preset, overrides}) as YAML or JSON; - for stdin.")] = None,
+    file: Annotated[
+        str | None, typer.Argument(help="A scenario (or {preset, overrides}) as YAML or JSON; - for stdin.")
+    ] = None,
     preset: Annotated[str | None, typer.Option("--preset", help="Run this preset (tcplab presets).")] = None,
     sets: Annotated[
-        list[str] | None, typer.Option("--set", help="path=value: a preset override, or a change to the scenario (repeatable).")
+        list[str] | None,
+        typer.Option("--set", help="path=value: a preset override, or a change to the scenario (repeatable)."),
     ] = None,
     wait: Annotated[bool, typer.Option("--wait", help="Wait for the run, then print its flows.")] = False,
     timeout: Annotated[float | None, typer.Option("--timeout", help="Give up waiting after this many seconds.")] = None,
@@ -300,7 +313,9 @@ def run(
 def runs(
     ctx: typer.Context,
     limit: Annotated[int, typer.Option("--limit", "-n", min=1, max=500)] = 20,
-    status: Annotated[str | None, typer.Option("--status", help="queued, running, succeeded, failed or cancelled")] = None,
+    status: Annotated[
+        str | None, typer.Option("--status", help="queued, running, succeeded, failed or cancelled")
+    ] = None,
     preset: Annotated[str | None, typer.Option("--preset")] = None,
     as_json: Annotated[bool, typer.Option("--json")] = False,
 ) -> None:
@@ -311,7 +326,15 @@ def runs(
         print_json(items)
         return
     rows = [
-        [r["id"], r["status"], r.get("preset"), ", ".join(r.get("variants") or []), r["created_at"][:19], r.get("core_wall_s"), r.get("error")]
+        [
+            r["id"],
+            r["status"],
+            r.get("preset"),
+            ", ".join(r.get("variants") or []),
+            r["created_at"][:19],
+            r.get("core_wall_s"),
+            r.get("error"),
+        ]
         for r in items
     ]
     out().print(table(["id", "status", "preset", "variants", "created (UTC)", "core s", "error"], rows, title="runs"))
@@ -333,9 +356,13 @@ def _created(sweep: dict[str, Any]) -> str:
 def sweep(
     ctx: typer.Context,
     file: Annotated[str, typer.Argument(help="The sweep (docs/sweeps.md) as YAML or JSON; - for stdin.")],
-    wait: Annotated[bool, typer.Option("--wait", help="Follow it with a progress bar, then print its summary.")] = False,
+    wait: Annotated[
+        bool, typer.Option("--wait", help="Follow it with a progress bar, then print its summary.")
+    ] = False,
     timeout: Annotated[float | None, typer.Option("--timeout", help="Give up waiting after this many seconds.")] = None,
-    metric: Annotated[str, typer.Option("--metric", help="The metric of the summary printed after --wait.")] = "throughput_pkts_per_rtt",
+    metric: Annotated[
+        str, typer.Option("--metric", help="The metric of the summary printed after --wait.")
+    ] = "throughput_pkts_per_rtt",
     as_json: Annotated[bool, typer.Option("--json", help="Print the sweep (and summary) as JSON.")] = False,
 ) -> None:
     """Submit a sweep; print its id (with --wait: a live progress bar, then its summary)."""
@@ -356,7 +383,9 @@ def sweep(
         print_json({"sweep": final, "summary": summary})
         return
     p = final["progress"]
-    err().print(f"sweep {sweep_id} {final['status']}: {p['succeeded']} succeeded, {p['failed']} failed, {p['cancelled']} cancelled")
+    err().print(
+        f"sweep {sweep_id} {final['status']}: {p['succeeded']} succeeded, {p['failed']} failed, {p['cancelled']} cancelled"
+    )
     out().print(summary_table(summary, title=f"sweep {sweep_id}: {metric}"))
     if p["failed"]:
         raise TcplabError(f"{p['failed']} runs of sweep {sweep_id} failed (tcplab results {sweep_id} --format json)")
@@ -381,7 +410,19 @@ def sweeps(
         p = s["progress"]
         done = p["succeeded"] + p["failed"] + p["cancelled"]
         axes = ", ".join(a["path"] for a in s["axes"])
-        rows.append([s["id"], s.get("name"), s.get("preset"), s["status"], axes, s["points"], f"{done}/{p['total']}", p["failed"], s["created_at"][:19]])
+        rows.append(
+            [
+                s["id"],
+                s.get("name"),
+                s.get("preset"),
+                s["status"],
+                axes,
+                s["points"],
+                f"{done}/{p['total']}",
+                p["failed"],
+                s["created_at"][:19],
+            ]
+        )
     columns = ["id", "name", "preset", "status", "axes", "points", "runs done", "failed", "created (UTC)"]
     out().print(table(columns, rows, title="sweeps"))
 
@@ -410,7 +451,9 @@ def results(
     identifier: Annotated[str, typer.Argument(metavar="ID", help="A run id or a sweep id.")],
     format: Annotated[Format, typer.Option("--format", "-f", help="table, json, csv or parquet.")] = Format.table,
     output: Annotated[Path | None, typer.Option("--output", "-o", help="Write to this file instead of stdout.")] = None,
-    metric: Annotated[list[str] | None, typer.Option("--metric", help="Sweeps: only these metrics (repeatable).")] = None,
+    metric: Annotated[
+        list[str] | None, typer.Option("--metric", help="Sweeps: only these metrics (repeatable).")
+    ] = None,
     flow: Annotated[str | None, typer.Option("--flow", help="Sweeps: only this flow group.")] = None,
 ) -> None:
     """A run's flows, or a sweep's summary (per point, flow group and metric, with 95 % CIs)."""
@@ -529,8 +572,12 @@ def _at(value: Any, index: tuple[int, ...]) -> Any:
 @handled
 def model(
     ctx: typer.Context,
-    name: Annotated[str, typer.Argument(help="newreno-sbs, newreno-impatient, pftk-full, pftk-approx, mathis (tcplab models).")],
-    mode: Annotated[str | None, typer.Option("--mode", help="broadcast (lists pair up) or grid (outer product).")] = None,
+    name: Annotated[
+        str, typer.Argument(help="newreno-sbs, newreno-impatient, pftk-full, pftk-approx, mathis (tcplab models).")
+    ],
+    mode: Annotated[
+        str | None, typer.Option("--mode", help="broadcast (lists pair up) or grid (outer product).")
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the server's answer as JSON.")] = False,
 ) -> None:
     """Evaluate a closed-form model: tcplab model newreno-sbs --p 0.001 --m 4 --rtt 0.07.
@@ -560,7 +607,9 @@ def model(
             else:
                 picked = {k: _at(inputs[k], index) for k in varying}
             rows.append([picked.get(k) for k in varying] + [_at(v, index) for v in answer["outputs"].values()])
-        fixed = ", ".join(f"{k} = {fmt(v if not isinstance(v, list) else v[0])}" for k, v in inputs.items() if k not in varying)
+        fixed = ", ".join(
+            f"{k} = {fmt(v if not isinstance(v, list) else v[0])}" for k, v in inputs.items() if k not in varying
+        )
         out().print(table([*varying, *answer["outputs"]], rows, title=f"{name} ({fixed})"))
     for w in answer.get("warnings") or []:
         err().print(f"[yellow]warning:[/] {escape(w['parameter'])}: {escape(w['reason'])} ({w['points']} points)")
@@ -605,8 +654,12 @@ def presets(
     out().print(f"[bold]{escape(data['name'])}[/]: {escape(data['title'])}")
     out().print(f"{escape(data['reference']['citation'])}, {escape(data['reference']['where'])}", style="dim")
     out().print(escape(data["description"]))
-    rows = [[q["name"], q.get("default"), q.get("unit"), q.get("paper_range"), q["meaning"]] for q in data["parameters"]]
-    out().print(table(["parameter", "default", "unit", "paper's range", "meaning"], rows, title="parameters (--set name=value)"))
+    rows = [
+        [q["name"], q.get("default"), q.get("unit"), q.get("paper_range"), q["meaning"]] for q in data["parameters"]
+    ]
+    out().print(
+        table(["parameter", "default", "unit", "paper's range", "meaning"], rows, title="parameters (--set name=value)")
+    )
     published = data.get("published")
     if published:
         out().print("[bold]the paper found[/]")

@@ -17,7 +17,7 @@ import io
 import time
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, Self
 
 import httpx
 
@@ -59,7 +59,7 @@ class Client:
     def close(self) -> None:
         self._http.close()
 
-    def __enter__(self) -> Client:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -83,7 +83,9 @@ class Client:
         try:
             response = self._http.request(method, path, json=json, params=clean or None)
         except httpx.TimeoutException as exc:
-            raise Unavailable(f"{self.base_url} did not answer {method} {path} in time ({type(exc).__name__})") from None
+            raise Unavailable(
+                f"{self.base_url} did not answer {method} {path} in time ({type(exc).__name__})"
+            ) from None
         except httpx.TransportError as exc:
             reason = str(exc) or type(exc).__name__
             raise Unavailable(f"cannot reach tcplab at {self.base_url}: {reason}") from None
@@ -231,7 +233,9 @@ class Client:
         from tcplab_client.progress import sweep_bar
 
         with sweep_bar(sweep_id, enabled=progress) as show:
-            return self._wait(lambda: self.sweep(sweep_id), SWEEP_FINAL, show, timeout, poll, max_poll, f"sweep {sweep_id}")
+            return self._wait(
+                lambda: self.sweep(sweep_id), SWEEP_FINAL, show, timeout, poll, max_poll, f"sweep {sweep_id}"
+            )
 
     def sweep_summary(
         self,
@@ -413,7 +417,9 @@ def rows_frame(rows: list[Mapping[str, Any]]) -> pd.DataFrame:
     frame = pd.DataFrame([dict(r) for r in rows])
     for column in frame.columns:
         values = frame[column]
-        if values.dtype == object and all(v is None or isinstance(v, int | float) and not isinstance(v, bool) for v in values):
+        if values.dtype == object and all(
+            v is None or isinstance(v, int | float) and not isinstance(v, bool) for v in values
+        ):
             frame[column] = pd.to_numeric(values.astype("float64") if values.isna().any() else values)
     return frame
 
