@@ -16,7 +16,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from sqlalchemy.exc import DataError
 
-from api import dashboard
+from api import dashboard, observability
 from api.routers import comparisons, health, models, presets, runs, sweeps
 from services.db.session import create_db_engine, create_session_factory
 from services.embedded import effective_database_url, effective_redis_url
@@ -67,6 +67,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     for router in ROUTERS:
         app.include_router(router)
     _add_exception_handlers(app)
+    observability.install(app, settings)  # /metrics, request ids, access log, JSON logs
     return app
 
 

@@ -1,0 +1,162 @@
+"""Figures for monitoring, read from where the truth is: runs and sweeps from PostgreSQL, the
+queue's depth from Redis. Plain numbers only — the API turns them into Prometheus metrics
+(api/metrics.py) at scrape time, so every API process reports the same figures whichever
+process or worker changed them.
+
+Each query is meant to be cheap enough to run on every scrape (the API caches the answer for
+a few seconds): counts by status read the ``(status, created_at)`` index; the oldest queued
+run is one index probe; the recent-runs figures read the runs finished within a window.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from sqlalchemy import Connection, text
+
+from services.broker import redis_client
+from services.db.models import RunStatus
+
+DURATION_QUANTILES: tuple[float, ...] = (0.5, 0.9, 0.99)
+
+# kombu's Redis transport keeps a queue's messages of priority p > 0 in "<queue>\x06\x16<p>"
+# (priority steps 0, 3, 6, 9), and every delivered but unacknowledged message in one hash.
+_PRIORITY_SEPARATOR = "\x06\x16"
+_PRIORITY_STEPS = (0, 3, 6, 9)
+_UNACKED_KEY = "unacked"
+
+_FINISHED_WITHIN = "finished_at >= now() - make_interval(secs => :window)"
+
+
+@dataclass(frozen=True)
+class Durations:
+    """Wall time from start to finish (``finished_at - started_at``) of some runs."""
+
+    count: int = 0
+    sum_s: float = 0.0
+    max_s: float | None = None
+    quantiles: dict[float, float] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class RecentRuns:
+    """Runs that finished within the last ``window_s`` seconds."""
+
+    window_s: float
+    finished: dict[str, int]  # final status -> runs
+    durations: dict[str, Durations]  # final status -> their durations (runs that started)
+    events: int  # simulated events of the succeeded runs
+    core_wall_s: float  # the core's own wall time for them
+
+    @property
+    def core_events_per_s(self) -> float | None:
+        """The core's speed over these runs: all their events over all their core time."""
+        return self.events / self.core_wall_s if self.core_wall_s > 0 else None
+
+
+@dataclass(frozen=True)
+class RunFigures:
+    by_status: dict[str, int]  # every status, zeros included
+    oldest_queued_age_s: float | None  # None: nothing queued
+    active_sweeps: int  # sweeps with a queued or running run
+    recent: RecentRuns
+
+
+def run_figures(
+    conn: Connection, *, window_s: float = 900.0, timeout_ms: int = 2000
+) -> RunFigures:
+    """Runs by status, the oldest queued run's age, active sweeps and the recent runs'
+    durations and core speed. Read in one transaction that no query holds longer than
+    ``timeout_ms``: a slow database makes the scrape fail fast, not hang."""
+    with conn.begin():
+        conn.execute(
+            text("SELECT set_config('statement_timeout', :ms, true)"), {"ms": str(timeout_ms)}
+        )
+        by_status = {s.value: 0 for s in RunStatus}
+        for status, n in conn.execute(text("SELECT status, count(*) FROM runs GROUP BY status")):
+            by_status[status] = n
+        oldest = conn.execute(
+            text(
+                "SELECT extract(epoch FROM now() - min(created_at)) FROM runs "
+                "WHERE status = 'queued'"
+            )
+        ).scalar_one()
+        active_sweeps = conn.execute(
+            text(
+                "SELECT count(DISTINCT sweep_id) FROM runs "
+                "WHERE status IN ('queued', 'running') AND sweep_id IS NOT NULL"
+            )
+        ).scalar_one()
+        recent = _recent_runs(conn, window_s)
+    return RunFigures(
+        by_status=by_status,
+        oldest_queued_age_s=float(oldest) if oldest is not None else None,
+        active_sweeps=int(active_sweeps),
+        recent=recent,
+    )
+
+
+def _recent_runs(conn: Connection, window_s: float) -> RecentRuns:
+    finished: dict[str, int] = {s.value: 0 for s in RunStatus if s.is_final}
+    durations: dict[str, Durations] = {}
+    rows = conn.execute(
+        text(
+            "SELECT status, count(*), count(started_at), "
+            "sum(extract(epoch FROM finished_at - started_at)), "
+            "max(extract(epoch FROM finished_at - started_at)), "
+            "percentile_cont(CAST(:quantiles AS double precision[])) WITHIN GROUP "
+            "(ORDER BY extract(epoch FROM finished_at - started_at)) "
+            f"FROM runs WHERE {_FINISHED_WITHIN} GROUP BY status"
+        ),
+        {"window": window_s, "quantiles": list(DURATION_QUANTILES)},
+    )
+    for status, n, started, total, longest, quantiles in rows:
+        finished[status] = n
+        if started:
+            durations[status] = Durations(
+                count=started,
+                sum_s=float(total),
+                max_s=float(longest),
+                quantiles={
+                    q: float(v) for q, v in zip(DURATION_QUANTILES, quantiles or (), strict=False)
+                    if v is not None
+                },
+            )
+    events, core_wall_s = conn.execute(
+        text(
+            "SELECT coalesce(sum(events), 0), coalesce(sum(core_wall_s), 0) FROM runs "
+            "WHERE status = 'succeeded' AND events IS NOT NULL AND core_wall_s > 0 "
+            f"AND {_FINISHED_WITHIN}"
+        ),
+        {"window": window_s},
+    ).one()
+    return RecentRuns(
+        window_s=window_s,
+        finished=finished,
+        durations=durations,
+        events=int(events),
+        core_wall_s=float(core_wall_s),
+    )
+
+
+@dataclass(frozen=True)
+class QueueFigures:
+    depth: dict[str, int]  # queue -> messages waiting (all priorities)
+    unacked: int  # messages delivered to a worker and not yet acknowledged (every queue)
+
+
+def queue_figures(redis_url: str, queues: list[str], *, timeout_s: float = 1.0) -> QueueFigures:
+    """How many task messages wait in each queue (LLEN of its keys), and how many workers hold."""
+    client = redis_client(redis_url, timeout_s=timeout_s)
+    try:
+        pipe = client.pipeline(transaction=False)
+        for queue in queues:
+            for step in _PRIORITY_STEPS:
+                pipe.llen(queue if step == 0 else f"{queue}{_PRIORITY_SEPARATOR}{step}")
+        pipe.hlen(_UNACKED_KEY)
+        answers = pipe.execute()
+    finally:
+        client.close()
+    steps = len(_PRIORITY_STEPS)
+    depth = {q: int(sum(answers[i * steps : (i + 1) * steps])) for i, q in enumerate(queues)}
+    return QueueFigures(depth=depth, unacked=int(answers[-1]))
