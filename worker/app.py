@@ -105,3 +105,7 @@ def ping(self: Any, reply_key: str | None = None) -> dict[str, Any]:
         finally:
             client.close()
     return answer
+
+
+# The worker's log lines in tcplab's format, with the task's and the run's ids (signals).
+import worker.logging  # noqa: E402, F401
