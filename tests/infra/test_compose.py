@@ -35,8 +35,8 @@ def _dockerfile_instructions() -> list[tuple[str, str]]:
     return instructions
 
 
-def test_the_lab_server_has_its_five_services() -> None:
-    assert set(SERVICES) == {"api", "worker", "beat", "postgres", "redis"}
+def test_the_lab_server_has_its_six_services() -> None:
+    assert set(SERVICES) == {"api", "worker", "beat", "postgres", "redis", "flower"}
     for name, service in SERVICES.items():
         assert "healthcheck" in service, f"{name} has no healthcheck"
         assert service["healthcheck"]["test"], name
@@ -135,3 +135,24 @@ def test_the_image_builds_the_core_and_installs_the_locked_dependencies() -> Non
     makefile = (REPO_ROOT / "Makefile").read_text()
     uv_version = re.search(r"UV_VERSION \?= (\S+)", makefile).group(1)
     assert f"ARG UV_VERSION={uv_version}" in (REPO_ROOT / "Dockerfile").read_text()
+
+
+def test_flower_watches_the_lab_servers_broker_from_this_host_only() -> None:
+    flower = SERVICES["flower"]
+    assert flower["image"].startswith("mher/flower:")
+    command = [str(c) for c in flower["command"]]
+    assert command[0] == "celery" and "flower" in command
+    broker = next(c.split("=", 1)[1] for c in command if c.startswith("--broker="))
+    assert broker == SERVICES["api"]["environment"]["REDIS_URL"]  # the tcplab services' Redis
+    port = next(c.split("=", 1)[1] for c in command if c.startswith("--port="))
+    (published,) = flower["ports"]
+    assert published.startswith("127.0.0.1:") and published.endswith(f":{port}")
+    assert port in " ".join(flower["healthcheck"]["test"])
+    assert flower["depends_on"]["redis"]["condition"] == "service_healthy"
+    # Flower sees tasks only when the workers send task events.
+    assert "--task-events" in _command("worker") or "-E" in _command("worker")
+
+
+def test_the_tcplab_services_log_json() -> None:
+    for name in TCPLAB_SERVICES:
+        assert SERVICES[name]["environment"]["TCPLAB_LOG_FORMAT"].endswith("json}")
