@@ -270,7 +270,13 @@ def test_runs_cancel_and_sweep_file_errors(url: str, tmp_path: Path, session_see
 
     runs = tcplab("--url", url, "runs", "--limit", "5", "--json")
     assert runs.exit_code == 0 and len(json.loads(runs.stdout)) == 5
-    succeeded = json.loads(tcplab("--url", url, "runs", "--status", "succeeded", "--json").stdout)[0]["id"]
+    with Client(url) as lab:
+        finished = lab.submit_run(preset=SHORT_RUN["preset"], overrides=SHORT_RUN["overrides"])
+        lab.wait_run(finished["id"], progress=False, timeout=120)
+    listed = json.loads(tcplab("--url", url, "runs", "--status", "succeeded", "--json").stdout)
+    assert listed and {r["status"] for r in listed} == {"succeeded"}
+    succeeded = finished["id"]
+    assert "succeeded" in tcplab("--url", url, "runs", "--status", "succeeded").stdout
     result = tcplab("--url", url, "cancel", succeeded)
     assert result.exit_code == 1 and succeeded in result.stderr  # 409: the server's message
     assert "Traceback" not in result.output
