@@ -89,7 +89,9 @@ def handled(command: F) -> F:
             return command(*args, **kwargs)
         except InvalidInput as exc:
             lines = [str(e) for e in exc.errors] or [exc.message]
-            err().print("[bold red]error:[/] [red]the server refused the request as invalid:[/]")
+            if len(lines) == 1:
+                raise fail(f"invalid input: {lines[0]}", EXIT_BAD_INPUT) from None
+            err().print(f"[bold red]error:[/] [red]invalid input ({len(lines)} problems):[/]")
             for line in lines:
                 err().print(f"  [red]{escape(line)}[/]", soft_wrap=True)
             raise typer.Exit(EXIT_BAD_INPUT) from None
