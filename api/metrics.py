@@ -6,9 +6,10 @@ Two kinds of figures:
   speed — read from PostgreSQL and Redis when Prometheus scrapes (:class:`ServiceCollector`,
   a custom collector over services/metrics.py). Any API process answers the same, and the
   Celery pool processes need no shared metric files. The answer is kept ``cache_s`` seconds,
-  so a burst of scrapes costs one set of queries. A dependency that does not answer is
-  reported as ``tcplab_dependency_up{dependency=…} 0`` and its figures are left out: the
-  scrape itself never fails.
+  so a burst of scrapes costs one set of queries; the figures of finished runs, which grow
+  with the history, are read every ``settled_cache_s`` only. A dependency that does not
+  answer is reported as ``tcplab_dependency_up{dependency=…} 0`` and its figures are left
+  out: the scrape itself never fails.
 - the API's own request latencies: a histogram in this process (:class:`HttpMetrics`), by
   method, route template (``/v1/runs/{run_id}``, never the raw path) and status class.
 
@@ -18,10 +19,12 @@ Every app has its own registry (tests build many apps in one process).
 from __future__ import annotations
 
 import logging
+import math
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from typing import Any
 
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
@@ -36,9 +39,16 @@ from prometheus_client import (
 )
 from prometheus_client.core import GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
-from sqlalchemy import Engine
+from sqlalchemy import Connection, Engine
 
-from services.metrics import QueueFigures, RunFigures, queue_figures, run_figures
+from services.metrics import (
+    LiveRuns,
+    QueueFigures,
+    SettledRuns,
+    live_runs,
+    queue_figures,
+    settled_runs,
+)
 
 log = logging.getLogger("tcplab.metrics")
 
@@ -46,17 +56,23 @@ NAMESPACE = "tcplab"
 LATENCY_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0)
 
 
-@dataclass(frozen=True)
-class _Snapshot:
-    runs: RunFigures | None
-    runs_error: str | None
-    queues: QueueFigures | None
-    queues_error: str | None
-    seconds: float
+@dataclass
+class _Read:
+    """One read of some figures, kept until it is ``ttl`` seconds old."""
+
+    value: Any = None
+    error: str | None = None
+    at: float = -math.inf
+    seconds: float = 0.0
 
 
 class ServiceCollector(Collector):
-    """The state of the service, read from the source of truth at scrape time."""
+    """The state of the service, read from the source of truth at scrape time.
+
+    Three reads, each cached: the live runs and the queues for ``cache_s`` seconds, the
+    settled runs (whose counts cost most) for ``settled_cache_s``. A read that fails leaves
+    its figures out; the database counts as up when the live read answered.
+    """
 
     def __init__(
         self,
@@ -65,92 +81,110 @@ class ServiceCollector(Collector):
         queues: Callable[[], list[str]],
         *,
         cache_s: float = 5.0,
+        settled_cache_s: float = 60.0,
         window_s: float = 900.0,
     ) -> None:
         self._engine = engine
         self._redis_url = redis_url
         self._queues = queues
         self.cache_s = cache_s
+        self.settled_cache_s = settled_cache_s
         self.window_s = window_s
         self._lock = threading.Lock()
-        self._snapshot: _Snapshot | None = None
-        self._taken_at = 0.0
+        self._reads = {"live": _Read(), "settled": _Read(), "broker": _Read()}
 
     def describe(self) -> Iterable[Metric]:
         return ()  # registering must not query the database
 
-    def snapshot(self) -> _Snapshot:
+    def reads(self) -> dict[str, _Read]:
         with self._lock:  # concurrent scrapes share one set of queries
-            now = time.monotonic()
-            if self._snapshot is None or now - self._taken_at >= self.cache_s:
-                self._snapshot = self._read()
-                self._taken_at = time.monotonic()
-            return self._snapshot
+            engine = self._engine()
+            self._refresh("live", self.cache_s, lambda: self._from_db(engine, live_runs))
+            if self._reads["live"].error is None:
+                self._refresh(
+                    "settled",
+                    self.settled_cache_s,
+                    lambda: self._from_db(
+                        engine, lambda conn: settled_runs(conn, window_s=self.window_s)
+                    ),
+                )
+            else:  # the database is away: nothing settled to report either
+                self._reads["settled"] = _Read(error=self._reads["live"].error)
+            self._refresh("broker", self.cache_s, self._from_broker)
+            return dict(self._reads)
 
-    def _read(self) -> _Snapshot:
+    def _refresh(self, name: str, ttl: float, read: Callable[[], Any]) -> None:
+        now = time.monotonic()
+        if now - self._reads[name].at < ttl:
+            return
         start = time.perf_counter()
-        runs = queues = None
-        runs_error = queues_error = None
-        engine = self._engine()
+        try:
+            value, error = read(), None
+        except Exception as exc:  # noqa: BLE001 - a scrape reports, it does not fail
+            value, error = None, _describe(exc)
+            log.warning("metrics: the %s read failed: %s", name, error)
+        self._reads[name] = _Read(value, error, time.monotonic(), time.perf_counter() - start)
+
+    @staticmethod
+    def _from_db(engine: Engine | None, read: Callable[[Connection], Any]) -> Any:
         if engine is None:
-            runs_error = "not configured"
-        else:
-            try:
-                with engine.connect() as conn:
-                    runs = run_figures(conn, window_s=self.window_s)
-            except Exception as exc:  # noqa: BLE001 - a scrape reports, it does not fail
-                runs_error = _describe(exc)
-                log.warning("metrics: the database did not answer: %s", runs_error)
+            raise RuntimeError("no database configured")
+        with engine.connect() as conn:
+            return read(conn)
+
+    def _from_broker(self) -> QueueFigures:
         url = self._redis_url()
         if url is None:
-            queues_error = "not configured"
-        else:
-            try:
-                queues = queue_figures(url, self._queues())
-            except Exception as exc:  # noqa: BLE001
-                queues_error = _describe(exc)
-                log.warning("metrics: the broker did not answer: %s", queues_error)
-        return _Snapshot(runs, runs_error, queues, queues_error, time.perf_counter() - start)
+            raise RuntimeError("no broker configured")
+        return queue_figures(url, self._queues())
 
     def collect(self) -> Iterator[Metric]:
-        snap = self.snapshot()
+        reads = self.reads()
+        live, settled, broker = reads["live"], reads["settled"], reads["broker"]
         up = GaugeMetricFamily(
             f"{NAMESPACE}_dependency_up",
             "1 when the dependency answered the last read of the service's figures, else 0",
             labels=["dependency"],
         )
-        up.add_metric(["database"], 0 if snap.runs is None else 1)
-        up.add_metric(["broker"], 0 if snap.queues is None else 1)
+        up.add_metric(["database"], 0 if live.error else 1)
+        up.add_metric(["broker"], 0 if broker.error else 1)
         yield up
-        yield GaugeMetricFamily(
+        seconds = GaugeMetricFamily(
             f"{NAMESPACE}_metrics_read_seconds",
-            "time the last read of the service's figures from PostgreSQL and Redis took",
-            value=snap.seconds,
+            "time the last read of each part of these figures took (live: unfinished runs; "
+            "settled: finished runs; broker: the queues)",
+            labels=["part"],
         )
-        if snap.runs is not None:
-            yield from _run_metrics(snap.runs)
-        if snap.queues is not None:
-            yield from _queue_metrics(snap.queues)
+        for name, read in reads.items():
+            seconds.add_metric([name], read.seconds)
+        yield seconds
+        yield from _run_metrics(live.value, settled.value)
+        if broker.value is not None:
+            yield from _queue_metrics(broker.value)
 
 
-def _run_metrics(figures: RunFigures) -> Iterator[Metric]:
+def _run_metrics(live: LiveRuns | None, settled: SettledRuns | None) -> Iterator[Metric]:
+    if live is None:
+        return
     runs = GaugeMetricFamily(
         f"{NAMESPACE}_runs", "simulation runs in PostgreSQL, by status", labels=["status"]
     )
-    for status, n in figures.by_status.items():
+    for status, n in {**live.by_status, **(settled.by_status if settled else {})}.items():
         runs.add_metric([status], n)
     yield runs
     yield GaugeMetricFamily(
         f"{NAMESPACE}_oldest_queued_run_age_seconds",
         "how long the oldest queued run has waited (0 when none waits)",
-        value=figures.oldest_queued_age_s or 0.0,
+        value=live.oldest_queued_age_s or 0.0,
     )
     yield GaugeMetricFamily(
         f"{NAMESPACE}_active_sweeps",
         "sweeps with a queued or running run",
-        value=figures.active_sweeps,
+        value=live.active_sweeps,
     )
-    recent = figures.recent
+    if settled is None:
+        return
+    recent = settled.recent
     yield GaugeMetricFamily(
         f"{NAMESPACE}_recent_window_seconds",
         "the window of the tcplab_recent_* figures: runs that finished within it",

@@ -53,7 +53,7 @@ def submit(client: Any, seed: int) -> str:
 def obs_client(test_settings: Settings, clean_db: Engine) -> Iterator[TestClient]:
     """An app of its own whose figures are read anew at every scrape (no cache)."""
     app = create_app(test_settings)
-    app.state.metrics_collector.cache_s = 0
+    app.state.metrics_collector.cache_s = app.state.metrics_collector.settled_cache_s = 0
     with TestClient(app) as client:
         yield client
 
@@ -163,7 +163,6 @@ def test_broker_down_readyz_names_it_and_metrics_still_answer(
 ) -> None:
     closed = f"redis://127.0.0.1:{free_port()}/0"  # nothing listens there
     app = create_app(test_settings.model_copy(update={"redis_url": closed}))
-    app.state.metrics_collector.cache_s = 0
     with TestClient(app) as client:
         ready = client.get("/readyz")
         assert ready.status_code == 503
