@@ -31,8 +31,11 @@ ENV UV_PROJECT_ENVIRONMENT=/app/.venv \
     UV_LINK_MODE=copy
 COPY pyproject.toml uv.lock ./
 COPY simulator ./simulator
-# The service's dependencies and tcpsim (built from simulator/python), no dev tools.
-RUN uv sync --locked --no-dev --python /usr/local/bin/python3.11 \
+# The client package is a path dependency of the project (uv needs it to check the lock).
+COPY client ./client
+# The service's dependencies, tcpsim (built from simulator/python) and the client, no dev
+# tools; --no-editable: the runtime stage copies the venv alone.
+RUN uv sync --locked --no-dev --no-editable --python /usr/local/bin/python3.11 \
     && /app/.venv/bin/python -c "import tcpsim; print('tcpsim', tcpsim.__version__)"
 
 FROM ${PYTHON_IMAGE} AS runtime

@@ -97,20 +97,28 @@ def postgres_url(infra_dir: Path) -> Iterator[str]:
 
 
 @pytest.fixture(scope="session")
-def redis_url(infra_dir: Path) -> Iterator[str]:
-    external = os.environ.get("TCPLAB_TEST_REDIS_URL") or os.environ.get("REDIS_URL")
-    if external:
-        yield external
+def redis_server(infra_dir: Path) -> Iterator[Any]:
+    """The embedded test Redis (an ``EmbeddedRedis``: ``stop()``/``start()`` restart it on
+    the same socket, losing its data), or None when an external Redis is configured."""
+    if os.environ.get("TCPLAB_TEST_REDIS_URL") or os.environ.get("REDIS_URL"):
+        yield None
         return
     from services.embedded import EmbeddedRedis
 
     server = EmbeddedRedis(infra_dir / "redis", persist=False)
     with _timed("redis"):
-        url = server.start()
+        server.start()
     try:
-        yield url
+        yield server
     finally:
         server.stop()
+
+
+@pytest.fixture(scope="session")
+def redis_url(redis_server: Any) -> str:
+    if redis_server is None:
+        return os.environ.get("TCPLAB_TEST_REDIS_URL") or os.environ["REDIS_URL"]
+    return redis_server.url
 
 
 @pytest.fixture(scope="session")

@@ -7,6 +7,7 @@ task is idempotent: `claim` skips finished runs, and results are stored once per
 
 from __future__ import annotations
 
+import logging
 import socket
 import uuid
 from collections.abc import Iterable
@@ -23,12 +24,30 @@ from worker.app import app
 
 SIMULATE = "tcplab.simulate"
 
+log = logging.getLogger("tcplab.worker")
+
 
 def enqueue(run_ids: Iterable[uuid.UUID]) -> None:
     """Sends each run id to the workers. Call it after the runs' rows have committed
-    (`run_after_commit`): a worker must find the row it is sent."""
-    for run_id in run_ids:
-        app.send_task(SIMULATE, args=[str(run_id)])
+    (`run_after_commit`): a worker must find the row it is sent.
+
+    A broker that does not answer (after kombu's own retries) loses nothing: the runs are
+    stored as queued, and the reconciler (worker/reconcile.py) sends them once it answers
+    again. So the failure is logged, not raised into a request that has already committed.
+    """
+    ids = [str(run_id) for run_id in run_ids]
+    for i, run_id in enumerate(ids):
+        try:
+            app.send_task(SIMULATE, args=[run_id])
+        except Exception as exc:  # noqa: BLE001 - any broker failure: the reconciler covers it
+            log.warning(
+                "the broker did not take %d run(s) (%s: %s); they stay queued in PostgreSQL and "
+                "the reconciler will send them",
+                len(ids) - i,
+                type(exc).__name__,
+                exc,
+            )
+            return
 
 
 def _with_wall_limit(scenario: dict[str, Any], max_wall_s: float) -> dict[str, Any]:
