@@ -217,6 +217,40 @@ def test_request_ids_are_echoed_and_logged(
     assert entry["time"].endswith("+00:00")
 
 
+def test_errors_and_endpoint_code_are_seen_with_the_request_id(
+    test_settings: Settings, clean_db: Engine, caplog: pytest.LogCaptureFixture
+) -> None:
+    """An exception escaping an endpoint is logged and counted as a 5xx; code inside a sync
+    endpoint (run in a thread) sees the request's id, so its log lines carry it."""
+    from fastapi import APIRouter
+
+    from api.logging import request_id_var
+
+    app = create_app(test_settings)
+    probe = APIRouter(prefix="/probe")
+
+    @probe.get("/boom/{n}")
+    def boom(n: int) -> None:
+        raise RuntimeError(f"boom {n}")
+
+    @probe.get("/whoami")
+    def whoami() -> dict[str, str | None]:
+        return {"request_id": request_id_var.get()}
+
+    app.include_router(probe)
+    caplog.set_level(logging.INFO, logger="tcplab.access")
+    with TestClient(app, raise_server_exceptions=False) as client:
+        assert client.get("/probe/boom/1").status_code == 500
+        answer = client.get("/probe/whoami", headers={"X-Request-ID": "who-1"})
+        assert answer.json() == {"request_id": "who-1"}
+        samples = scrape(client)
+    count = "tcplab_http_request_duration_seconds_count"
+    assert value(samples, count, method="GET", route="/probe/boom/{n}", status="5xx") == 1
+    (failed,) = [r for r in caplog.records if r.name == "tcplab.access" and r.status == 500]
+    assert failed.route == "/probe/boom/{n}" and failed.path == "/probe/boom/1"
+    assert request_id_var.get() is None  # nothing leaks out of a request
+
+
 def test_a_token_never_reaches_a_log_line(
     obs_client: TestClient, caplog: pytest.LogCaptureFixture
 ) -> None:
