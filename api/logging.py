@@ -39,7 +39,9 @@ _SECRET_KEY = re.compile(rf"^{_SECRET_NAME}$", re.IGNORECASE)
 _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
     # "token": "abc", 'password'='abc', token: abc (JSON, reprs of dicts, "key: value" text).
     (
-        re.compile(rf"""(["']?\b{_SECRET_NAME}["']?\s*[:=]\s*)(["'])(?:\\.|(?!\2).)*\2""", re.I),
+        re.compile(
+            rf"""(["']?\b{_SECRET_NAME}["']?\s*[:=]\s*)(["'])(?:\\.|(?!\2).)*\2""", re.IGNORECASE
+        ),
         rf"\1\2{REDACTED}\2",
     ),
     # Authorization: Bearer abc / authorization=Basic abc (a scheme and a credential).
@@ -47,16 +49,22 @@ _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
         re.compile(
             r"\b(authorization\s*[:=]\s*)(?>((?:bearer|basic|token)\s+)?)(?!\[redacted\])"
             r"[^\s,;&\"'}\]]+",
-            re.I,
+            re.IGNORECASE,
         ),
         rf"\1\2{REDACTED}",
     ),
     # ?token=abc&... and key=value in text.
-    (re.compile(rf"(\b{_SECRET_NAME}=)(?!\[redacted\])[^\s&;,\"'}}\]]+", re.I), rf"\1{REDACTED}"),
+    (
+        re.compile(rf"(\b{_SECRET_NAME}=)(?!\[redacted\])[^\s&;,\"'}}\]]+", re.IGNORECASE),
+        rf"\1{REDACTED}",
+    ),
     # A bearer credential on its own.
-    (re.compile(r"\b(bearer)\s+[A-Za-z0-9._~+/=-]+", re.I), rf"\1 {REDACTED}"),
+    (re.compile(r"\b(bearer)\s+[A-Za-z0-9._~+/=-]+", re.IGNORECASE), rf"\1 {REDACTED}"),
     # scheme://user:password@host
-    (re.compile(r"(\b[a-z][a-z0-9+.-]*://[^:/@\s]*:)[^@\s/]+(@)", re.I), rf"\1{REDACTED}\2"),
+    (
+        re.compile(r"(\b[a-z][a-z0-9+.-]*://[^:/@\s]*:)[^@\s/]+(@)", re.IGNORECASE),
+        rf"\1{REDACTED}\2",
+    ),
 )
 
 # Attributes every LogRecord has: anything else on a record came from `extra=`.

@@ -132,6 +132,4 @@ def _log_access(
         fields["query"] = redact(query)
     if client:
         fields["client"] = client[0]
-    access_log.log(
-        level, "%s %s %d %.1f ms", method, path, status, seconds * 1000, extra=fields
-    )
+    access_log.log(level, "%s %s %d %.1f ms", method, path, status, seconds * 1000, extra=fields)

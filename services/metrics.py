@@ -156,7 +156,8 @@ def _recent_runs(conn: Connection, window_s: float) -> RecentRuns:
                 sum_s=float(total),
                 max_s=float(longest),
                 quantiles={
-                    q: float(v) for q, v in zip(DURATION_QUANTILES, quantiles or (), strict=False)
+                    q: float(v)
+                    for q, v in zip(DURATION_QUANTILES, quantiles or (), strict=False)
                     if v is not None
                 },
             )

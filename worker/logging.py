@@ -15,14 +15,19 @@ import logging
 import re
 from typing import Any
 
-from celery.signals import after_setup_logger, after_setup_task_logger, task_postrun, task_prerun
+from celery.signals import (
+    after_setup_logger,
+    after_setup_task_logger,
+    task_postrun,
+    task_prerun,
+)
 
 from api.logging import ContextFilter, adopt_handler, run_id_var, task_id_var
 
 # Tasks whose first argument is a run id (worker/tasks.py).
 RUN_TASKS = frozenset({"tcplab.simulate"})
 
-_UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", re.I)
+_UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", re.IGNORECASE)
 _TOKENS = "tcplab.worker.logging.tokens"
 
 

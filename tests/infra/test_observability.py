@@ -204,7 +204,7 @@ def test_request_ids_are_echoed_and_logged(
     made = obs_client.get("/v1/presets")
     assert len(made.headers["x-request-id"]) == 32
     forged = obs_client.get("/v1/presets", headers={"X-Request-ID": 'a"} injected'})
-    assert forged.headers["x-request-id"] != 'a"} injected' 
+    assert forged.headers["x-request-id"] != 'a"} injected'
 
     access = [r for r in caplog.records if r.name == "tcplab.access"]
     entries = [json.loads(JsonFormatter().format(r)) for r in access]
