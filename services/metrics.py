@@ -109,7 +109,7 @@ def live_runs(conn: Connection, *, timeout_ms: int = 2000) -> LiveRuns:
 
 
 def settled_runs(
-    conn: Connection, *, window_s: float = 900.0, timeout_ms: int = 10000
+    conn: Connection, *, window_s: float = 900.0, timeout_ms: int = 5000
 ) -> SettledRuns:
     """Finished runs by final status, and the durations and core speed of those that
     finished within the last ``window_s`` seconds."""
