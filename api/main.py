@@ -14,7 +14,7 @@ from fastapi import FastAPI, Request
 from fastapi.encoders import jsonable_encoder
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
-from sqlalchemy.exc import DataError
+from sqlalchemy.exc import DataError, DBAPIError, InterfaceError, OperationalError
 
 from api import dashboard, observability
 from api.routers import comparisons, health, models, presets, runs, sweeps
@@ -108,6 +108,18 @@ def _add_exception_handlers(app: FastAPI) -> None:
         # a query parameter): the client's input, not a server fault.
         reason = str(exc.orig).splitlines()[0] if exc.orig is not None else "a value was refused"
         return _unprocessable("$", f"the database refused a value of this request: {reason}", "invalid_value")
+
+    @app.exception_handler(OperationalError)
+    @app.exception_handler(InterfaceError)
+    async def database_unavailable(request: Request, exc: DBAPIError) -> JSONResponse:
+        # PostgreSQL does not answer (restarting, unreachable): the request may succeed in a
+        # moment, and nothing it wrote is committed. 503 with a hint, as /readyz says.
+        reason = " ".join(str(exc.orig).split())[:200] if exc.orig is not None else type(exc).__name__
+        return JSONResponse(
+            {"detail": f"the database is unavailable, try again shortly ({reason})"},
+            status_code=503,
+            headers={"Retry-After": "5"},
+        )
 
     @app.exception_handler(tcpsim.ScenarioError)
     async def invalid_scenario(request: Request, exc: tcpsim.ScenarioError) -> JSONResponse:

@@ -79,21 +79,31 @@ def _external_database_url() -> str | None:
 
 
 @pytest.fixture(scope="session")
-def postgres_url(infra_dir: Path) -> Iterator[str]:
-    """A PostgreSQL database (empty or migrated: use ``migrated_database``)."""
-    external = _external_database_url()
-    if external:
-        yield external
+def postgres_server(infra_dir: Path) -> Iterator[Any]:
+    """The embedded test PostgreSQL (an ``EmbeddedPostgres``: ``stop()``/``start()`` restart
+    it with its data), or None when an external database is configured."""
+    if _external_database_url():
+        yield None
         return
     from services.embedded import EmbeddedPostgres
 
     server = EmbeddedPostgres(infra_dir / "postgres", database="tcplab_test", fast_unsafe=True)
     with _timed("postgres"):
-        url = server.start()
+        server.start()
     try:
-        yield url
+        yield server
     finally:
         server.stop()
+
+
+@pytest.fixture(scope="session")
+def postgres_url(postgres_server: Any) -> str:
+    """A PostgreSQL database (empty or migrated: use ``migrated_database``)."""
+    if postgres_server is None:
+        external = _external_database_url()
+        assert external is not None
+        return external
+    return postgres_server.url
 
 
 @pytest.fixture(scope="session")

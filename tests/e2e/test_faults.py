@@ -84,3 +84,38 @@ def test_a_task_delivered_twice_stores_one_result_and_simulates_once(client, cel
     assert (again["status"], again["attempts"], again["finished_at"]) == ("succeeded", 1, first["finished_at"])
     db_session.expire_all()
     assert db_session.execute(select(func.count()).select_from(Result)).scalar_one() == 2  # the run's and the marker's
+
+
+def test_the_api_answers_503_while_postgresql_restarts_and_no_run_is_stuck_or_doubled(
+    client, celery_worker_process, postgres_server, db_session
+):
+    if postgres_server is None:
+        pytest.skip("needs the embedded test PostgreSQL, which this test restarts (an external one is configured)")
+    sweep = client.post("/v1/sweeps", json={**LONG_SWEEP, "seed": 43, "axes": [{"path": "flows[*].loss.m", "values": [5, 25]}]}).json()
+
+    def some_done_some_not() -> bool:
+        p = client.get(f"/v1/sweeps/{sweep['id']}").json()["progress"]
+        return p["succeeded"] >= 1 and p["queued"] >= 1
+
+    wait_for(some_done_some_not, timeout_s=120, interval_s=0.1)
+    postgres_server.stop()
+    try:
+        down = client.get(f"/v1/sweeps/{sweep['id']}")
+        assert down.status_code == 503 and "database is unavailable" in down.json()["detail"]
+        assert down.headers["retry-after"] == "5"
+        assert client.post("/v1/runs", json=FIG2_SHORT).status_code == 503
+        assert client.get("/readyz").status_code == 503
+        time.sleep(2.0)  # the worker's claims and completions fail meanwhile and are retried
+    finally:
+        postgres_server.start()
+
+    assert client.get("/readyz").status_code == 200
+    finished_sweep = wait_for(
+        lambda: (s := client.get(f"/v1/sweeps/{sweep['id']}").json())["status"] == "done" and s, timeout_s=240, interval_s=1.0
+    )
+    assert finished_sweep["progress"]["succeeded"] == 6
+    db_session.expire_all()
+    runs = db_session.execute(select(Run).where(Run.sweep_id == sweep["id"])).scalars().all()
+    keys = {r.cache_key for r in runs}
+    stored = db_session.execute(select(func.count()).select_from(Result).where(Result.cache_key.in_(keys))).scalar_one()
+    assert stored == len(keys) == 6 and all(1 <= r.attempts <= 2 for r in runs), [r.attempts for r in runs]
