@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""Service timings: a model query of 10,000 points, the submission of 1,000 runs, and the
-overhead the service adds to a run over the core's own time.
+"""Service timings: a model query of 10,000 points, the submission of 1,000 runs, the
+overhead the service adds to a run over the core's own time, and a mixed load of concurrent
+clients (submissions, result reads, model queries) with a check that nothing was lost.
 
 Starts the service as the README does (`python -m api.launch`, embedded PostgreSQL and Redis
 in a temporary state folder, one worker) on a free port, drives it over HTTP on loopback, and
@@ -120,6 +121,64 @@ def overhead(client: httpx.Client, n: int) -> dict[str, float]:
     return {"runs": n, "core_median_ms": statistics.median(core) * 1e3, **{f"overhead_{k}_ms": v * 1e3 for k, v in percentiles(over).items()}}
 
 
+def mixed_load(base: str, clients: int, duration_s: float) -> dict[str, object]:
+    """`clients` threads for `duration_s`, each looping over: submit a short run (a new seed),
+    read the result of a finished run, query a model. Then wait for the queue to drain and
+    check that every submitted run succeeded exactly once (nothing lost, nothing doubled)."""
+    limits = httpx.Limits(max_connections=clients, max_keepalive_connections=clients)
+    with httpx.Client(base_url=base, timeout=60, limits=limits) as c:
+        seed_run = c.post("/v1/runs", json={"preset": "paper000-fig2a", "overrides": {"duration_s": 2, "warmup_s": 1, "seed": 5_000_000}}).json()
+        while c.get(f"/v1/runs/{seed_run['id']}").json()["status"] != "succeeded":
+            time.sleep(0.05)
+        latencies: dict[str, list[float]] = {"submit": [], "result": [], "model": []}
+        submitted: list[str] = []
+        errors: list[str] = []
+        deadline = time.perf_counter() + duration_s
+        model_body = {"p": [0.001, 0.01], "m": [2, 8], "rtt_s": 0.07, "mode": "grid"}
+
+        def client_loop(k: int) -> None:
+            i = 0
+            while time.perf_counter() < deadline:
+                i += 1
+                for kind, call in (
+                    ("submit", lambda: c.post("/v1/runs", json={"preset": "paper000-fig2a", "overrides": {"duration_s": 2, "warmup_s": 1, "seed": 6_000_000 + k * 100_000 + i}})),
+                    ("result", lambda: c.get(f"/v1/runs/{seed_run['id']}/result")),
+                    ("model", lambda: c.post("/v1/models/newreno-sbs/evaluate", json=model_body)),
+                ):
+                    t = time.perf_counter()
+                    r = call()
+                    latencies[kind].append(time.perf_counter() - t)
+                    if r.status_code >= 300:
+                        errors.append(f"{kind} {r.status_code}")
+                    elif kind == "submit":
+                        submitted.append(r.json()["id"])
+
+        started = time.perf_counter()
+        with cf.ThreadPoolExecutor(clients) as pool:
+            list(pool.map(client_loop, range(clients)))
+        wall = time.perf_counter() - started
+        drain = wait_idle(c)
+        statuses: dict[str, int] = {}
+        attempts_over_one = 0
+        for run_id in submitted:
+            run = c.get(f"/v1/runs/{run_id}").json()
+            statuses[run["status"]] = statuses.get(run["status"], 0) + 1
+            attempts_over_one += run["attempts"] > 1
+    requests = sum(len(v) for v in latencies.values())
+    return {
+        "clients": clients,
+        "wall_s": wall,
+        "requests": requests,
+        "requests_per_s": requests / wall,
+        **{f"{kind}_{k}_ms": v * 1e3 for kind, xs in latencies.items() for k, v in percentiles(xs).items()},
+        "errors": len(errors),
+        "runs_submitted": len(submitted),
+        "run_statuses": statuses,
+        "runs_simulated_more_than_once": attempts_over_one,
+        "drain_s": drain,
+    }
+
+
 def wait_idle(client: httpx.Client, timeout_s: float = 600) -> float:
     t = time.perf_counter()
     while client.get("/v1/runs", params={"status": "queued", "limit": 1}).json()["total"] or client.get(
@@ -136,6 +195,8 @@ def main() -> int:
     ap.add_argument("--runs", type=int, default=1000)
     ap.add_argument("--clients", type=int, default=8)
     ap.add_argument("--overhead-runs", type=int, default=20)
+    ap.add_argument("--load-clients", type=int, default=8, help="clients of the mixed load")
+    ap.add_argument("--load-seconds", type=float, default=30.0, help="how long the mixed load runs")
     ap.add_argument("--json", type=Path)
     a = ap.parse_args()
     figures: dict[str, object] = {"date": dt.datetime.now(dt.UTC).isoformat(timespec="seconds")}
@@ -149,6 +210,10 @@ def main() -> int:
             print("submission:", json.dumps(figures["submission"]))
             figures["drain_s"] = wait_idle(client)
             print(f"the worker finished the {a.runs} submitted runs {figures['drain_s']:.1f} s after the last submission")
+        figures["mixed_load"] = load = mixed_load(base, a.load_clients, a.load_seconds)
+        print("mixed load (submit + result read + model query per loop):", json.dumps(load))
+        lost = load["runs_submitted"] - load["run_statuses"].get("succeeded", 0)  # type: ignore[union-attr,operator]
+        print(f"  nothing lost: {lost == 0 and load['errors'] == 0} ({lost} submitted runs not succeeded, {load['errors']} error responses)")
     if a.json:
         a.json.write_text(json.dumps(figures, indent=2))
     return 0
