@@ -11,6 +11,12 @@ import redis
 from redis.backoff import NoBackoff
 from redis.retry import Retry
 
+# kombu's Redis transport keeps a queue's messages of priority p > 0 in "<queue>\x06\x16<p>"
+# beside the plain name (priority steps 0, 3, 6, 9), and every message delivered to a worker
+# but not yet acknowledged in one hash.
+PRIORITY_STEPS = (0, 3, 6, 9)
+UNACKED_HASH = "unacked"
+
 _KOMBU_SOCKET = "redis+socket://"
 _REDIS_PY_SOCKET = "unix://"
 
@@ -51,3 +57,8 @@ def ping(url: str, *, timeout_s: float = 2.0) -> None:
         client.ping()
     finally:
         client.close()
+
+
+def queue_keys(queue: str) -> list[str]:
+    """The Redis lists that hold `queue`'s waiting messages, one per priority step."""
+    return [queue if step == 0 else f"{queue}\x06\x16{step}" for step in PRIORITY_STEPS]

@@ -18,16 +18,10 @@ from dataclasses import dataclass, field
 
 from sqlalchemy import Connection, text
 
-from services.broker import redis_client
+from services.broker import PRIORITY_STEPS, UNACKED_HASH, queue_keys, redis_client
 from services.db.models import RunStatus
 
 DURATION_QUANTILES: tuple[float, ...] = (0.5, 0.9, 0.99)
-
-# kombu's Redis transport keeps a queue's messages of priority p > 0 in "<queue>\x06\x16<p>"
-# (priority steps 0, 3, 6, 9), and every delivered but unacknowledged message in one hash.
-_PRIORITY_SEPARATOR = "\x06\x16"
-_PRIORITY_STEPS = (0, 3, 6, 9)
-_UNACKED_KEY = "unacked"
 
 _FINISHED_WITHIN = "finished_at >= now() - make_interval(secs => :window)"
 
@@ -190,12 +184,12 @@ def queue_figures(redis_url: str, queues: list[str], *, timeout_s: float = 1.0) 
     try:
         pipe = client.pipeline(transaction=False)
         for queue in queues:
-            for step in _PRIORITY_STEPS:
-                pipe.llen(queue if step == 0 else f"{queue}{_PRIORITY_SEPARATOR}{step}")
-        pipe.hlen(_UNACKED_KEY)
+            for key in queue_keys(queue):
+                pipe.llen(key)
+        pipe.hlen(UNACKED_HASH)
         answers = pipe.execute()
     finally:
         client.close()
-    steps = len(_PRIORITY_STEPS)
+    steps = len(PRIORITY_STEPS)
     depth = {q: int(sum(answers[i * steps : (i + 1) * steps])) for i, q in enumerate(queues)}
     return QueueFigures(depth=depth, unacked=int(answers[-1]))

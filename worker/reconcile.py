@@ -29,7 +29,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from services.broker import redis_client
+from services.broker import UNACKED_HASH, queue_keys, redis_client
 from services.db.session import session_scope
 from services.embedded import effective_redis_url
 from services.runs import repository as runs_repo
@@ -38,12 +38,6 @@ from worker.app import app
 from worker.tasks import SIMULATE, enqueue
 
 RECONCILE = "tcplab.reconcile"
-
-# kombu's Redis transport: a queue is one list per priority step ("<queue>\x06\x16<step>"
-# beside the plain name for step 0); delivered, unacknowledged messages wait in a hash.
-PRIORITY_SEPARATOR = "\x06\x16"
-PRIORITY_STEPS = (3, 6, 9)
-UNACKED_HASH = "unacked"
 
 log = logging.getLogger("tcplab.reconcile")
 
@@ -76,7 +70,7 @@ def run_ids_in_broker(settings: Settings) -> set[str]:
     client = redis_client(effective_redis_url(settings), timeout_s=10.0)
     try:
         raw: list[bytes] = []
-        for key in (settings.queue, *(f"{settings.queue}{PRIORITY_SEPARATOR}{s}" for s in PRIORITY_STEPS)):
+        for key in queue_keys(settings.queue):
             raw.extend(client.lrange(key, 0, -1))
         unacked = [json.loads(v)[0] for v in client.hvals(UNACKED_HASH)]
     finally:
