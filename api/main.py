@@ -17,6 +17,7 @@ from fastapi.responses import JSONResponse
 from sqlalchemy.exc import DataError, DBAPIError, InterfaceError, OperationalError
 
 from api import dashboard, observability
+from api.limits import BodyLimit
 from api.routers import comparisons, health, models, presets, runs, sweeps
 from services.db.session import create_db_engine, create_session_factory
 from services.embedded import effective_database_url, effective_redis_url
@@ -24,6 +25,7 @@ from services.errors import (
     ConflictError,
     InvalidInputError,
     NotFoundError,
+    QuotaExceededError,
     json_path_parts,
 )
 from services.scenarios import ScenarioInvalid
@@ -68,6 +70,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         app.include_router(router)
     _add_exception_handlers(app)
     observability.install(app, settings)  # /metrics, request ids, access log, JSON logs
+    app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes)
     return app
 
 
@@ -97,6 +100,12 @@ def _add_exception_handlers(app: FastAPI) -> None:
     @app.exception_handler(ConflictError)
     async def conflict(request: Request, exc: ConflictError) -> JSONResponse:
         return JSONResponse({"detail": str(exc)}, status_code=409)
+
+    @app.exception_handler(QuotaExceededError)
+    async def quota_exceeded(request: Request, exc: QuotaExceededError) -> JSONResponse:
+        return JSONResponse(
+            {"detail": exc.reason}, status_code=429, headers={"Retry-After": str(exc.retry_after_s)}
+        )
 
     @app.exception_handler(InvalidInputError)
     async def invalid_input(request: Request, exc: InvalidInputError) -> JSONResponse:

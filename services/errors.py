@@ -1,5 +1,6 @@
 """Errors a service raises about its caller's request; the API maps each to a status code
-(api/main.py): NotFoundError → 404, InvalidInputError → 422, ConflictError → 409."""
+(api/main.py): NotFoundError → 404, InvalidInputError → 422, ConflictError → 409,
+QuotaExceededError → 429."""
 
 from __future__ import annotations
 
@@ -19,6 +20,16 @@ class NotFoundError(DomainError):
 
 class ConflictError(DomainError):
     """The request is valid but the resource's state forbids it (e.g. cancel a finished run)."""
+
+
+class QuotaExceededError(DomainError):
+    """The request is valid but the server's limits refuse it now (too much queued work);
+    `retry_after_s` says when trying again makes sense."""
+
+    def __init__(self, reason: str, *, retry_after_s: int = 30) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.retry_after_s = retry_after_s
 
 
 class InvalidInputError(DomainError):

@@ -74,6 +74,19 @@ class Settings(BaseSettings):
         le=30 * 24 * 3600,
         description="seconds after which Redis hands an unacknowledged task to another worker",
     )
+    run_max_events: int = Field(
+        5_000_000_000,
+        ge=1,
+        description="simulated events one run may take (the tighter of this and the scenario's own)",
+    )
+    max_queued_runs: int = Field(
+        200_000,
+        ge=1,
+        description="runs waiting in the queue beyond which submissions are refused (429)",
+    )
+    max_body_bytes: int = Field(
+        10_000_000, ge=1024, description="the largest request body the API reads (413 beyond)"
+    )
     reconcile_interval_s: float = Field(
         60.0,
         gt=0,

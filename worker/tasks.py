@@ -50,10 +50,12 @@ def enqueue(run_ids: Iterable[uuid.UUID]) -> None:
             return
 
 
-def _with_wall_limit(scenario: dict[str, Any], max_wall_s: float) -> dict[str, Any]:
-    """The scenario with the server's wall-clock cap applied (the tighter of the two)."""
+def _with_server_limits(scenario: dict[str, Any], max_wall_s: float, max_events: int) -> dict[str, Any]:
+    """The scenario with the server's caps on wall-clock time and events applied (the tighter
+    of each pair): past either, the core stops the run with a limit_exceeded failure."""
     limits = dict(scenario.get("limits") or {})
     limits["max_wall_s"] = min(limits.get("max_wall_s") or max_wall_s, max_wall_s)
+    limits["max_events"] = min(limits.get("max_events") or max_events, max_events)
     return {**scenario, "limits": limits}
 
 
@@ -78,7 +80,8 @@ def simulate(self: Any, run_id: str) -> None:
         _apply_stopping_rule(rid)
         return
     try:
-        result = tcpsim.run(_with_wall_limit(scenario, get_settings().run_max_wall_s))
+        settings = get_settings()
+        result = tcpsim.run(_with_server_limits(scenario, settings.run_max_wall_s, settings.run_max_events))
     except tcpsim.LimitExceeded as e:
         outcome: tuple[str, str] | None = (str(e), "limit_exceeded")
     except tcpsim.ScenarioError as e:

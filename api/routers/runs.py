@@ -8,7 +8,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Response, status
 
-from api.deps import SessionDep
+from api.deps import SessionDep, SettingsDep
 from api.schemas.runs import RunList, RunOut, RunSubmission
 from services import runs
 from services.db.models import RunStatus
@@ -19,12 +19,18 @@ router = APIRouter(prefix="/v1/runs", tags=["runs"])
 
 
 @router.post("", status_code=status.HTTP_201_CREATED, response_model=RunOut)
-def submit_run(body: RunSubmission, session: SessionDep, response: Response) -> Any:
+def submit_run(body: RunSubmission, session: SessionDep, settings: SettingsDep, response: Response) -> Any:
     """Validates the scenario (or builds the preset with its overrides), stores the run as
     queued and enqueues it once the row is committed. An identical earlier run (same canonical
     scenario, seed and core version) answers at once: the run is stored as succeeded with the
     stored result, and nothing is simulated (`cached: true`)."""
-    run, cached = runs.submit(session, scenario=body.scenario, preset=body.preset, overrides=body.overrides)
+    run, cached = runs.submit(
+        session,
+        scenario=body.scenario,
+        preset=body.preset,
+        overrides=body.overrides,
+        max_queued=settings.max_queued_runs,
+    )
     if not cached:
         run_after_commit(session, lambda: enqueue([run.id]))
     response.headers["Location"] = f"/v1/runs/{run.id}"

@@ -8,7 +8,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Response, status
 
-from api.deps import SessionDep
+from api.deps import SessionDep, SettingsDep
 from api.schemas.sweeps import PointList, PointOut, SweepList, SweepOut, SweepRunOut
 from api.tabular import FORMAT_QUERY, TableFormat, table_response
 from services import sweeps
@@ -34,13 +34,13 @@ def _enqueue_after_commit(session: SessionDep, created: Created) -> None:
 
 
 @router.post("", status_code=status.HTTP_201_CREATED, response_model=SweepOut)
-def create_sweep(body: SweepSpec, session: SessionDep, response: Response) -> Any:
+def create_sweep(body: SweepSpec, session: SessionDep, settings: SettingsDep, response: Response) -> Any:
     """Creates the sweep: every point is built and validated (a refused point is a 422 naming
     its axis values), then the sweep, its points and all its runs are stored in one
     transaction and the runs without a stored identical result are enqueued after commit.
     `created` says how many runs were added, answered from the cache, and enqueued: a sweep
     submitted again simulates nothing."""
-    sweep, created = sweeps.create(session, body)
+    sweep, created = sweeps.create(session, body, max_queued=settings.max_queued_runs)
     _enqueue_after_commit(session, created)
     response.headers["Location"] = f"/v1/sweeps/{sweep.id}"
     return _out(session, sweep, created)
@@ -117,10 +117,10 @@ def cancel_sweep(sweep_id: uuid.UUID, session: SessionDep) -> Any:
 
 
 @router.post("/{sweep_id}/extend", response_model=SweepOut)
-def extend_sweep(sweep_id: uuid.UUID, body: SweepExtension, session: SessionDep) -> Any:
+def extend_sweep(sweep_id: uuid.UUID, body: SweepExtension, session: SessionDep, settings: SettingsDep) -> Any:
     """More replications (`replications`: the new total per point) and/or more values on
     existing axes (`axes`: [{path, values}]). Only the new (point, replication) pairs become
     runs; everything already computed is reused. `created` gives the counts."""
-    sweep, created = sweeps.extend(session, sweep_id, body)
+    sweep, created = sweeps.extend(session, sweep_id, body, max_queued=settings.max_queued_runs)
     _enqueue_after_commit(session, created)
     return _out(session, sweep, created)

@@ -132,3 +132,7 @@ def unfinished_among(session: Session, run_ids: Sequence[uuid.UUID]) -> list[uui
             select(Run.id).where(Run.id.in_(run_ids), Run.status.in_([RunStatus.queued, RunStatus.running]))
         ).scalars()
     )
+
+
+def queued_count(session: Session) -> int:
+    return session.execute(select(func.count()).select_from(Run).where(Run.status == RunStatus.queued)).scalar_one()

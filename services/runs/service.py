@@ -12,7 +12,7 @@ import tcpsim
 from sqlalchemy.orm import Session
 
 from services.db.models import FLOW_METRICS, Run, RunStatus
-from services.errors import ConflictError, InvalidInputError, NotFoundError
+from services.errors import ConflictError, InvalidInputError, NotFoundError, QuotaExceededError
 from services.presets import UnknownPreset, build_scenario
 from services.runs import repository as repo
 from services.scenarios import key_of_canonical, validate_scenario
@@ -28,6 +28,7 @@ def submit(
     scenario: Mapping[str, Any] | None = None,
     preset: str | None = None,
     overrides: Mapping[str, Any] | None = None,
+    max_queued: int | None = None,
 ) -> tuple[Run, bool]:
     """Validates and stores a run; returns it and whether a stored result already answers it.
 
@@ -49,7 +50,22 @@ def submit(
     answer_from_cache(run, repo.result_id_by_key(session, run.cache_key))
     session.add(run)
     session.flush()
+    if run.result_id is None:
+        check_queue_room(session, max_queued)
     return run, run.result_id is not None
+
+
+def check_queue_room(session: Session, max_queued: int | None) -> None:
+    """After the new runs are flushed: refuse (QuotaExceededError, the request rolls back) when
+    more than `max_queued` runs now wait. A cached run adds nothing to the queue."""
+    if max_queued is None:
+        return
+    queued = repo.queued_count(session)
+    if queued > max_queued:
+        raise QuotaExceededError(
+            f"the queue is full: {queued} runs would wait, this server takes at most {max_queued} "
+            "(TCPLAB_MAX_QUEUED_RUNS); try again once some have run",
+        )
 
 
 def new_run(canonical: dict[str, Any], *, preset: str | None, **fields: Any) -> Run:

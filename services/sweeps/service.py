@@ -15,7 +15,7 @@ from sqlalchemy.orm import Session
 from services.db.models import Run, RunStatus, Sweep, SweepPoint
 from services.errors import InvalidInputError, NotFoundError
 from services.runs import repository as runs_repo
-from services.runs.service import answer_from_cache, new_run
+from services.runs.service import answer_from_cache, check_queue_room, new_run
 from services.stats import summarize, t_quantile
 from services.sweeps import repository as repo
 from services.sweeps.grid import (
@@ -85,7 +85,7 @@ def _now() -> dt.datetime:
 # ---- create and extend --------------------------------------------------------------------------
 
 
-def create(session: Session, spec: SweepSpec) -> tuple[Sweep, Created]:
+def create(session: Session, spec: SweepSpec, *, max_queued: int | None = None) -> tuple[Sweep, Created]:
     """Validates every point, stores the sweep, its points and its runs (cached ones already
     succeeded). Raises `ScenarioInvalid` naming the point, or `InvalidInputError`."""
     values = grid_points(axis_values(spec), spec.combine)
@@ -99,10 +99,14 @@ def create(session: Session, spec: SweepSpec) -> tuple[Sweep, Created]:
     )
     created = _add_runs(session, sweep, [(i, p.canonical, range(spec.replications)) for i, p in enumerate(planned)])
     _grow_cached_points(session, sweep, spec, created, range(len(planned)))
+    if created.to_enqueue:
+        check_queue_room(session, max_queued)
     return sweep, created
 
 
-def extend(session: Session, sweep_id: uuid.UUID, extension: SweepExtension) -> tuple[Sweep, Created]:
+def extend(
+    session: Session, sweep_id: uuid.UUID, extension: SweepExtension, *, max_queued: int | None = None
+) -> tuple[Sweep, Created]:
     """Adds replications (a new total per point) and/or axis values; only (point,
     replication) pairs that have no run yet become runs. A cancelled sweep is reopened."""
     sweep = get_sweep(session, sweep_id, for_update=True)
@@ -140,6 +144,8 @@ def extend(session: Session, sweep_id: uuid.UUID, extension: SweepExtension) -> 
     sweep.spec = _stored_spec(spec)
     sweep.cancelled_at = None
     _grow_cached_points(session, sweep, spec, created, [index for index, _, _ in batches])
+    if created.to_enqueue:
+        check_queue_room(session, max_queued)
     return sweep, created
 
 
