@@ -322,6 +322,11 @@ def _configure_logging(settings: Settings) -> None:
     # pgserver logs every command it runs, and alembic every plugin it loads, at INFO.
     logging.getLogger("pgserver").setLevel(logging.WARNING)
     logging.getLogger("alembic.runtime.plugins").setLevel(logging.WARNING)
+    # tcplab's format (JSON lines off a terminal) from the first line, not only once the app
+    # is built.
+    from api.logging import configure_logging
+
+    configure_logging(settings.log_level)
 
 
 if __name__ == "__main__":
