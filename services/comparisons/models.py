@@ -238,6 +238,8 @@ def model_vs_sim(
             note = pred.note
             if sim.mean is None:
                 note = "; ".join(filter(None, ["the simulated throughput is undefined", note]))
+            if group[0].app not in (None, "ftp"):
+                note = "; ".join(filter(None, [f"{group[0].app} traffic: the models describe long-lived bulk transfers", note]))
             rows.append(
                 finite_row(
                     {

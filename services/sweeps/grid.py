@@ -106,6 +106,7 @@ def flow_groups(canonical: Mapping[str, Any]) -> list[dict[str, Any]]:
             "count": int(flow.get("count", 1)),
             "type": flow.get("type", "tcp"),
             "variant": flow.get("variant") if flow.get("type", "tcp") == "tcp" else None,
+            "app": (flow.get("app") or {}).get("type"),
         }
         for i, flow in enumerate(canonical["flows"])
     ]

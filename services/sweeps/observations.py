@@ -43,6 +43,8 @@ class Observation:
     type: str
     metrics: dict[str, float | None]
     """Every numeric per-flow metric, averaged over the group's flows."""
+    app: str | None = None
+    """The group's application (`ftp`, `http`, `cbr`), when the scenario names one."""
 
 
 def _group_observations(
@@ -78,6 +80,7 @@ def _group_observations(
                     variant=group["variant"],
                     type=group["type"],
                     metrics=metrics,
+                    app=group.get("app"),
                 )
             )
     return out

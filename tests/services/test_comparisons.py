@@ -193,6 +193,17 @@ def test_each_prediction_is_the_models_value_at_the_mean_inputs():
     assert "m < m*" not in (rows[1]["note"] or "")  # m = 8 ≥ m* = floor(0.21/0.072) + 2 = 4
 
 
+def test_a_non_bulk_flow_group_says_the_models_do_not_describe_it():
+    import dataclasses
+
+    base = [obs(0, {}, r, flow, **tcp_metrics(30 + r, p=0.001, m=3, rtt=0.07, rto=0.2)) for r in range(2) for flow in ("sbs", "web")]
+    observations = [dataclasses.replace(o, app="http" if o.flow == "web" else "ftp") for o in base]
+    rows = model_vs_sim(observations, models=("newreno-sbs",))
+    notes = {row["flow"]: row["note"] or "" for row in rows}
+    assert "http traffic" in notes["web"] and "bulk transfers" in notes["web"]
+    assert "traffic" not in notes["sbs"]
+
+
 def test_m_from_ratio_is_the_ratio_of_the_mean_rates_like_table_ii():
     observations = [obs(0, {}, r, "sbs", **tcp_metrics(40, p=p, m=9.0, loss_rate=lr)) for r, (p, lr) in enumerate([(0.0006, 0.0019), (0.0008, 0.0021)])]
     inputs = derive_inputs(observations, "ratio")
