@@ -8,6 +8,7 @@ from typing import Annotated
 from fastapi import Depends, HTTPException, Request
 from sqlalchemy.orm import Session
 
+from services.db.session import session_scope
 from services.settings import Settings
 
 
@@ -25,13 +26,8 @@ def get_db(request: Request) -> Iterator[Session]:
     factory = request.app.state.session_factory
     if factory is None:
         raise HTTPException(status_code=503, detail="no database is configured")
-    with factory() as session:
-        try:
-            yield session
-            session.commit()
-        except BaseException:
-            session.rollback()
-            raise
+    with session_scope(factory) as session:
+        yield session
 
 
 def get_settings_dep(request: Request) -> Settings:

@@ -87,13 +87,7 @@ def postgres_server(infra_dir: Path) -> Iterator[Any]:
         return
     from services.embedded import EmbeddedPostgres
 
-    server = EmbeddedPostgres(infra_dir / "postgres", database="tcplab_test", fast_unsafe=True)
-    with _timed("postgres"):
-        server.start()
-    try:
-        yield server
-    finally:
-        server.stop()
+    yield from _running(EmbeddedPostgres(infra_dir / "postgres", database="tcplab_test", fast_unsafe=True), "postgres")
 
 
 @pytest.fixture(scope="session")
@@ -110,13 +104,21 @@ def postgres_url(postgres_server: Any) -> str:
 def redis_server(infra_dir: Path) -> Iterator[Any]:
     """The embedded test Redis (an ``EmbeddedRedis``: ``stop()``/``start()`` restart it on
     the same socket, losing its data), or None when an external Redis is configured."""
-    if os.environ.get("TCPLAB_TEST_REDIS_URL") or os.environ.get("REDIS_URL"):
+    if _external_redis_url():
         yield None
         return
     from services.embedded import EmbeddedRedis
 
-    server = EmbeddedRedis(infra_dir / "redis", persist=False)
-    with _timed("redis"):
+    yield from _running(EmbeddedRedis(infra_dir / "redis", persist=False), "redis")
+
+
+def _external_redis_url() -> str | None:
+    return os.environ.get("TCPLAB_TEST_REDIS_URL") or os.environ.get("REDIS_URL")
+
+
+def _running(server: Any, label: str) -> Iterator[Any]:
+    """Starts an embedded server (timed as `label`), yields it, stops it."""
+    with _timed(label):
         server.start()
     try:
         yield server
@@ -127,7 +129,9 @@ def redis_server(infra_dir: Path) -> Iterator[Any]:
 @pytest.fixture(scope="session")
 def redis_url(redis_server: Any) -> str:
     if redis_server is None:
-        return os.environ.get("TCPLAB_TEST_REDIS_URL") or os.environ["REDIS_URL"]
+        external = _external_redis_url()
+        assert external is not None
+        return external
     return redis_server.url
 
 

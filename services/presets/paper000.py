@@ -45,6 +45,14 @@ SOURCE = "paper 000 (Parvez, Mahanti & Williamson, ICC 2006), transcribed in ser
 # The paper measures the last 750 of its 1000 simulated seconds.
 DURATION_S = 1000.0
 WARMUP_FRACTION = 0.25
+DURATION_PARAMETER = Parameter(
+    "duration_s",
+    "simulated seconds; unless warmup_s is given too, the warm-up becomes a quarter of it "
+    "(the paper measures the last 750 of 1000 s)",
+    "s",
+    DURATION_S,
+    paper_values=(DURATION_S,),
+)
 
 
 # ---- Fig. 2: Bernoulli loss events -----------------------------------------------------------
@@ -181,14 +189,7 @@ def _fig2_preset(panel: str) -> Preset:
                 0.2,
             ),
             Parameter("seed", "random seed: one replication per seed (fig2.py averages seeds 1-3)", None, 1),
-            Parameter(
-                "duration_s",
-                "simulated seconds; unless warmup_s is given too, the warm-up becomes a quarter of it "
-                "(the paper measures the last 750 of 1000 s)",
-                "s",
-                DURATION_S,
-                paper_values=(DURATION_S,),
-            ),
+            DURATION_PARAMETER,
         ),
         published=_fig2_published(panel),
         template=scenario,
@@ -387,14 +388,7 @@ def _background_parameters(queue_parameters: tuple[Parameter, ...]) -> tuple[Par
         ),
         *queue_parameters,
         Parameter("seed", "random seed: one replication per seed (background RTTs and start times too)", None, 1),
-        Parameter(
-            "duration_s",
-            "simulated seconds; unless warmup_s is given too, the warm-up becomes a quarter of it "
-            "(the paper measures the last 750 of 1000 s)",
-            "s",
-            DURATION_S,
-            paper_values=(DURATION_S,),
-        ),
+        DURATION_PARAMETER,
     )
 
 

@@ -90,7 +90,8 @@ def observations(session: Session, sweep_id: uuid.UUID, point: int | None = None
     """The sweep's observations (succeeded runs), by point, replication and group order."""
     if repo.sweep_by_id(session, sweep_id) is None:
         raise NotFoundError("sweep", sweep_id)
-    points = repo.points_of(session, sweep_id)
+    # One point's observations (the stopping rule, after each run) read that point's row only.
+    points = repo.points_of(session, sweep_id, point)
     groups_at = {p.index: p.flow_groups for p in points}
     values_at = {p.index: p.values for p in points}
     return _group_observations(repo.flow_rows(session, sweep_id, point), groups_at, values_at, sweep_id)

@@ -30,10 +30,12 @@ def page_of_sweeps(session: Session, *, preset: str | None, limit: int, offset: 
     return rows, total
 
 
-def points_of(session: Session, sweep_id: uuid.UUID) -> Sequence[SweepPoint]:
-    return session.execute(
-        select(SweepPoint).where(SweepPoint.sweep_id == sweep_id).order_by(SweepPoint.index)
-    ).scalars().all()
+def points_of(session: Session, sweep_id: uuid.UUID, index: int | None = None) -> Sequence[SweepPoint]:
+    """The sweep's points in order (only point `index` when given)."""
+    conditions = [SweepPoint.sweep_id == sweep_id]
+    if index is not None:
+        conditions.append(SweepPoint.index == index)
+    return session.execute(select(SweepPoint).where(*conditions).order_by(SweepPoint.index)).scalars().all()
 
 
 def point_counts(session: Session, sweep_ids: Sequence[uuid.UUID]) -> dict[uuid.UUID, int]:
