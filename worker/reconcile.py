@@ -1,14 +1,19 @@
-"""The reconciler: PostgreSQL is the source of truth, so a run the database says is queued
-(or running for too long) but whose message the broker no longer holds is sent again.
+"""The reconciler: PostgreSQL is the source of truth, so a run the database says was handed
+to the broker (or is running for too long) but whose message the broker no longer holds is
+sent again; and runs waiting for their turn are dispatched even when nothing else triggers it.
 
 Messages are lost when Redis restarts without its data, is flushed, or fails over. Each pass:
 
-1. reads the runs still queued though older than `reconcile_grace_s` (a younger one's
-   message may be on its way: it is sent after the commit), and the runs still running though
-   started before the broker's visibility timeout (a live worker acknowledges before that);
+1. reads the runs still queued though dispatched more than `reconcile_grace_s` ago (a younger
+   one's message may be on its way: it is sent after the dispatcher's commit), and the runs
+   still running though started before the broker's visibility timeout (a live worker
+   acknowledges before that). Runs waiting in PostgreSQL (not dispatched) have no message by
+   design: they are the dispatcher's, not the reconciler's;
 2. reads every simulate message the broker holds: the queue's lists (one per priority step)
    and the hash of delivered-but-unacknowledged messages;
-3. sends the runs of (1) that are not in (2) and are still unfinished when checked again.
+3. sends the runs of (1) that are not in (2) and are still unfinished when checked again;
+4. runs the dispatcher (`enqueue`), which fills whatever room the window has: after Redis
+   lost everything, or a dispatcher that failed, the waiting runs move again.
 
 A run sent twice is harmless — `claim` skips finished runs and results are stored once per
 cache key — so the rare race (a worker takes a message between steps 2 and 3) costs at most
@@ -26,16 +31,17 @@ import json
 import logging
 import uuid
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from services.broker import UNACKED_HASH, queue_keys, redis_client
 from services.db.session import session_scope
 from services.embedded import effective_redis_url
 from services.runs import repository as runs_repo
+from services.runs.dispatch import stale_in_flight
 from services.settings import Settings, get_settings
 from worker.app import app
-from worker.tasks import SIMULATE, enqueue
+from worker.tasks import SIMULATE, fill_window
 
 RECONCILE = "tcplab.reconcile"
 
@@ -45,10 +51,12 @@ log = logging.getLogger("tcplab.reconcile")
 @dataclass(frozen=True)
 class Report:
     stale: int
-    """Unfinished runs old enough to be checked."""
+    """Dispatched or running runs old enough to be checked."""
     in_broker: int
     """Simulate messages the broker holds (queued or delivered, unacknowledged)."""
     resent: list[uuid.UUID]
+    dispatched: list[uuid.UUID] = field(default_factory=list)
+    """Waiting runs the closing dispatcher pass handed to the broker."""
 
 
 def _run_id_of(message: Any) -> str | None:
@@ -84,21 +92,31 @@ def reconcile(settings: Settings | None = None, *, now: dt.datetime | None = Non
     settings = settings or get_settings()
     now = now or dt.datetime.now(dt.UTC)
     with session_scope() as session:
-        stale = runs_repo.stale_run_ids(
+        stale = stale_in_flight(
             session,
-            queued_before=now - dt.timedelta(seconds=settings.reconcile_grace_s),
-            running_before=now - dt.timedelta(seconds=settings.broker_visibility_timeout_s + settings.reconcile_grace_s),
+            dispatched_before=now - dt.timedelta(seconds=settings.reconcile_grace_s),
+            started_before=now - dt.timedelta(seconds=settings.broker_visibility_timeout_s + settings.reconcile_grace_s),
         )
-    if not stale:
-        return Report(0, 0, [])
-    present = run_ids_in_broker(settings)
-    missing = [r for r in stale if str(r) not in present]
-    with session_scope() as session:
-        resend = runs_repo.unfinished_among(session, missing)
-    enqueue(resend)
-    if resend:
-        log.warning("re-sent %d run(s) whose broker message was lost: %s", len(resend), _short(resend))
-    return Report(len(stale), len(present), resend)
+    present: set[str] = set()
+    resend: list[uuid.UUID] = []
+    if stale:
+        present = run_ids_in_broker(settings)
+        missing = [r for r in stale if str(r) not in present]
+        with session_scope() as session:
+            resend = runs_repo.unfinished_among(session, missing)
+        _send(resend)
+        if resend:
+            log.warning("re-sent %d run(s) whose broker message was lost: %s", len(resend), _short(resend))
+    dispatched = fill_window()
+    if dispatched:
+        log.info("dispatched %d waiting run(s): %s", len(dispatched), _short(dispatched))
+    return Report(len(stale), len(present), resend, dispatched)
+
+
+def _send(run_ids: list[uuid.UUID]) -> None:
+    """Sends runs that already hold their place in the window (their dispatched_at stays)."""
+    for run_id in run_ids:
+        app.send_task(SIMULATE, args=[str(run_id)])
 
 
 def _short(ids: Iterable[uuid.UUID], limit: int = 10) -> str:
@@ -110,10 +128,18 @@ def _short(ids: Iterable[uuid.UUID], limit: int = 10) -> str:
 @app.task(name=RECONCILE, acks_late=False, ignore_result=True)
 def reconcile_task() -> dict[str, int]:
     report = reconcile()
-    return {"stale": report.stale, "in_broker": report.in_broker, "resent": len(report.resent)}
+    return {
+        "stale": report.stale,
+        "in_broker": report.in_broker,
+        "resent": len(report.resent),
+        "dispatched": len(report.dispatched),
+    }
 
 
 if __name__ == "__main__":
     logging.basicConfig(level=logging.INFO)
     result = reconcile()
-    print(f"stale runs {result.stale}, simulate messages in the broker {result.in_broker}, re-sent {len(result.resent)}")
+    print(
+        f"stale runs {result.stale}, simulate messages in the broker {result.in_broker}, "
+        f"re-sent {len(result.resent)}, dispatched {len(result.dispatched)}"
+    )

@@ -3,6 +3,10 @@ change in PostgreSQL; the message only says which run to look at.
 
 Delivery is at least once (acks late, rejected back to the queue when a worker dies), so the
 task is idempotent: `claim` skips finished runs, and results are stored once per cache key.
+
+The broker only holds the runs the dispatcher handed it (about one per worker process; the
+rest wait in PostgreSQL for their owner's turn, docs/fair-share.md), so every task ends by
+running the dispatcher: the slot its run freed is filled at once.
 """
 
 from __future__ import annotations
@@ -17,8 +21,9 @@ import tcpsim
 from sqlalchemy.exc import DBAPIError, OperationalError
 
 from services import sweeps
-from services.db.session import run_after_commit, session_scope
+from services.db.session import session_scope
 from services.runs import claim, complete, fail
+from services.runs.dispatch import dispatch
 from services.settings import get_settings
 from worker.app import app
 
@@ -27,18 +32,41 @@ SIMULATE = "tcplab.simulate"
 log = logging.getLogger("tcplab.worker")
 
 
-def enqueue(run_ids: Iterable[uuid.UUID]) -> None:
-    """Sends each run id to the workers. Call it after the runs' rows have committed
-    (`run_after_commit`): a worker must find the row it is sent.
+def enqueue(run_ids: Iterable[uuid.UUID] = ()) -> None:
+    """Hands runs to the workers, fairly: runs the dispatcher (services/runs/dispatch.py),
+    which fills the window with whoever's turn it is among every owner's waiting runs, and
+    sends those. Whoever stores runs calls it — submissions and sweeps after their commit
+    (`run_after_commit`: the dispatcher only sees committed runs); the simulate task and the
+    reconciler call `fill_window`, which raises instead of logging.
 
-    A broker that does not answer (after kombu's own retries) loses nothing: the runs are
-    stored as queued, and the reconciler (worker/reconcile.py) sends them once it answers
-    again. So the failure is logged, not raised into a request that has already committed.
+    `run_ids` are the runs the caller just stored: a hint only. They wait in PostgreSQL
+    until their turn, which may be now or after other users' runs.
+
+    Neither a database nor a broker that does not answer fails the caller, whose runs are
+    committed: the failure is logged, and the reconciler (worker/reconcile.py), which ends
+    every pass with the dispatcher and re-sends dispatched runs the broker lost, moves them
+    once both answer again.
     """
-    ids = [str(run_id) for run_id in run_ids]
+    try:
+        fill_window()
+    except Exception as exc:  # noqa: BLE001 - committed runs wait; the reconciler dispatches them
+        log.warning(
+            "the dispatcher did not run (%s: %s); queued runs wait in PostgreSQL for the next "
+            "finished run or the reconciler",
+            type(exc).__name__,
+            exc,
+        )
+
+
+def fill_window() -> list[uuid.UUID]:
+    """Dispatches (marks and commits the next runs) and only then sends their ids; returns
+    them. Raises the database's errors (the simulate task retries on them); a broker that
+    does not take a message is logged: those runs stay marked dispatched and the reconciler
+    re-sends them."""
+    ids = dispatch()
     for i, run_id in enumerate(ids):
         try:
-            app.send_task(SIMULATE, args=[run_id])
+            app.send_task(SIMULATE, args=[str(run_id)])
         except Exception as exc:  # noqa: BLE001 - any broker failure: the reconciler covers it
             log.warning(
                 "the broker did not take %d run(s) (%s: %s); they stay queued in PostgreSQL and "
@@ -47,7 +75,8 @@ def enqueue(run_ids: Iterable[uuid.UUID]) -> None:
                 type(exc).__name__,
                 exc,
             )
-            return
+            break
+    return ids
 
 
 def _with_server_limits(scenario: dict[str, Any], max_wall_s: float, max_events: int) -> dict[str, Any]:
@@ -75,9 +104,9 @@ def simulate(self: Any, run_id: str) -> None:
     with session_scope() as session:
         scenario = claim(session, rid, worker)
     if scenario is None:
-        # Finished already (a redelivery, or a retry after the database went away): only the
-        # stopping rule may still be owed. It is idempotent.
-        _apply_stopping_rule(rid)
+        # Finished or cancelled already (a redelivery, a retry after the database went away, a
+        # cancelled run's message): only what follows a run may still be owed. It is idempotent.
+        _after_run(rid)
         return
     try:
         settings = get_settings()
@@ -95,13 +124,14 @@ def simulate(self: Any, run_id: str) -> None:
             complete(session, rid, result)
         else:
             fail(session, rid, *outcome)
-    _apply_stopping_rule(rid)
+    _after_run(rid)
 
 
-def _apply_stopping_rule(run_id: uuid.UUID) -> None:
-    """A sweep with a stopping rule may want more replications of the run's point: decided
-    in a transaction of its own, after the result is safe."""
+def _after_run(run_id: uuid.UUID) -> None:
+    """The run has left the window. A sweep with a stopping rule may want more replications
+    of its point (decided in a transaction of its own, after the result is safe); they wait
+    in PostgreSQL like any run. Then the dispatcher fills the freed slot at once, with whoever's
+    turn it is. A database error here propagates: the task is retried, and does this again."""
     with session_scope() as session:
-        more = sweeps.after_run(session, run_id)
-        if more:
-            run_after_commit(session, lambda: enqueue(more))
+        sweeps.after_run(session, run_id)
+    fill_window()

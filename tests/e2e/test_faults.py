@@ -1,6 +1,7 @@
 """Faults against real processes: Redis stopped and started again (losing its data) while a
-sweep is queued and running; a task delivered twice. PostgreSQL is the source of truth, the
-reconciler re-sends what Redis lost, and every run completes exactly once."""
+sweep is queued and running; a task delivered twice. PostgreSQL is the source of truth (it
+holds every queued run; the broker only the dispatched window's worth), the reconciler
+re-sends what Redis lost, and every run completes exactly once."""
 
 from __future__ import annotations
 
@@ -42,15 +43,16 @@ def test_a_sweep_survives_a_redis_restart_that_loses_every_message(
 
     wait_for(some_done_some_not, timeout_s=120, interval_s=0.1)
     redis_server.stop()  # no persistence: every queued and unacknowledged message is gone
-    # A run submitted while Redis is down is stored and answered; its message waits for the
-    # reconciler.
+    # A run submitted while Redis is down is stored and answered; it waits in PostgreSQL for
+    # its turn like any run (the dispatcher sends it once there is room and Redis answers).
     during = client.post("/v1/runs", json={**FIG2_SHORT, "overrides": {**FIG2_SHORT["overrides"], "seed": 808}})
     assert during.status_code == 201 and during.json()["status"] == "queued"
     time.sleep(1.0)
     redis_server.start()
 
     # The worker reconnects on its own; the reconciler (beat's job, called here to keep the
-    # test short) re-sends whatever PostgreSQL says is unfinished and Redis does not hold.
+    # test short) re-sends whatever PostgreSQL says was dispatched or is running and Redis
+    # does not hold, then dispatches; each finished run's task dispatches the next.
     resent: set[str] = set()
 
     def all_done() -> bool:
@@ -58,7 +60,7 @@ def test_a_sweep_survives_a_redis_restart_that_loses_every_message(
         return client.get(f"/v1/sweeps/{sweep['id']}").json()["status"] == "done"
 
     wait_for(all_done, timeout_s=240, interval_s=2.0)
-    assert resent, "Redis lost the queued messages: the reconciler must have re-sent some runs"
+    assert resent, "Redis lost the in-flight run's message: the reconciler must have re-sent it"
 
     db_session.expire_all()
     runs = db_session.execute(select(Run).where(Run.sweep_id == sweep["id"])).scalars().all()

@@ -1,5 +1,6 @@
-"""The reconciler against real processes: PostgreSQL says which runs are unfinished, Redis
-what messages it holds; runs whose message was lost are sent again and complete once."""
+"""The reconciler against real processes: PostgreSQL says which runs were handed to the
+broker and are unfinished, Redis what messages it holds; runs whose message was lost are sent
+again and complete once, and runs waiting for their turn are dispatched by every pass."""
 
 from __future__ import annotations
 
@@ -33,10 +34,13 @@ def test_runs_whose_messages_redis_lost_are_sent_again_and_complete_once(client,
     sweep = client.post("/v1/sweeps", json=SWEEP).json()
     run_ids = {r["run_id"] for r in client.get(f"/v1/sweeps/{sweep['id']}/runs").json()}
     assert len(run_ids) == 4
-    # No worker consumes in this test yet: the four messages wait in the broker.
-    assert run_ids <= run_ids_in_broker(test_settings)
+    # No worker consumes in this test yet. The broker holds the window's worth (one per
+    # worker process: one here); the other runs wait in PostgreSQL for their turn.
+    window = test_settings.effective_dispatch_window
+    sent = run_ids & run_ids_in_broker(test_settings)
+    assert len(sent) == window == 1
     nothing = reconcile(test_settings, now=later())
-    assert nothing.stale >= 4 and nothing.resent == []
+    assert (nothing.stale, nothing.resent, nothing.dispatched) == (window, [], [])
 
     # Redis loses its data (a restart without persistence, a failover, a flush).
     broker = redis_client(effective_redis_url(test_settings))
@@ -48,11 +52,12 @@ def test_runs_whose_messages_redis_lost_are_sent_again_and_complete_once(client,
     # A young run is left alone: its message may still be on its way.
     assert reconcile(test_settings).resent == []
 
-    # A worker (re)connects, declaring its queue again; the reconciler sends the lost runs.
+    # A worker (re)connects, declaring its queue again; the reconciler sends the lost run,
+    # and each finished run's task dispatches the next.
     worker = start_worker()
     try:
         report = reconcile(test_settings, now=later())
-        assert {str(r) for r in report.resent} == run_ids
+        assert {str(r) for r in report.resent} == sent
         finished = done(client, sweep["id"], timeout_s=120)
         assert finished["progress"]["succeeded"] == 4
         assert reconcile(test_settings, now=later()).stale == 0
@@ -63,6 +68,26 @@ def test_runs_whose_messages_redis_lost_are_sent_again_and_complete_once(client,
     attempts = db_session.execute(select(func.sum(Run.attempts)).where(Run.sweep_id == sweep["id"])).scalar_one()
     assert attempts == 4  # each simulated once
     assert db_session.execute(select(func.count()).select_from(Result)).scalar_one() == 4
+
+
+def test_every_pass_dispatches_runs_waiting_for_room_nobody_filled(client, test_settings, db_session):
+    """Room opens without a task finishing (here: the dispatched run is cancelled before any
+    worker took it, and no worker runs): the reconciler's pass hands the next run to the
+    broker."""
+    sweep = client.post("/v1/sweeps", json={**SWEEP, "seed": 32}).json()
+    runs = client.get(f"/v1/sweeps/{sweep['id']}/runs").json()
+    (first,) = [r["run_id"] for r in runs if r["run_id"] in run_ids_in_broker(test_settings)]
+    assert client.post(f"/v1/runs/{first}/cancel").json()["status"] == "cancelled"
+    report = reconcile(test_settings)
+    assert len(report.dispatched) == 1 and report.resent == []
+    (second,) = report.dispatched
+    assert str(second) in run_ids_in_broker(test_settings)
+    db_session.expire_all()
+    waiting = db_session.execute(
+        select(func.count()).select_from(Run).where(Run.sweep_id == sweep["id"], Run.dispatched_at.is_(None))
+    ).scalar_one()
+    assert waiting == 2
+    assert reconcile(test_settings).dispatched == []  # the window is full again
 
 
 def test_a_run_stuck_running_without_a_message_is_sent_again(client, test_settings, db_session):
