@@ -2,8 +2,9 @@
 
 Two kinds of figures:
 
-- the service's state — runs by status, the queue's depth, recent runs' durations, the core's
-  speed — read from PostgreSQL and Redis when Prometheus scrapes (:class:`ServiceCollector`,
+- the service's state — runs by status, each user's queue (waiting in PostgreSQL, handed to
+  the broker, running), the broker queue's depth, recent runs' durations, the core's speed —
+  read from PostgreSQL and Redis when Prometheus scrapes (:class:`ServiceCollector`,
   a custom collector over services/metrics.py). Any API process answers the same, and the
   Celery pool processes need no shared metric files. The answer is kept ``cache_s`` seconds,
   so a burst of scrapes costs one set of queries; the figures of finished runs, which grow
@@ -80,6 +81,7 @@ class ServiceCollector(Collector):
         redis_url: Callable[[], str | None],
         queues: Callable[[], list[str]],
         *,
+        dispatch_window: Callable[[], int] | None = None,
         cache_s: float = 5.0,
         settled_cache_s: float = 60.0,
         window_s: float = 900.0,
@@ -87,6 +89,7 @@ class ServiceCollector(Collector):
         self._engine = engine
         self._redis_url = redis_url
         self._queues = queues
+        self._dispatch_window = dispatch_window
         self.cache_s = cache_s
         self.settled_cache_s = settled_cache_s
         self.window_s = window_s
@@ -159,6 +162,14 @@ class ServiceCollector(Collector):
             seconds.add_metric([name], read.seconds)
         yield seconds
         yield from _run_metrics(live.value, settled.value)
+        if live.value is not None:
+            yield from _user_queue_metrics(live.value)
+        if self._dispatch_window is not None:
+            yield GaugeMetricFamily(
+                f"{NAMESPACE}_dispatch_window",
+                "runs the dispatcher lets be in flight (handed to the broker or running) at once",
+                value=self._dispatch_window(),
+            )
         if broker.value is not None:
             yield from _queue_metrics(broker.value)
 
@@ -237,8 +248,37 @@ def _run_metrics(live: LiveRuns | None, settled: SettledRuns | None) -> Iterator
         )
 
 
+def _user_queue_metrics(live: LiveRuns) -> Iterator[Metric]:
+    """Fair share's figures: each user's queue, and how much of it waits in PostgreSQL."""
+    depth = GaugeMetricFamily(
+        f"{NAMESPACE}_user_queue_depth",
+        "a user's queued runs: waiting in PostgreSQL for their turn, or dispatched (handed to "
+        "the broker); user 'none' holds the runs from before users",
+        labels=["user", "state"],
+    )
+    running = GaugeMetricFamily(
+        f"{NAMESPACE}_user_running_runs",
+        "a user's runs being simulated now",
+        labels=["user"],
+    )
+    for user, queue in sorted(live.by_user.items()):
+        depth.add_metric([user, "waiting"], queue.waiting)
+        depth.add_metric([user, "dispatched"], queue.dispatched)
+        running.add_metric([user], queue.running)
+    yield depth
+    yield running
+    totals = GaugeMetricFamily(
+        f"{NAMESPACE}_queued_runs",
+        "queued runs: waiting in PostgreSQL for the dispatcher, or dispatched to the broker",
+        labels=["state"],
+    )
+    totals.add_metric(["waiting"], live.waiting)
+    totals.add_metric(["dispatched"], live.dispatched)
+    yield totals
+
+
 def _queue_metrics(figures: QueueFigures) -> Iterator[Metric]:
-    # One series per queue today; per-user queues will add a `user` label to the same name.
+    # The broker's side: with the dispatcher it holds about a window of messages per queue.
     depth = GaugeMetricFamily(
         f"{NAMESPACE}_queue_depth",
         "task messages waiting in the broker, by queue",

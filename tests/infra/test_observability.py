@@ -20,7 +20,8 @@ from sqlalchemy import Engine, text
 from api.logging import JsonFormatter, TextFormatter, redact
 from api.main import create_app
 from services.settings import Settings
-from tests.support import free_port, wait_for
+from tests.conftest import AUTH
+from tests.support import free_port, make_user, user_client, wait_for
 
 SHORT_RUN = {"preset": "paper000-fig2a", "overrides": {"duration_s": 3, "warmup_s": 1}}
 SECRET = "secret123"
@@ -54,7 +55,7 @@ def obs_client(test_settings: Settings, clean_db: Engine) -> Iterator[TestClient
     """An app of its own whose figures are read anew at every scrape (no cache)."""
     app = create_app(test_settings)
     app.state.metrics_collector.cache_s = app.state.metrics_collector.settled_cache_s = 0
-    with TestClient(app) as client:
+    with TestClient(app, headers=AUTH) as client:
         yield client
 
 
@@ -75,7 +76,16 @@ def test_metrics_count_the_queued_runs_of_the_database_and_the_queue(
     assert value(samples, "tcplab_runs", status="queued") == 3
     for status in ("running", "succeeded", "failed", "cancelled"):
         assert value(samples, "tcplab_runs", status=status) == 0
-    assert value(samples, "tcplab_queue_depth", queue=test_settings.queue) >= 3
+    # A window of one (one worker process): one run was handed to the broker, two wait in
+    # PostgreSQL for their turn.
+    window = test_settings.effective_dispatch_window
+    assert window == 1
+    assert value(samples, "tcplab_queued_runs", state="dispatched") == window
+    assert value(samples, "tcplab_queued_runs", state="waiting") == 3 - window
+    assert value(samples, "tcplab_user_queue_depth", user="admin", state="dispatched") == window
+    assert value(samples, "tcplab_user_queue_depth", user="admin", state="waiting") == 3 - window
+    assert value(samples, "tcplab_user_running_runs", user="admin") == 0
+    assert value(samples, "tcplab_queue_depth", queue=test_settings.queue) >= window
     assert value(samples, "tcplab_oldest_queued_run_age_seconds") >= 0
     assert value(samples, "tcplab_recent_runs_finished", status="succeeded") == 0
     versions = {"version": obs_client.app.version, "core_version": tcpsim.__version__}
@@ -125,6 +135,44 @@ def test_metrics_after_a_worker_ran_them_have_durations_and_the_cores_speed(
         for entry in about:  # every line of the task, in the main process and the pool's
             assert entry["run_id"] == run_id and entry["task_id"] in tasks, entry
             assert {"time", "level", "logger", "message"} <= set(entry)
+
+
+def test_metrics_show_each_users_queue_by_name_and_runs_without_an_owner_as_none(
+    obs_client: TestClient, clean_db: Engine
+) -> None:
+    """Queue depth per user: every user is there (zeros included), by name; the runs from
+    before users under `none`."""
+    alice, bob = make_user(obs_client, "alice"), make_user(obs_client, "bob")
+    make_user(obs_client, "carol")  # nothing submitted
+    with user_client(obs_client.app, alice) as as_alice, user_client(obs_client.app, bob) as as_bob:
+        for seed in (21, 22, 23, 24):
+            submit(as_alice, seed)
+        submit(as_bob, 25)
+    legacy = submit(obs_client, 26)
+    with clean_db.begin() as conn:  # a run from before users, as migration 0003 leaves them
+        conn.execute(text("UPDATE runs SET owner_id = NULL WHERE id = :id"), {"id": legacy})
+        owners = dict(
+            conn.execute(
+                text(
+                    "SELECT coalesce(u.name, 'none'), count(*) FROM runs r "
+                    "LEFT JOIN users u ON u.id = r.owner_id GROUP BY 1"
+                )
+            ).all()
+        )
+    assert owners == {"alice": 4, "bob": 1, "none": 1}, "the submissions must carry their owner"
+    samples = scrape(obs_client)
+    depth = "tcplab_user_queue_depth"
+    queued = {
+        user: sum(value(samples, depth, user=user, state=s) or 0 for s in ("waiting", "dispatched"))
+        for user in ("alice", "bob", "carol", "none", "admin")
+    }
+    assert queued == {"alice": 4, "bob": 1, "carol": 0, "none": 1, "admin": 0}
+    dispatched = sum(
+        value(samples, depth, user=user, state="dispatched") or 0 for user in queued
+    )
+    assert dispatched == value(samples, "tcplab_queued_runs", state="dispatched") == 1
+    assert value(samples, "tcplab_queued_runs", state="waiting") == 5
+    assert value(samples, "tcplab_user_running_runs", user="carol") == 0
 
 
 def _json_lines(path: Path) -> list[str]:
@@ -293,7 +341,7 @@ def test_the_launched_service_logs_json_lines_with_request_ids_and_no_tokens(
     response = httpx.get(
         f"{base}/v1/runs",
         params={"token": SECRET, "limit": 1},
-        headers={"Authorization": f"Bearer {SECRET}", "X-Request-ID": request_id},
+        headers={**launched_service.headers, "X-Request-ID": request_id},
     )
     assert response.status_code == 200 and response.headers["x-request-id"] == request_id
     samples = scrape(httpx.Client(base_url=base))
@@ -309,4 +357,6 @@ def test_the_launched_service_logs_json_lines_with_request_ids_and_no_tokens(
     entry = wait_for(logged, timeout_s=10)
     assert (entry["route"], entry["status"], entry["request_id"]) == ("/v1/runs", 200, request_id)
     assert entry["query"] == "token=[redacted]&limit=1"
+    assert entry["user"] == "admin"  # who asked is logged, never with what
     assert SECRET not in launched_service.log()
+    assert launched_service.token not in launched_service.log()
