@@ -26,7 +26,7 @@ from contextlib import ExitStack
 from pathlib import Path
 from types import FrameType
 
-from pydantic import ValidationError
+from pydantic import SecretStr, ValidationError
 
 from services.settings import Settings, get_settings, settings_env
 
@@ -129,6 +129,7 @@ def _start_and_serve(settings: Settings, stack: ExitStack, *, with_worker: bool)
         )
     else:
         _check_port_free(settings.host, settings.port)
+    settings = _with_admin_token(settings)
     # This process and its children now see the servers' URLs through get_settings().
     os.environ.update(settings_env(settings))
     get_settings.cache_clear()
@@ -275,6 +276,27 @@ def _stop_leftover_worker(pid_file: Path, name: str) -> None:
         os.killpg(proc.pid, signal.SIGKILL)  # the worker leads its own process group
 
 
+ADMIN_TOKEN_FILE = "admin-token"
+
+
+def _with_admin_token(settings: Settings) -> Settings:
+    """The bootstrap admin's token: TCPLAB_ADMIN_TOKEN, else the one kept in
+    state_dir/admin-token (mode 0600), made on the first launch. Without it nobody could
+    create the lab's users."""
+    if settings.admin_token is not None:
+        return settings
+    path = settings.state_dir / ADMIN_TOKEN_FILE
+    if not path.exists():
+        from services.users.tokens import new_token
+
+        settings.state_dir.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "w") as handle:
+            handle.write(new_token() + "\n")
+        log.info("made the bootstrap admin's token in %s", path)
+    return settings.model_copy(update={"admin_token": SecretStr(path.read_text().strip())})
+
+
 def _announce(settings: Settings, with_worker: bool, servers: str) -> None:
     host = f"[{settings.host}]" if ":" in settings.host else settings.host
     base = f"http://{host}:{settings.port}"
@@ -286,9 +308,17 @@ def _announce(settings: Settings, with_worker: bool, servers: str) -> None:
         f"  API    {base}/\n"
         f"  docs   {base}/docs\n"
         f"  ready  {base}/readyz\n"
+        f"{_admin_hint(settings, base)}"
         "Ctrl-C stops it.\n",
         flush=True,
     )
+
+
+def _admin_hint(settings: Settings, base: str) -> str:
+    path = settings.state_dir / ADMIN_TOKEN_FILE
+    if not path.exists():
+        return "  admin  user 'admin', token from TCPLAB_ADMIN_TOKEN\n"
+    return f"  admin  user 'admin': tcplab login --url {base} --token \"$(cat {path})\"\n"
 
 
 def _describe_servers(settings: Settings) -> str:

@@ -10,21 +10,24 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 import tcpsim
-from fastapi import FastAPI, Request
+from fastapi import Depends, FastAPI, Request
 from fastapi.encoders import jsonable_encoder
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from sqlalchemy.exc import DataError, DBAPIError, InterfaceError, OperationalError
 
 from api import dashboard, observability
+from api.auth import current_user
 from api.limits import BodyLimit
-from api.routers import comparisons, health, models, presets, runs, sweeps
+from api.routers import comparisons, health, models, presets, runs, sweeps, users
 from services.db.session import create_db_engine, create_session_factory
 from services.embedded import effective_database_url, effective_redis_url
 from services.errors import (
     ConflictError,
     InvalidInputError,
+    NotAuthenticatedError,
     NotFoundError,
+    PermissionDeniedError,
     QuotaExceededError,
     json_path_parts,
 )
@@ -36,8 +39,19 @@ log = logging.getLogger("tcplab.api")
 
 VERSION = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text())["project"]["version"]
 
-# One router per resource, each an APIRouter carrying its own prefix and tag.
-ROUTERS = (health.router, models.router, presets.router, runs.router, sweeps.router, comparisons.router, dashboard.router)
+# One router per resource, each an APIRouter carrying its own prefix and tag. Every /v1
+# router answers only with a valid token; the probes and the dashboard pages (which send
+# a browser without one to /login) are open.
+V1_ROUTERS = (
+    models.router,
+    presets.router,
+    runs.router,
+    sweeps.router,
+    comparisons.router,
+    users.router,
+    dashboard.data.router,
+)
+OPEN_ROUTERS = (health.router, dashboard.pages.router)
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
@@ -66,7 +80,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.session_factory = create_session_factory(engine) if engine else None
     app.state.redis_url = effective_redis_url(settings)
 
-    for router in ROUTERS:
+    for router in V1_ROUTERS:
+        app.include_router(router, dependencies=[Depends(current_user)])
+    for router in OPEN_ROUTERS:
         app.include_router(router)
     _add_exception_handlers(app)
     observability.install(app, settings)  # /metrics, request ids, access log, JSON logs
@@ -96,6 +112,14 @@ def _add_exception_handlers(app: FastAPI) -> None:
     @app.exception_handler(NotFoundError)
     async def not_found(request: Request, exc: NotFoundError) -> JSONResponse:
         return JSONResponse({"detail": str(exc)}, status_code=404)
+
+    @app.exception_handler(NotAuthenticatedError)
+    async def not_authenticated(request: Request, exc: NotAuthenticatedError) -> JSONResponse:
+        return JSONResponse({"detail": str(exc)}, status_code=401, headers={"WWW-Authenticate": "Bearer"})
+
+    @app.exception_handler(PermissionDeniedError)
+    async def permission_denied(request: Request, exc: PermissionDeniedError) -> JSONResponse:
+        return JSONResponse({"detail": str(exc)}, status_code=403)
 
     @app.exception_handler(ConflictError)
     async def conflict(request: Request, exc: ConflictError) -> JSONResponse:

@@ -132,4 +132,7 @@ def _log_access(
         fields["query"] = redact(query)
     if client:
         fields["client"] = client[0]
+    user = scope.get("state", {}).get("user")
+    if user:
+        fields["user"] = user
     access_log.log(level, "%s %s %d %.1f ms", method, path, status, seconds * 1000, extra=fields)

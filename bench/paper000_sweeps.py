@@ -35,7 +35,7 @@ from typing import Any
 import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from service import launched  # noqa: E402  (bench/service.py: the service as the README starts it)
+from service import admin_headers, launched  # noqa: E402  (bench/service.py: the service as the README starts it)
 
 TABLE2_SIZES = [4, 8, 12, 16, 24, 32, 48, 64, 96, 128, 160, 180, 192, 224, 256]
 
@@ -204,7 +204,9 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="tcplab-paper000-") as tmp:
         state = a.state.resolve() if a.state else Path(tmp)
         state.mkdir(parents=True, exist_ok=True)
-        with launched(state, worker_concurrency=str(a.concurrency)) as base, httpx.Client(base_url=base, timeout=120) as client:
+        with launched(state, worker_concurrency=str(a.concurrency)) as base, httpx.Client(
+            base_url=base, timeout=120, headers=admin_headers(state)
+        ) as client:
             print(f"service at {base}, state in {state}")
             sweeps: dict[str, dict[str, Any]] = {}
             for key, body in (

@@ -1,6 +1,6 @@
 """Errors a service raises about its caller's request; the API maps each to a status code
 (api/main.py): NotFoundError → 404, InvalidInputError → 422, ConflictError → 409,
-QuotaExceededError → 429."""
+QuotaExceededError → 429, NotAuthenticatedError → 401, PermissionDeniedError → 403."""
 
 from __future__ import annotations
 
@@ -16,6 +16,15 @@ class NotFoundError(DomainError):
         super().__init__(f"{what} {key} not found")
         self.what = what
         self.key = key
+
+
+class NotAuthenticatedError(DomainError):
+    """No token, or one that is unknown, revoked or belongs to a disabled user."""
+
+
+class PermissionDeniedError(DomainError):
+    """The caller may see the resource but not do this to it (cancel another's run), or the
+    action needs an admin."""
 
 
 class ConflictError(DomainError):

@@ -18,7 +18,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Literal
 
-from pydantic import AliasChoices, Field, field_validator, model_validator
+from pydantic import AliasChoices, Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
@@ -93,6 +93,31 @@ class Settings(BaseSettings):
         le=24 * 3600,
         description="how often the reconciler looks for runs whose broker message was lost",
     )
+    admin_token: SecretStr | None = Field(
+        None,
+        min_length=20,
+        description="the bootstrap admin's token (user 'admin'); unset, the launcher makes one "
+        "in state_dir/admin-token",
+    )
+    dispatch_window: int = Field(
+        0,
+        ge=0,
+        le=100_000,
+        description="runs handed to the broker at once (about the total worker processes); 0: "
+        "worker_concurrency. The rest wait in PostgreSQL, where the dispatcher picks them fairly",
+    )
+    user_max_queued_runs: int = Field(
+        50_000, ge=0, description="a user's queued runs beyond which their submissions get 429"
+    )
+    user_max_flows: int = Field(
+        10_000, ge=1, description="flows one scenario of a user may have (422 beyond)"
+    )
+    user_submissions_per_minute: int = Field(
+        600, ge=0, description="submissions (runs, sweeps, extensions) a user may make per minute"
+    )
+    schedule_tick_s: float = Field(
+        15.0, gt=0, le=3600, description="how often beat looks for schedules whose time has come"
+    )
     reconcile_grace_s: float = Field(
         30.0,
         ge=0,
@@ -160,6 +185,10 @@ class Settings(BaseSettings):
         return self
 
     @property
+    def effective_dispatch_window(self) -> int:
+        return self.dispatch_window or self.worker_concurrency
+
+    @property
     def uses_embedded_postgres(self) -> bool:
         return self.database_url is None
 
@@ -182,6 +211,8 @@ def settings_env(settings: Settings) -> dict[str, str]:
     env = {}
     for name in Settings.model_fields:
         value = getattr(settings, name)
+        if isinstance(value, SecretStr):
+            value = value.get_secret_value()
         if value is not None:
             env[f"TCPLAB_{name.upper()}"] = str(value)
     return env

@@ -38,6 +38,11 @@ from tests.support import LaunchedService, free_port, launch_service, stop_servi
 
 TIMINGS: dict[str, float] = {}
 
+# The bootstrap admin's token of the test servers (user "admin"): `client` sends it. A
+# constant: this module may be imported twice (as conftest and as tests.conftest).
+ADMIN_TOKEN = "tcplab-test-admin-token-for-throwaway-test-servers"
+AUTH = {"Authorization": f"Bearer {ADMIN_TOKEN}"}
+
 
 @contextlib.contextmanager
 def _timed(name: str) -> Iterator[None]:
@@ -156,6 +161,7 @@ def test_settings(migrated_database: str, redis_url: str, infra_dir: Path) -> It
         run_max_wall_s=20,
         broker_visibility_timeout_s=30,
         log_level="info",
+        admin_token=ADMIN_TOKEN,
     )
     saved = {k: os.environ.get(k) for k in settings_env(settings)}
     os.environ.update(settings_env(settings))
@@ -231,6 +237,16 @@ def app(test_settings: Settings) -> Any:
 
 @pytest.fixture
 def client(app: Any, clean_db: Engine) -> Iterator[Any]:
+    """A TestClient signed in as the bootstrap admin (``anonymous_client`` sends no token;
+    ``tests.support.user_client`` makes another user's)."""
+    from fastapi.testclient import TestClient
+
+    with TestClient(app, headers=AUTH) as test_client:
+        yield test_client
+
+
+@pytest.fixture
+def anonymous_client(app: Any, clean_db: Engine) -> Iterator[Any]:
     from fastapi.testclient import TestClient
 
     with TestClient(app) as test_client:
@@ -303,7 +319,7 @@ def celery_worker_process(
     It consumes only during the tests that ask for it (see _park_the_shared_worker)."""
     from worker.app import app as celery_app
 
-    celery_app.control.purge()
+    _with_fresh_broker_connection(celery_app.control.purge)
     shared = _shared_worker
     if shared.worker is None or not shared.worker.running():
         if shared.worker is not None:
@@ -311,12 +327,31 @@ def celery_worker_process(
         shared.worker = start_worker("shared")
         shared.consuming = True
     elif not shared.consuming:
-        replies = celery_app.control.add_consumer(
-            test_settings.queue, destination=[shared.worker.nodename], reply=True, timeout=20
+        replies = _with_fresh_broker_connection(
+            lambda: celery_app.control.add_consumer(
+                test_settings.queue, destination=[shared.worker.nodename], reply=True, timeout=20
+            )
         )
         assert replies, "the shared worker did not resume consuming"
         shared.consuming = True
     return shared.worker
+
+
+def _with_fresh_broker_connection(call: Any) -> Any:
+    """`call()`, once more on new connections if the pooled one died: a test that restarted
+    Redis (tests/e2e/test_faults.py) leaves this process's pool holding a broken socket."""
+    import redis
+    from kombu import pools
+    from kombu.exceptions import OperationalError
+
+    from worker.app import configure
+
+    try:
+        return call()
+    except (redis.ConnectionError, OperationalError, BrokenPipeError, ConnectionError):
+        pools.reset()  # kombu's process-wide producer pools hold the dead connection too
+        configure(get_settings())
+        return call()
 
 
 @pytest.fixture(autouse=True)
@@ -331,8 +366,10 @@ def _park_the_shared_worker(request: pytest.FixtureRequest, _shared_worker: _Sha
         return
     from worker.app import app as celery_app
 
-    replies = celery_app.control.cancel_consumer(
-        shared.worker.settings.queue, destination=[shared.worker.nodename], reply=True, timeout=20
+    replies = _with_fresh_broker_connection(
+        lambda: celery_app.control.cancel_consumer(
+            shared.worker.settings.queue, destination=[shared.worker.nodename], reply=True, timeout=20
+        )
     )
     assert replies, "the shared worker did not stop consuming"
     shared.consuming = False

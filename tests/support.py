@@ -47,6 +47,15 @@ class LaunchedService:
     process: subprocess.Popen[bytes]
     log_offset: int = 0
 
+    @property
+    def token(self) -> str:
+        """The bootstrap admin's token, which the launcher made in the state folder."""
+        return (self.state_dir / "admin-token").read_text().strip()
+
+    @property
+    def headers(self) -> dict[str, str]:
+        return {"Authorization": f"Bearer {self.token}"}
+
     def log(self) -> str:
         """What this launcher (and its worker) printed."""
         with open(self.log_path, "rb") as handle:
@@ -103,3 +112,20 @@ def stop_service(service: LaunchedService, timeout_s: float = 60.0) -> int:
             service.process.kill()
             service.process.wait()
     return service.process.returncode
+
+
+# ------------------------------------------------------------------------------ users
+
+
+def make_user(client: Any, name: str, **fields: Any) -> str:
+    """Creates a user through the API (``client`` signed in as an admin); returns their token."""
+    response = client.post("/v1/users", json={"name": name, **fields})
+    assert response.status_code == 201, response.text
+    return response.json()["token"]["token"]
+
+
+def user_client(app: Any, token: str) -> Any:
+    """A TestClient of ``app`` signed in with ``token`` (close it, or use it in ``with``)."""
+    from fastapi.testclient import TestClient
+
+    return TestClient(app, headers={"Authorization": f"Bearer {token}"})

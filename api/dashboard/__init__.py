@@ -1,12 +1,7 @@
-"""The dashboards: HTML pages drawn with the bundled Plotly (`pages`), and the tables they plot
-that no resource router serves (`data`). One router for `api.main.ROUTERS`."""
-
-from fastapi import APIRouter
+"""The dashboards: HTML pages drawn with the bundled Plotly (`pages`, open: they send a
+browser without a token to /login), and the tables they plot that no resource router serves
+(`data`, under /v1 like every other table, so behind a token)."""
 
 from api.dashboard import data, pages
 
-router = APIRouter()
-router.include_router(data.router)
-router.include_router(pages.router)
-
-__all__ = ["router"]
+__all__ = ["data", "pages"]

@@ -18,6 +18,7 @@ import numpy as np
 from fastapi import APIRouter, Query, Response
 from fastapi.exceptions import RequestValidationError
 
+from api.auth import CurrentUser
 from api.deps import SessionDep
 from api.tabular import FORMAT_QUERY, TableFormat, table_response
 from services import runs
@@ -30,10 +31,10 @@ MAX_CELLS = 40_000
 
 
 @router.get("/v1/runs/{run_id}/flows", summary="A run's per-flow results as a table")
-def run_flows(run_id: uuid.UUID, session: SessionDep, fmt: TableFormat = FORMAT_QUERY) -> Response:
+def run_flows(run_id: uuid.UUID, session: SessionDep, viewer: CurrentUser, fmt: TableFormat = FORMAT_QUERY) -> Response:
     """The `flows` of `GET /v1/runs/{id}/result`, one row per flow. 409 while the run has no
     result."""
-    result = runs.result_of(session, run_id, traces=False)
+    result = runs.result_of(session, run_id, viewer, traces=False)
     return table_response(
         result["flows"],
         fmt,
@@ -76,12 +77,12 @@ def trace_table(traces: dict[str, Any]) -> tuple[list[dict[str, Any]], list[dict
 @router.get(
     "/v1/runs/{run_id}/traces", summary="A run's cwnd, ssthresh and queue traces as a table"
 )
-def run_traces(run_id: uuid.UUID, session: SessionDep, fmt: TableFormat = FORMAT_QUERY) -> Response:
+def run_traces(run_id: uuid.UUID, session: SessionDep, viewer: CurrentUser, fmt: TableFormat = FORMAT_QUERY) -> Response:
     """The traces of `GET /v1/runs/{id}/result?traces=true`, one row per sample time; the
     JSON body also lists the `series` (column, flow or link, name, quantity) and whether any
     were `recorded` (a scenario without `outputs.trace` records none: no rows). 409 while the
     run has no result."""
-    result = runs.result_of(session, run_id, traces=True)
+    result = runs.result_of(session, run_id, viewer, traces=True)
     traces = result.get("traces")
     rows, series = trace_table(traces) if traces else ([], [])
     body = {"run_id": str(run_id), "recorded": bool(traces), "series": series}

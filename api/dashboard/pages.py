@@ -2,6 +2,7 @@
 draw with Plotly, served from the installed `plotly` package (never a CDN).
 
 /                                   → /dashboard
+/login, /logout                     the token as an HttpOnly cookie (every page needs one)
 /dashboard                          recent sweeps and runs, queue state
 /dashboard/sweeps/{id}              a metric against an axis, CIs, model and paper overlays
 /dashboard/runs/{id}                per-flow table, cwnd / ssthresh / queue traces
@@ -9,8 +10,9 @@ draw with Plotly, served from the installed `plotly` package (never a CDN).
 /dashboard/regions                  paper 000 Fig. 4 for chosen R and RTO, a sweep's points on it
 /static/…                           plotly.min.js, the pages' CSS and scripts
 
-The pages ask the services only whether what they show exists (a 404 page otherwise); every
-number they draw comes from the JSON API, in the browser.
+The pages ask the services only whether what they show exists for the signed-in user (the
+same 404 page for what does not exist and what they may not see); every number they draw
+comes from the JSON API, in the browser, with the same cookie.
 """
 
 from __future__ import annotations
@@ -23,13 +25,19 @@ from pathlib import Path
 from typing import Any
 
 import plotly
-from fastapi import APIRouter, Request
-from fastapi.responses import FileResponse, HTMLResponse, RedirectResponse, Response
-from fastapi.templating import Jinja2Templates
+from typing import Annotated
+from urllib.parse import quote
 
-from api.deps import SessionDep
-from services import runs, sweeps
-from services.errors import NotFoundError
+from fastapi import APIRouter, Depends, HTTPException, Request
+from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, RedirectResponse, Response
+from fastapi.templating import Jinja2Templates
+from pydantic import BaseModel, Field
+
+from api.auth import TOKEN_COOKIE, token_of
+from api.deps import SessionDep, SettingsDep
+from services import runs, sweeps, users
+from services.errors import NotAuthenticatedError, NotFoundError
+from services.users import Identity
 
 HERE = Path(__file__).parent
 STATIC_DIR = HERE / "static"
@@ -57,18 +65,36 @@ def static_url(name: str) -> str:
 templates.env.globals["static_url"] = static_url
 
 
+def page_viewer(request: Request, session: SessionDep, settings: SettingsDep) -> Identity:
+    """The signed-in user (the login cookie, or a bearer header for scripts); a browser
+    without a valid token goes to /login (303)."""
+    try:
+        return users.authenticate(session, token_of(request), settings)
+    except NotAuthenticatedError:
+        target = request.url.path + (f"?{request.url.query}" if request.url.query else "")
+        raise HTTPException(303, headers={"Location": f"/login?next={quote(target, safe='')}"}) from None
+
+
+Viewer = Annotated[Identity, Depends(page_viewer)]
+
+
 def _page(
-    request: Request, template: str, title: str, config: dict[str, Any], status_code: int = 200
+    request: Request,
+    template: str,
+    title: str,
+    config: dict[str, Any],
+    status_code: int = 200,
+    viewer: Identity | None = None,
 ) -> HTMLResponse:
     """The template with its title and `config`, the JSON its script reads (#page-config)."""
     return templates.TemplateResponse(
-        request, template, {"title": title, "config": config}, status_code=status_code
+        request, template, {"title": title, "config": config, "viewer": viewer}, status_code=status_code
     )
 
 
-def not_found_page(request: Request, what: str, key: str) -> HTMLResponse:
+def not_found_page(request: Request, what: str, key: str, viewer: Identity | None = None) -> HTMLResponse:
     return _page(
-        request, "not_found.html", "Not found", {"what": what, "key": key}, status_code=404
+        request, "not_found.html", "Not found", {"what": what, "key": key}, status_code=404, viewer=viewer
     )
 
 
@@ -79,21 +105,22 @@ def _uuid(text: str) -> uuid.UUID | None:
         return None
 
 
-def _run_exists(session: Any, run_id: uuid.UUID | None) -> bool:
+def _run_exists(session: Any, run_id: uuid.UUID | None, viewer: Identity) -> bool:
+    """Whether the run exists and `viewer` may see it (one answer for both: no leak)."""
     if run_id is None:
         return False
     try:
-        runs.get_run(session, run_id)
+        runs.get_run(session, run_id, viewer)
     except NotFoundError:
         return False
     return True
 
 
-def _sweep_exists(session: Any, sweep_id: uuid.UUID | None) -> bool:
+def _sweep_exists(session: Any, sweep_id: uuid.UUID | None, viewer: Identity) -> bool:
     if sweep_id is None:
         return False
     try:
-        sweeps.get_sweep(session, sweep_id)
+        sweeps.get_sweep(session, sweep_id, viewer)
     except NotFoundError:
         return False
     return True
@@ -137,17 +164,65 @@ def root() -> RedirectResponse:
     return RedirectResponse("/dashboard", status_code=307)
 
 
+# ---- sign in ----------------------------------------------------------------------------------
+
+
+class Login(BaseModel):
+    token: str = Field(min_length=1, max_length=1000)
+    next: str | None = None
+
+
+def _safe_next(target: str | None) -> str:
+    """Only a path on this server (never `//other.host` or `https://…`): no open redirect."""
+    if target and target.startswith("/") and not target.startswith("//") and "\\" not in target:
+        return target
+    return "/dashboard"
+
+
+@router.get("/login", response_class=HTMLResponse)
+def login_page(request: Request, next: str | None = None) -> HTMLResponse:
+    return _page(request, "login.html", "Sign in", {"next": _safe_next(next)})
+
+
+@router.post("/login")
+def login(body: Login, request: Request, session: SessionDep, settings: SettingsDep) -> JSONResponse:
+    """Checks the token (401 if it is not valid) and keeps it as an HttpOnly, SameSite=Strict
+    cookie: the pages' scripts never read it, and other sites cannot make a browser send it."""
+    viewer = users.authenticate(session, body.token, settings)
+    response = JSONResponse({"user": viewer.name, "next": _safe_next(body.next)})
+    response.set_cookie(
+        TOKEN_COOKIE,
+        body.token,
+        max_age=30 * 24 * 3600,
+        httponly=True,
+        samesite="strict",
+        secure=request.url.scheme == "https",
+        path="/",
+    )
+    return response
+
+
+@router.post("/logout")
+def logout() -> RedirectResponse:
+    response = RedirectResponse("/login", status_code=303)
+    response.delete_cookie(TOKEN_COOKIE, path="/")
+    return response
+
+
+# ---- pages -------------------------------------------------------------------------------------
+
+
 @router.get("/dashboard", response_class=HTMLResponse)
-def home(request: Request) -> HTMLResponse:
-    return _page(request, "home.html", "tcplab", {})
+def home(request: Request, viewer: Viewer) -> HTMLResponse:
+    return _page(request, "home.html", "tcplab", {"user": viewer.name}, viewer=viewer)
 
 
 @router.get("/dashboard/runs/{run_id}", response_class=HTMLResponse)
-def run_page(request: Request, run_id: str, session: SessionDep) -> HTMLResponse:
+def run_page(request: Request, run_id: str, session: SessionDep, viewer: Viewer) -> HTMLResponse:
     key = _uuid(run_id)
-    if not _run_exists(session, key):
-        return not_found_page(request, "run", run_id)
-    return _page(request, "run.html", f"Run {str(key)[:8]}", {"run_id": str(key)})
+    if not _run_exists(session, key, viewer):
+        return not_found_page(request, "run", run_id, viewer)
+    return _page(request, "run.html", f"Run {str(key)[:8]}", {"run_id": str(key)}, viewer=viewer)
 
 
 def _metric(request: Request) -> str:
@@ -156,49 +231,49 @@ def _metric(request: Request) -> str:
 
 
 @router.get("/dashboard/sweeps/{sweep_id}", response_class=HTMLResponse)
-def sweep_page(request: Request, sweep_id: str, session: SessionDep) -> HTMLResponse:
+def sweep_page(request: Request, sweep_id: str, session: SessionDep, viewer: Viewer) -> HTMLResponse:
     key = _uuid(sweep_id)
-    if not _sweep_exists(session, key):
-        return not_found_page(request, "sweep", sweep_id)
+    if not _sweep_exists(session, key, viewer):
+        return not_found_page(request, "sweep", sweep_id, viewer)
     config = {
         "sweep_id": str(key),
         "metrics": list(METRICS),
         "metric": _metric(request),
         "axis": request.query_params.get("axis"),
     }
-    return _page(request, "sweep.html", f"Sweep {str(key)[:8]}", config)
+    return _page(request, "sweep.html", f"Sweep {str(key)[:8]}", config, viewer=viewer)
 
 
 @router.get("/dashboard/comparisons", response_class=HTMLResponse)
 def comparison_page(
-    request: Request, session: SessionDep, sweep_id: str | None = None, run_id: str | None = None
+    request: Request, session: SessionDep, viewer: Viewer, sweep_id: str | None = None, run_id: str | None = None
 ) -> HTMLResponse:
     if (sweep_id is None) == (run_id is None):
         config = {"what": "comparison", "key": "", "message": "Give either ?sweep_id= or ?run_id=."}
-        return _page(request, "not_found.html", "Comparison", config, status_code=404)
+        return _page(request, "not_found.html", "Comparison", config, status_code=404, viewer=viewer)
     if sweep_id is not None:
         key = _uuid(sweep_id)
-        if not _sweep_exists(session, key):
-            return not_found_page(request, "sweep", sweep_id)
+        if not _sweep_exists(session, key, viewer):
+            return not_found_page(request, "sweep", sweep_id, viewer)
         config = {"sweep_id": str(key), "run_id": None}
     else:
         key = _uuid(run_id or "")
-        if not _run_exists(session, key):
-            return not_found_page(request, "run", run_id or "")
+        if not _run_exists(session, key, viewer):
+            return not_found_page(request, "run", run_id or "", viewer)
         config = {"sweep_id": None, "run_id": str(key)}
     config |= {"metrics": list(METRICS), "metric": _metric(request)}
-    return _page(request, "comparison.html", "Comparison", config)
+    return _page(request, "comparison.html", "Comparison", config, viewer=viewer)
 
 
 @router.get("/dashboard/regions", response_class=HTMLResponse)
 def regions_page(
-    request: Request, session: SessionDep, sweep_id: str | None = None
+    request: Request, session: SessionDep, viewer: Viewer, sweep_id: str | None = None
 ) -> HTMLResponse:
     key = None
     if sweep_id:
         key = _uuid(sweep_id)
-        if not _sweep_exists(session, key):
-            return not_found_page(request, "sweep", sweep_id)
+        if not _sweep_exists(session, key, viewer):
+            return not_found_page(request, "sweep", sweep_id, viewer)
     q = request.query_params
     config = {
         "sweep_id": str(key) if key else None,
@@ -206,4 +281,4 @@ def regions_page(
             name: q.get(name) for name in ("rtt_s", "rto_s", "m_star", "p_min", "p_max", "m_max")
         },
     }
-    return _page(request, "regions.html", "Region map", config)
+    return _page(request, "regions.html", "Region map", config, viewer=viewer)

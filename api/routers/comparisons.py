@@ -14,6 +14,7 @@ from typing import Annotated
 from fastapi import APIRouter, Query, Response
 from fastapi.exceptions import RequestValidationError
 
+from api.auth import CurrentUser
 from api.deps import SessionDep
 from api.tabular import FORMAT_QUERY, TableFormat, table_response
 from services import comparisons
@@ -43,6 +44,7 @@ def _query_errors() -> Iterator[None]:
 @router.get("/models")
 def compare_models(
     session: SessionDep,
+    viewer: CurrentUser,
     run_id: RunId = None,
     sweep_id: SweepId = None,
     models: Annotated[
@@ -76,7 +78,7 @@ def compare_models(
     valid range) says why in `note`. 404 for an unknown run or sweep, 409 for a run that has
     not succeeded, 422 naming the parameter for bad input."""
     with _query_errors():
-        source = comparisons.load(session, run_id=run_id, sweep_id=sweep_id)
+        source = comparisons.load(session, viewer, run_id=run_id, sweep_id=sweep_id)
         context, rows = comparisons.compare_models(source, models=models, m_from=m_from)
     name = f"comparison-models-{sweep_id or run_id}"
     return table_response(rows, fmt, name, body=context, first_columns=_first(source, model_cmp.FIRST_COLUMNS))
@@ -85,6 +87,7 @@ def compare_models(
 @router.get("/ratios")
 def compare_ratios(
     session: SessionDep,
+    viewer: CurrentUser,
     run_id: RunId = None,
     sweep_id: SweepId = None,
     metric: Annotated[
@@ -115,7 +118,7 @@ def compare_ratios(
     rates, timeouts, RTTs …), `no_significant_difference`, or `insufficient_data` (fewer than
     two pairs). `regions`: the contiguous runs of points along an axis with the same verdict."""
     with _query_errors():
-        source = comparisons.load(session, run_id=run_id, sweep_id=sweep_id)
+        source = comparisons.load(session, viewer, run_id=run_id, sweep_id=sweep_id)
         context, rows = comparisons.compare_ratios(
             source,
             metric=metric,
@@ -138,6 +141,7 @@ def compare_ratios(
 @router.get("/paper")
 def compare_with_paper(
     session: SessionDep,
+    viewer: CurrentUser,
     sweep_id: Annotated[uuid.UUID, Query(description="A sweep of a paper preset.")],
     fmt: TableFormat = FORMAT_QUERY,
 ) -> Response:
@@ -154,7 +158,7 @@ def compare_with_paper(
     409 when the sweep's preset has no published numbers (or none) or the sweep does not vary
     what they are published against; the message lists the presets that have them."""
     with _query_errors():
-        source = comparisons.load(session, sweep_id=sweep_id)
+        source = comparisons.load(session, viewer, sweep_id=sweep_id)
         context, rows = comparisons.compare_with_paper(source)
     kind = context["summary"]["kind"]
     first = ("background_flows", "in_paper", "point") if kind == "table2" else ("point", "m")

@@ -8,7 +8,9 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Response, status
 
+from api.auth import CurrentUser, Submitter
 from api.deps import SessionDep, SettingsDep
+from api.schemas.runs import RunSharing
 from api.schemas.sweeps import PointList, PointOut, SweepList, SweepOut, SweepRunOut
 from api.tabular import FORMAT_QUERY, TableFormat, table_response
 from services import sweeps
@@ -34,13 +36,15 @@ def _enqueue_after_commit(session: SessionDep, created: Created) -> None:
 
 
 @router.post("", status_code=status.HTTP_201_CREATED, response_model=SweepOut)
-def create_sweep(body: SweepSpec, session: SessionDep, settings: SettingsDep, response: Response) -> Any:
+def create_sweep(
+    body: SweepSpec, viewer: Submitter, session: SessionDep, settings: SettingsDep, response: Response
+) -> Any:
     """Creates the sweep: every point is built and validated (a refused point is a 422 naming
     its axis values), then the sweep, its points and all its runs are stored in one
     transaction and the runs without a stored identical result are enqueued after commit.
     `created` says how many runs were added, answered from the cache, and enqueued: a sweep
-    submitted again simulates nothing."""
-    sweep, created = sweeps.create(session, body, max_queued=settings.max_queued_runs)
+    submitted again simulates nothing. The sweep is the caller's, private unless `shared`."""
+    sweep, created = sweeps.create(session, body, owner=viewer, max_queued=settings.max_queued_runs)
     _enqueue_after_commit(session, created)
     response.headers["Location"] = f"/v1/sweeps/{sweep.id}"
     return _out(session, sweep, created)
@@ -49,12 +53,15 @@ def create_sweep(body: SweepSpec, session: SessionDep, settings: SettingsDep, re
 @router.get("", response_model=SweepList)
 def list_sweeps(
     session: SessionDep,
+    viewer: CurrentUser,
     preset: str | None = None,
     limit: Annotated[int, Query(ge=1, le=500)] = 50,
     offset: Annotated[int, Query(ge=0, le=1_000_000_000)] = 0,
+    mine: Annotated[bool, Query(description="Only the caller's own sweeps.")] = False,
 ) -> Any:
-    """Sweeps, newest first, optionally of one preset, with their progress."""
-    items, total = sweeps.list_sweeps(session, preset=preset, limit=limit, offset=offset)
+    """The sweeps the caller sees (their own and the lab's shared ones; all for an admin),
+    newest first, optionally of one preset, with their progress."""
+    items, total = sweeps.list_sweeps(session, viewer, preset=preset, mine_only=mine, limit=limit, offset=offset)
     progress = sweeps.progress_of(session, items)
     return SweepList(
         items=[SweepOut.of(s, *progress[s.id][:1], points=progress[s.id][1]) for s in items],
@@ -65,27 +72,35 @@ def list_sweeps(
 
 
 @router.get("/{sweep_id}", response_model=SweepOut)
-def get_sweep(sweep_id: uuid.UUID, session: SessionDep) -> Any:
+def get_sweep(sweep_id: uuid.UUID, viewer: CurrentUser, session: SessionDep) -> Any:
     """The sweep with its progress (runs queued, running, succeeded, failed, cancelled)."""
-    return _out(session, sweeps.get_sweep(session, sweep_id))
+    return _out(session, sweeps.get_sweep(session, sweep_id, viewer))
+
+
+@router.patch("/{sweep_id}", response_model=SweepOut)
+def share_sweep(sweep_id: uuid.UUID, body: RunSharing, viewer: CurrentUser, session: SessionDep) -> Any:
+    """Shares the sweep and its runs with the lab (`shared: true`) or makes them private
+    (owner or admin)."""
+    return _out(session, sweeps.set_shared(session, sweep_id, viewer, body.shared))
 
 
 @router.get("/{sweep_id}/points", response_model=PointList)
-def list_points(sweep_id: uuid.UUID, session: SessionDep) -> Any:
+def list_points(sweep_id: uuid.UUID, viewer: CurrentUser, session: SessionDep) -> Any:
     """Every grid point: its axis values, its flow groups and its runs' progress."""
-    return PointList(items=[PointOut.of(p, pr) for p, pr in sweeps.points_with_progress(session, sweep_id)])
+    return PointList(items=[PointOut.of(p, pr) for p, pr in sweeps.points_with_progress(session, sweep_id, viewer)])
 
 
 @router.get("/{sweep_id}/runs", response_model=list[SweepRunOut])
-def list_sweep_runs(sweep_id: uuid.UUID, session: SessionDep) -> Any:
+def list_sweep_runs(sweep_id: uuid.UUID, viewer: CurrentUser, session: SessionDep) -> Any:
     """Every run of the sweep by point and replication (its id leads to `/v1/runs/{id}`)."""
-    return [SweepRunOut.of(r) for r in sweeps.runs_of(session, sweep_id)]
+    return [SweepRunOut.of(r) for r in sweeps.runs_of(session, sweep_id, viewer)]
 
 
 @router.get("/{sweep_id}/summary", response_class=Response)
 def summary(
     sweep_id: uuid.UUID,
     session: SessionDep,
+    viewer: CurrentUser,
     metric: Annotated[list[str] | None, Query(description="per-flow metrics (all when absent)")] = None,
     flow: Annotated[str | None, Query(description="one flow group (all when absent)")] = None,
     fmt: TableFormat = FORMAT_QUERY,
@@ -100,7 +115,7 @@ def summary(
             raise InvalidInputError(
                 f"unknown metric {name!r}; one of {', '.join(NUMERIC_METRICS)}", path=f"$.metric[{i}]", kind="unknown_metric"
             )
-    sweep = sweeps.get_sweep(session, sweep_id)
+    sweep = sweeps.get_sweep(session, sweep_id, viewer)
     rows = sweeps.summary_rows(sweeps.observations(session, sweep_id), metrics=metrics, flow=flow)
     axes = [{"path": a["path"], "values": a["values"]} for a in sweep.spec["axes"]]
     body = {"sweep_id": str(sweep_id), "preset": sweep.preset, "axes": axes, "confidence": DEFAULT_CONFIDENCE}
@@ -109,18 +124,20 @@ def summary(
 
 
 @router.post("/{sweep_id}/cancel", response_model=SweepOut)
-def cancel_sweep(sweep_id: uuid.UUID, session: SessionDep) -> Any:
+def cancel_sweep(sweep_id: uuid.UUID, viewer: CurrentUser, session: SessionDep) -> Any:
     """Cancels every queued and running run of the sweep (finished runs and their results
-    stay). An extension reopens it."""
-    sweep, _ = sweeps.cancel(session, sweep_id)
+    stay). An extension reopens it. Owner or admin only (403 otherwise)."""
+    sweep, _ = sweeps.cancel(session, sweep_id, viewer)
     return _out(session, sweep)
 
 
 @router.post("/{sweep_id}/extend", response_model=SweepOut)
-def extend_sweep(sweep_id: uuid.UUID, body: SweepExtension, session: SessionDep, settings: SettingsDep) -> Any:
+def extend_sweep(
+    sweep_id: uuid.UUID, body: SweepExtension, viewer: Submitter, session: SessionDep, settings: SettingsDep
+) -> Any:
     """More replications (`replications`: the new total per point) and/or more values on
     existing axes (`axes`: [{path, values}]). Only the new (point, replication) pairs become
     runs; everything already computed is reused. `created` gives the counts."""
-    sweep, created = sweeps.extend(session, sweep_id, body, max_queued=settings.max_queued_runs)
+    sweep, created = sweeps.extend(session, sweep_id, body, viewer, max_queued=settings.max_queued_runs)
     _enqueue_after_commit(session, created)
     return _out(session, sweep, created)

@@ -23,6 +23,7 @@ class RunSubmission(BaseModel):
     )
     preset: str | None = Field(default=None, description="A preset name (GET /v1/presets).")
     overrides: dict[str, Any] | None = Field(default=None, description="Overrides for the preset.")
+    shared: bool = Field(default=False, description="Visible to the whole lab (else to you and admins).")
 
     @model_validator(mode="after")
     def one_of_scenario_or_preset(self) -> Self:
@@ -50,6 +51,8 @@ class RunOut(BaseModel):
     error_kind: str | None
     core_wall_s: float | None = Field(description="The core's own wall time for the run.")
     events: int | None
+    owner: str | None = Field(default=None, description="Who submitted it (null: before users).")
+    shared: bool = Field(default=False, description="Visible to the whole lab.")
     cached: bool = Field(default=False, description="Answered from a stored identical run.")
     result_url: str | None = None
 
@@ -57,7 +60,14 @@ class RunOut(BaseModel):
     def of(cls, run: Run, *, cached: bool = False) -> RunOut:
         fields = {name: getattr(run, name) for name in cls.model_fields if hasattr(run, name)}
         url = f"/v1/runs/{run.id}/result" if run.status == RunStatus.succeeded else None
-        return cls(**{**fields, "cached": cached, "result_url": url})
+        owner = run.owner.name if run.owner is not None else None
+        return cls(**{**fields, "owner": owner, "cached": cached, "result_url": url})
+
+
+class RunSharing(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    shared: bool
 
 
 class RunList(BaseModel):

@@ -42,6 +42,9 @@ class SweepOut(BaseModel):
     spec: dict[str, Any] = Field(description="the sweep as it stands: the body that would recreate it")
     created_at: dt.datetime
     cancelled_at: dt.datetime | None
+    owner: str | None = Field(default=None, description="who created it (null: before users)")
+    shared: bool = Field(default=False, description="visible to the whole lab")
+    schedule_id: uuid.UUID | None = Field(default=None, description="the schedule that fired it, if any")
     created: CreatedOut | None = Field(default=None, description="what this request added (create, extend)")
     links: dict[str, str]
 
@@ -63,6 +66,9 @@ class SweepOut(BaseModel):
             spec=spec,
             created_at=sweep.created_at,
             cancelled_at=sweep.cancelled_at,
+            owner=sweep.owner.name if sweep.owner is not None else None,
+            shared=sweep.shared,
+            schedule_id=sweep.schedule_id,
             created=CreatedOut.of(created) if created is not None else None,
             links={
                 "self": base,

@@ -21,6 +21,7 @@ from services.comparisons.common import ObservationLike, check_metric, higher_is
 from services.errors import ConflictError, InvalidInputError
 from services.presets import UnknownPreset, get_preset
 from services.stats import DEFAULT_CONFIDENCE
+from services.users import Identity
 
 
 @dataclass(frozen=True)
@@ -57,9 +58,12 @@ def _axes_of(spec: Mapping[str, Any]) -> list[dict[str, Any]]:
         return [{"path": a.get("path"), "values": a.get("values")} for a in spec.get("axes", []) if isinstance(a, dict)]
 
 
-def load(session: Session, *, run_id: uuid.UUID | None = None, sweep_id: uuid.UUID | None = None) -> Source:
+def load(
+    session: Session, viewer: Identity, *, run_id: uuid.UUID | None = None, sweep_id: uuid.UUID | None = None
+) -> Source:
     """The observations of a sweep or of a single run (exactly one of the two). NotFoundError
-    for an unknown id, ConflictError for a run that has not succeeded."""
+    for an unknown id or one `viewer` may not see, ConflictError for a run that has not
+    succeeded."""
     from services import sweeps
 
     if (run_id is None) == (sweep_id is None):
@@ -71,11 +75,11 @@ def load(session: Session, *, run_id: uuid.UUID | None = None, sweep_id: uuid.UU
     if run_id is not None:
         from services.runs import get_run
 
-        run = get_run(session, run_id)
-        obs = sweeps.run_observations(session, run_id)
+        run = get_run(session, run_id, viewer)
+        obs = sweeps.run_observations(session, run)
         return Source(list(obs), run_id=run_id, preset=run.preset, replications=1)
     assert sweep_id is not None
-    sweep = sweeps.get_sweep(session, sweep_id)
+    sweep = sweeps.get_sweep(session, sweep_id, viewer)
     obs = sweeps.observations(session, sweep_id)
     spec = dict(sweep.spec or {})
     return Source(

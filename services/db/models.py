@@ -127,8 +127,19 @@ class Run(Base):
     )
     sweep_point: Mapped[int | None] = mapped_column(Integer, comment="the sweep's grid point")
     replication: Mapped[int | None] = mapped_column(Integer, comment="0-based; sets the seed")
+    owner_id: Mapped[uuid.UUID | None] = mapped_column(
+        ForeignKey("users.id", ondelete="SET NULL"), comment="who submitted it (null: before users)"
+    )
+    shared: Mapped[bool] = mapped_column(
+        default=False, server_default=text("false"), comment="visible to the whole lab"
+    )
+    dispatched_at: Mapped[dt.datetime | None] = mapped_column(
+        comment="when the dispatcher sent it to the broker (null: waiting in PostgreSQL)"
+    )
 
     result: Mapped[Result | None] = relationship(back_populates="runs")
+    # Lazy: a page of runs of one owner loads the user once (the identity map answers the rest).
+    owner: Mapped[User | None] = relationship()
 
     __table_args__ = (
         CheckConstraint("attempts >= 0", name="attempts_not_negative"),
@@ -142,6 +153,15 @@ class Run(Base):
         Index(None, "variants", postgresql_using="gin"),
         Index(None, "cache_key"),
         Index(None, "result_id"),
+        Index(None, "owner_id", "created_at"),
+        Index(None, "finished_at"),
+        # The dispatcher's work list: each owner's waiting runs, oldest first.
+        Index(
+            "ix_runs_waiting",
+            "owner_id",
+            "created_at",
+            postgresql_where=text("status = 'queued' AND dispatched_at IS NULL"),
+        ),
         # One run per (sweep, point, replication): extending a sweep twice adds nothing twice.
         Index("uq_runs_sweep_point_replication", "sweep_id", "sweep_point", "replication", unique=True),
         CheckConstraint(
@@ -261,7 +281,20 @@ class Sweep(Base):
     spec: Mapped[dict[str, Any]]
     created_at: Mapped[dt.datetime] = mapped_column(server_default=_now())
     cancelled_at: Mapped[dt.datetime | None]
+    owner_id: Mapped[uuid.UUID | None] = mapped_column(
+        ForeignKey("users.id", ondelete="SET NULL"), comment="who created it (null: before users)"
+    )
+    shared: Mapped[bool] = mapped_column(
+        default=False, server_default=text("false"), comment="visible to the whole lab"
+    )
+    schedule_id: Mapped[uuid.UUID | None] = mapped_column(
+        ForeignKey("schedules.id", ondelete="SET NULL"), comment="the schedule that fired it, if any"
+    )
+    fired_for: Mapped[dt.datetime | None] = mapped_column(
+        comment="the schedule's firing time this sweep answers"
+    )
 
+    owner: Mapped[User | None] = relationship()
     points: Mapped[list[SweepPoint]] = relationship(
         back_populates="sweep",
         order_by="SweepPoint.index",
@@ -269,7 +302,13 @@ class Sweep(Base):
         passive_deletes=True,
     )
 
-    __table_args__ = (Index(None, "created_at"), Index(None, "preset", "created_at"))
+    __table_args__ = (
+        Index(None, "created_at"),
+        Index(None, "preset", "created_at"),
+        Index(None, "owner_id", "created_at"),
+        # One sweep per firing of a schedule: two beat processes cannot fire it twice.
+        Index("uq_sweeps_schedule_firing", "schedule_id", "fired_for", unique=True),
+    )
 
 
 class SweepPoint(Base):
@@ -288,3 +327,88 @@ class SweepPoint(Base):
     sweep: Mapped[Sweep] = relationship(back_populates="points")
 
     __table_args__ = (CheckConstraint('"index" >= 0', name="index_not_negative"),)
+
+
+class User(Base):
+    """A person (or a script's account) of the lab server. Quotas left null take the
+    server's defaults (settings); a disabled user's tokens stop working."""
+
+    __tablename__ = "users"
+    __mapper_args__ = {"eager_defaults": True}
+
+    id: Mapped[uuid.UUID] = mapped_column(
+        primary_key=True, default=uuid.uuid4, server_default=text("gen_random_uuid()")
+    )
+    name: Mapped[str] = mapped_column(unique=True)
+    is_admin: Mapped[bool] = mapped_column(default=False, server_default=text("false"))
+    created_at: Mapped[dt.datetime] = mapped_column(server_default=_now())
+    disabled_at: Mapped[dt.datetime | None]
+    max_queued_runs: Mapped[int | None] = mapped_column(Integer, comment="null: the server's default")
+    max_events_per_run: Mapped[int | None] = mapped_column(BigInteger, comment="null: the server's default")
+    max_flows: Mapped[int | None] = mapped_column(Integer, comment="flows in one scenario; null: default")
+    submissions_per_minute: Mapped[int | None] = mapped_column(Integer, comment="null: the server's default")
+
+    __table_args__ = (
+        CheckConstraint("name ~ '^[A-Za-z0-9][A-Za-z0-9_.@-]{0,63}$'", name="name_format"),
+        CheckConstraint("max_queued_runs IS NULL OR max_queued_runs >= 0", name="max_queued_runs_not_negative"),
+        CheckConstraint("max_events_per_run IS NULL OR max_events_per_run >= 1", name="max_events_positive"),
+        CheckConstraint("max_flows IS NULL OR max_flows >= 1", name="max_flows_positive"),
+        CheckConstraint(
+            "submissions_per_minute IS NULL OR submissions_per_minute >= 0", name="submissions_not_negative"
+        ),
+    )
+
+
+class ApiToken(Base):
+    """A bearer token. Only its sha256 is stored: the token itself is shown once, when it
+    is made. (A fast hash suffices: tokens are 256 random bits, not passwords to guess.)"""
+
+    __tablename__ = "api_tokens"
+    __mapper_args__ = {"eager_defaults": True}
+
+    id: Mapped[uuid.UUID] = mapped_column(
+        primary_key=True, default=uuid.uuid4, server_default=text("gen_random_uuid()")
+    )
+    user_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
+    name: Mapped[str] = mapped_column(comment="what the owner calls it (laptop, ci, …)")
+    prefix: Mapped[str] = mapped_column(comment="the token's first characters, to recognise it")
+    token_hash: Mapped[str] = mapped_column(unique=True, comment="sha256 (hex) of the token")
+    created_at: Mapped[dt.datetime] = mapped_column(server_default=_now())
+    last_used_at: Mapped[dt.datetime | None]
+    revoked_at: Mapped[dt.datetime | None]
+
+    __table_args__ = (
+        CheckConstraint("token_hash ~ '^[0-9a-f]{64}$'", name="token_hash_sha256"),
+        Index(None, "user_id"),
+    )
+
+
+class Schedule(Base):
+    """A sweep template fired on a cron line (UTC). `next_fire_at` is when it fires next;
+    the beat task fires every enabled schedule whose time has come, in its own row lock."""
+
+    __tablename__ = "schedules"
+    __mapper_args__ = {"eager_defaults": True}
+
+    id: Mapped[uuid.UUID] = mapped_column(
+        primary_key=True, default=uuid.uuid4, server_default=text("gen_random_uuid()")
+    )
+    name: Mapped[str]
+    owner_id: Mapped[uuid.UUID | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
+    shared: Mapped[bool] = mapped_column(default=False, server_default=text("false"))
+    cron: Mapped[str] = mapped_column(comment="five fields, UTC")
+    template: Mapped[dict[str, Any]] = mapped_column(comment="the sweep body each firing creates")
+    enabled: Mapped[bool] = mapped_column(default=True, server_default=text("true"))
+    builtin: Mapped[str | None] = mapped_column(unique=True, comment="the key of a built-in schedule")
+    created_at: Mapped[dt.datetime] = mapped_column(server_default=_now())
+    updated_at: Mapped[dt.datetime] = mapped_column(server_default=_now())
+    next_fire_at: Mapped[dt.datetime | None] = mapped_column(comment="null while disabled")
+    last_fired_at: Mapped[dt.datetime | None]
+    last_error: Mapped[str | None] = mapped_column(comment="why the last firing created no sweep")
+
+    owner: Mapped[User | None] = relationship()
+
+    __table_args__ = (
+        Index(None, "owner_id", "created_at"),
+        Index("ix_schedules_due", "next_fire_at", postgresql_where=text("enabled")),
+    )

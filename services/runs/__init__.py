@@ -1,6 +1,6 @@
 """Simulation runs: submit, claim, complete, fail, cancel, read. Free of HTTP and Celery.
 
-    run, cached = submit(session, scenario=data)          # or preset=..., overrides=...
+    run, cached = submit(session, owner=viewer, scenario=data)   # or preset=..., overrides=...
     # the boundary commits, then enqueues run.id unless `cached`
 
 A run's life is queued → running → succeeded | failed | cancelled. PostgreSQL holds it; the
@@ -17,6 +17,7 @@ from services.runs.service import (
     get_run,
     list_runs,
     result_of,
+    set_shared,
     submit,
 )
 
@@ -29,5 +30,6 @@ __all__ = [
     "get_run",
     "list_runs",
     "result_of",
+    "set_shared",
     "submit",
 ]

@@ -7,7 +7,7 @@ import uuid
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import any_, func, literal, select
+from sqlalchemy import ColumnElement, any_, func, literal, select
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.orm import Session
 
@@ -81,6 +81,8 @@ def trace_of(session: Session, result_id: uuid.UUID) -> dict[str, Any] | None:
 def page_of_runs(
     session: Session,
     *,
+    visible: ColumnElement[bool],
+    mine_only: uuid.UUID | None,
     status: RunStatus | None,
     variant: str | None,
     preset: str | None,
@@ -90,7 +92,9 @@ def page_of_runs(
     offset: int,
 ) -> tuple[Sequence[Run], int]:
     """Newest first, with the total count of runs matching the filters."""
-    conditions = []
+    conditions = [visible]
+    if mine_only is not None:
+        conditions.append(Run.owner_id == mine_only)
     if status is not None:
         conditions.append(Run.status == status)
     if variant is not None:
@@ -134,5 +138,9 @@ def unfinished_among(session: Session, run_ids: Sequence[uuid.UUID]) -> list[uui
     )
 
 
-def queued_count(session: Session) -> int:
-    return session.execute(select(func.count()).select_from(Run).where(Run.status == RunStatus.queued)).scalar_one()
+def queued_count(session: Session, *, owner_id: uuid.UUID | None = None) -> int:
+    """Queued runs on the server, or of one owner."""
+    query = select(func.count()).select_from(Run).where(Run.status == RunStatus.queued)
+    if owner_id is not None:
+        query = query.where(Run.owner_id == owner_id)
+    return session.execute(query).scalar_one()

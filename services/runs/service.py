@@ -16,6 +16,8 @@ from services.errors import ConflictError, InvalidInputError, NotFoundError, Quo
 from services.presets import UnknownPreset, build_scenario
 from services.runs import repository as repo
 from services.scenarios import key_of_canonical, validate_scenario
+from services.settings import get_settings
+from services.users import Identity, Quotas, check_modifiable, check_visible, visible_to
 
 
 def _now() -> dt.datetime:
@@ -25,15 +27,19 @@ def _now() -> dt.datetime:
 def submit(
     session: Session,
     *,
+    owner: Identity,
     scenario: Mapping[str, Any] | None = None,
     preset: str | None = None,
     overrides: Mapping[str, Any] | None = None,
+    shared: bool = False,
     max_queued: int | None = None,
 ) -> tuple[Run, bool]:
-    """Validates and stores a run; returns it and whether a stored result already answers it.
+    """Validates and stores `owner`'s run; returns it and whether a stored result already
+    answers it.
 
     A cached run is stored as succeeded, pointing at the existing result: nothing to enqueue.
-    Raises `ScenarioInvalid` (bad scenario or override) or `InvalidInputError` (unknown preset).
+    Raises `ScenarioInvalid` (bad scenario or override), `InvalidInputError` (unknown preset,
+    more flows than the owner's quota) or `QuotaExceededError` (too much queued).
     """
     if (scenario is None) == (preset is None):
         raise InvalidInputError("give either a scenario or a preset", path="$", kind="missing")
@@ -46,26 +52,46 @@ def submit(
         raise InvalidInputError("overrides apply to a preset", path="$.overrides", kind="unexpected")
     assert scenario is not None
     _, canonical = validate_scenario(scenario)
-    run = new_run(canonical, preset=preset)
+    check_scenario_size(canonical, owner, path="$.scenario.flows" if preset is None else "$.overrides")
+    run = new_run(canonical, preset=preset, owner_id=owner.id, shared=shared)
     answer_from_cache(run, repo.result_id_by_key(session, run.cache_key))
     session.add(run)
     session.flush()
     if run.result_id is None:
-        check_queue_room(session, max_queued)
+        check_queue_room(session, max_queued, owner)
     return run, run.result_id is not None
 
 
-def check_queue_room(session: Session, max_queued: int | None) -> None:
-    """After the new runs are flushed: refuse (QuotaExceededError, the request rolls back) when
-    more than `max_queued` runs now wait. A cached run adds nothing to the queue."""
-    if max_queued is None:
-        return
-    queued = repo.queued_count(session)
-    if queued > max_queued:
-        raise QuotaExceededError(
-            f"the queue is full: {queued} runs would wait, this server takes at most {max_queued} "
-            "(TCPLAB_MAX_QUEUED_RUNS); try again once some have run",
+def check_scenario_size(canonical: Mapping[str, Any], owner: Identity, *, path: str) -> None:
+    """InvalidInputError (422) when the scenario has more flows than `owner` may simulate."""
+    flows = sum(int(flow.get("count", 1)) for flow in canonical["flows"])
+    if flows > owner.quotas.max_flows:
+        raise InvalidInputError(
+            f"the scenario has {flows} flows; {owner.name} may simulate at most "
+            f"{owner.quotas.max_flows} in one run (ask an admin to raise max_flows)",
+            path=path,
+            kind="quota.max_flows",
         )
+
+
+def check_queue_room(session: Session, max_queued: int | None, owner: Identity | None = None) -> None:
+    """After the new runs are flushed: refuse (QuotaExceededError, the request rolls back) when
+    more than `max_queued` runs now wait on the server, or more than the owner's quota of
+    theirs. A cached run adds nothing to the queue."""
+    if max_queued is not None:
+        queued = repo.queued_count(session)
+        if queued > max_queued:
+            raise QuotaExceededError(
+                f"the queue is full: {queued} runs would wait, this server takes at most {max_queued} "
+                "(TCPLAB_MAX_QUEUED_RUNS); try again once some have run",
+            )
+    if owner is not None:
+        mine = repo.queued_count(session, owner_id=owner.id)
+        if mine > owner.quotas.max_queued_runs:
+            raise QuotaExceededError(
+                f"{owner.name} would have {mine} runs queued, more than their quota of "
+                f"{owner.quotas.max_queued_runs}; try again once some have run",
+            )
 
 
 def new_run(canonical: dict[str, Any], *, preset: str | None, **fields: Any) -> Run:
@@ -93,10 +119,19 @@ def answer_from_cache(run: Run, result_id: uuid.UUID | None) -> None:
         run.status, run.result_id, run.started_at, run.finished_at = RunStatus.succeeded, result_id, now, now
 
 
-def get_run(session: Session, run_id: uuid.UUID) -> Run:
-    run = repo.run_by_id(session, run_id)
-    if run is None:
-        raise NotFoundError("run", run_id)
+def get_run(session: Session, run_id: uuid.UUID, viewer: Identity) -> Run:
+    """The run if `viewer` may see it; NotFoundError otherwise, as if it did not exist."""
+    return check_visible(repo.run_by_id(session, run_id), viewer, "run", run_id)
+
+
+def set_shared(session: Session, run_id: uuid.UUID, viewer: Identity, shared: bool) -> Run:
+    """Shares a run with the lab, or makes it private again (owner or admin)."""
+    run = get_run(session, run_id, viewer)
+    check_modifiable(run, viewer, "run", "re-share")
+    if run.sweep_id is not None:
+        raise ConflictError(f"run {run_id} belongs to sweep {run.sweep_id}: share the sweep")
+    run.shared = shared
+    session.flush()
     return run
 
 
@@ -110,7 +145,14 @@ def claim(session: Session, run_id: uuid.UUID, worker: str) -> dict[str, Any] | 
     run.started_at = _now()
     run.attempts += 1
     run.worker = worker
-    return run.scenario
+    if run.owner is None:
+        return run.scenario
+    # The owner's cap on events as it stands now, the tighter of it and the scenario's own
+    # (the worker then applies the server's caps the same way).
+    cap = Quotas.of(run.owner, get_settings()).max_events_per_run
+    limits = dict(run.scenario.get("limits") or {})
+    limits["max_events"] = min(limits.get("max_events") or cap, cap)
+    return {**run.scenario, "limits": limits}
 
 
 def complete(session: Session, run_id: uuid.UUID, result: dict[str, Any]) -> None:
@@ -141,10 +183,10 @@ def fail(session: Session, run_id: uuid.UUID, error: str, kind: str) -> None:
     run.error_kind = kind
 
 
-def cancel(session: Session, run_id: uuid.UUID) -> Run:
-    run = repo.run_for_update(session, run_id)
-    if run is None:
-        raise NotFoundError("run", run_id)
+def cancel(session: Session, run_id: uuid.UUID, viewer: Identity) -> Run:
+    """Owner or admin only (403 for another's shared run; 404 for a private one)."""
+    run = check_visible(repo.run_for_update(session, run_id), viewer, "run", run_id)
+    check_modifiable(run, viewer, "run", "cancel")
     if run.status.is_final:
         raise ConflictError(f"run {run_id} is already {run.status.value}")
     run.status = RunStatus.cancelled
@@ -159,11 +201,17 @@ class RunFilters:
     preset: str | None = None
     created_after: dt.datetime | None = None
     created_before: dt.datetime | None = None
+    mine_only: bool = False
 
 
-def list_runs(session: Session, filters: RunFilters, *, limit: int, offset: int) -> tuple[Sequence[Run], int]:
+def list_runs(
+    session: Session, filters: RunFilters, viewer: Identity, *, limit: int, offset: int
+) -> tuple[Sequence[Run], int]:
+    """The runs `viewer` sees (their own, the lab's shared ones; all for an admin)."""
     return repo.page_of_runs(
         session,
+        visible=visible_to(Run, viewer),
+        mine_only=viewer.id if filters.mine_only else None,
         status=filters.status,
         variant=filters.variant,
         preset=filters.preset,
@@ -174,9 +222,9 @@ def list_runs(session: Session, filters: RunFilters, *, limit: int, offset: int)
     )
 
 
-def result_of(session: Session, run_id: uuid.UUID, *, traces: bool) -> dict[str, Any]:
+def result_of(session: Session, run_id: uuid.UUID, viewer: Identity, *, traces: bool) -> dict[str, Any]:
     """The stored result of a succeeded run: summary, per-flow rows, traces on request."""
-    run = get_run(session, run_id)
+    run = get_run(session, run_id, viewer)
     if run.status != RunStatus.succeeded or run.result_id is None:
         raise ConflictError(f"run {run_id} has no result: it is {run.status.value}")
     flows = [{m: getattr(f, m) for m in FLOW_METRICS} for f in repo.flows_of(session, run.result_id)]

@@ -22,6 +22,7 @@ from services.sweeps.service import (
     points_with_progress,
     progress_of,
     runs_of,
+    set_shared,
     status_of,
 )
 from services.sweeps.spec import NUMERIC_METRICS, Axis, AxisRange, StoppingRule, SweepExtension, SweepSpec
@@ -52,6 +53,7 @@ __all__ = [
     "replication_seed",
     "run_observations",
     "runs_of",
+    "set_shared",
     "status_of",
     "summary_rows",
 ]

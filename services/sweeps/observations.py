@@ -16,9 +16,8 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
-from services.db.models import RunStatus
+from services.db.models import Run, RunStatus
 from services.errors import ConflictError, NotFoundError
-from services.runs import get_run
 from services.stats import finite_values, summarize
 from services.sweeps import repository as repo
 from services.sweeps.grid import flow_groups
@@ -97,12 +96,12 @@ def observations(session: Session, sweep_id: uuid.UUID, point: int | None = None
     return _group_observations(repo.flow_rows(session, sweep_id, point), groups_at, values_at, sweep_id)
 
 
-def run_observations(session: Session, run_id: uuid.UUID) -> list[Observation]:
-    """A single run's observations (point 0, replication 0, no axis values)."""
-    run = get_run(session, run_id)
+def run_observations(session: Session, run: Run) -> list[Observation]:
+    """A single run's observations (point 0, replication 0, no axis values); the caller has
+    checked that its viewer may see `run`."""
     if run.status != RunStatus.succeeded:
-        raise ConflictError(f"run {run_id} has no result: it is {run.status.value}")
-    rows = [(0, 0, *row[2:]) for row in repo.flow_rows_of_run(session, run_id)]
+        raise ConflictError(f"run {run.id} has no result: it is {run.status.value}")
+    rows = [(0, 0, *row[2:]) for row in repo.flow_rows_of_run(session, run.id)]
     return _group_observations(rows, {0: flow_groups(run.scenario)}, {}, None)
 
 

@@ -6,7 +6,7 @@ import uuid
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import func, select, update
+from sqlalchemy import ColumnElement, func, select, update
 from sqlalchemy.orm import Session
 
 from services.db.models import FLOW_METRICS, FlowResult, Run, RunStatus, Sweep, SweepPoint
@@ -21,8 +21,20 @@ def sweep_by_id(session: Session, sweep_id: uuid.UUID, *, for_update: bool = Fal
     return session.execute(query).scalar_one_or_none()
 
 
-def page_of_sweeps(session: Session, *, preset: str | None, limit: int, offset: int) -> tuple[Sequence[Sweep], int]:
-    conditions = [Sweep.preset == preset] if preset is not None else []
+def page_of_sweeps(
+    session: Session,
+    *,
+    visible: ColumnElement[bool],
+    owner_id: uuid.UUID | None,
+    preset: str | None,
+    limit: int,
+    offset: int,
+) -> tuple[Sequence[Sweep], int]:
+    conditions = [visible]
+    if owner_id is not None:
+        conditions.append(Sweep.owner_id == owner_id)
+    if preset is not None:
+        conditions.append(Sweep.preset == preset)
     total = session.execute(select(func.count()).select_from(Sweep).where(*conditions)).scalar_one()
     rows = session.execute(
         select(Sweep).where(*conditions).order_by(Sweep.created_at.desc(), Sweep.id).limit(limit).offset(offset)
@@ -128,3 +140,8 @@ def _flow_rows(session: Session, conditions: list[Any]) -> list[FlowRow]:
         .order_by(Run.sweep_point, Run.replication, Run.id, FlowResult.position)
     ).all()
     return [(r[0] or 0, r[1] or 0, r[2], r[3], r[4], dict(zip(FLOW_METRICS, r[5:], strict=True))) for r in rows]
+
+
+def share_runs(session: Session, sweep_id: uuid.UUID, shared: bool) -> None:
+    """A sweep's runs are seen as the sweep is."""
+    session.execute(update(Run).where(Run.sweep_id == sweep_id).values(shared=shared))

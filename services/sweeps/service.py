@@ -15,7 +15,7 @@ from sqlalchemy.orm import Session
 from services.db.models import Run, RunStatus, Sweep, SweepPoint
 from services.errors import InvalidInputError, NotFoundError
 from services.runs import repository as runs_repo
-from services.runs.service import answer_from_cache, check_queue_room, new_run
+from services.runs.service import answer_from_cache, check_queue_room, check_scenario_size, new_run
 from services.stats import summarize, t_quantile
 from services.sweeps import repository as repo
 from services.sweeps.grid import (
@@ -27,6 +27,8 @@ from services.sweeps.grid import (
 )
 from services.sweeps.observations import observations
 from services.sweeps.spec import MAX_RUNS, StoppingRule, SweepExtension, SweepSpec, point_key, value_key
+from services.users import Identity, check_modifiable, visible_to
+from services.users.access import can_see
 
 
 @dataclass
@@ -85,13 +87,17 @@ def _now() -> dt.datetime:
 # ---- create and extend --------------------------------------------------------------------------
 
 
-def create(session: Session, spec: SweepSpec, *, max_queued: int | None = None) -> tuple[Sweep, Created]:
-    """Validates every point, stores the sweep, its points and its runs (cached ones already
-    succeeded). Raises `ScenarioInvalid` naming the point, or `InvalidInputError`."""
+def create(
+    session: Session, spec: SweepSpec, *, owner: Identity, max_queued: int | None = None
+) -> tuple[Sweep, Created]:
+    """Validates every point, stores `owner`'s sweep, its points and its runs (cached ones
+    already succeeded). Raises `ScenarioInvalid` naming the point, or `InvalidInputError`."""
     values = grid_points(axis_values(spec), spec.combine)
     _check_size(len(values) * spec.replications)
     planned = [plan_point(spec, v) for v in values]
-    sweep = Sweep(name=spec.name, preset=spec.preset, spec=_stored_spec(spec))
+    for p in planned:
+        check_scenario_size(p.canonical, owner, path="$.axes")
+    sweep = Sweep(name=spec.name, preset=spec.preset, spec=_stored_spec(spec), owner_id=owner.id, shared=spec.shared)
     session.add(sweep)
     session.flush()
     session.add_all(
@@ -100,16 +106,23 @@ def create(session: Session, spec: SweepSpec, *, max_queued: int | None = None) 
     created = _add_runs(session, sweep, [(i, p.canonical, range(spec.replications)) for i, p in enumerate(planned)])
     _grow_cached_points(session, sweep, spec, created, range(len(planned)))
     if created.to_enqueue:
-        check_queue_room(session, max_queued)
+        check_queue_room(session, max_queued, owner)
     return sweep, created
 
 
 def extend(
-    session: Session, sweep_id: uuid.UUID, extension: SweepExtension, *, max_queued: int | None = None
+    session: Session,
+    sweep_id: uuid.UUID,
+    extension: SweepExtension,
+    viewer: Identity,
+    *,
+    max_queued: int | None = None,
 ) -> tuple[Sweep, Created]:
     """Adds replications (a new total per point) and/or axis values; only (point,
-    replication) pairs that have no run yet become runs. A cancelled sweep is reopened."""
-    sweep = get_sweep(session, sweep_id, for_update=True)
+    replication) pairs that have no run yet become runs. A cancelled sweep is reopened.
+    Owner or admin only; the new runs are the sweep owner's."""
+    sweep = get_sweep(session, sweep_id, viewer, for_update=True)
+    check_modifiable(sweep, viewer, "sweep", "extend")
     spec = SweepSpec.model_validate(sweep.spec)
     replications = extension.replications or spec.replications
     if replications < spec.replications:
@@ -126,6 +139,8 @@ def extend(
     missing = sum(len(set(range(replications)) - have.get(p.index, set())) for p in existing.values())
     _check_size(sum(len(r) for r in have.values()) + missing + len(new_points) * replications)
     planned_new = [plan_point(spec, v) for v in new_points]
+    for p in planned_new:
+        check_scenario_size(p.canonical, viewer, path="$.axes")
 
     batches: list[tuple[int, dict[str, Any], Iterable[int]]] = []
     for point in existing.values():
@@ -145,7 +160,7 @@ def extend(
     sweep.cancelled_at = None
     _grow_cached_points(session, sweep, spec, created, [index for index, _, _ in batches])
     if created.to_enqueue:
-        check_queue_room(session, max_queued)
+        check_queue_room(session, max_queued, viewer)
     return sweep, created
 
 
@@ -160,7 +175,7 @@ def _grow_cached_points(session: Session, sweep: Sweep, spec: SweepSpec, created
 
 def _stored_spec(spec: SweepSpec) -> dict[str, Any]:
     """The spec as stored: every axis as its list of values (a range written out)."""
-    data = spec.model_dump(mode="json", exclude_none=True)
+    data = spec.model_dump(mode="json", exclude_none=True, exclude={"shared"})
     data["axes"] = [{"path": a.path, "values": a.resolved()} for a in spec.axes]
     return data
 
@@ -209,9 +224,14 @@ def _add_runs(session: Session, sweep: Sweep, batches: Sequence[tuple[int, dict[
                     sweep_id=sweep.id,
                     sweep_point=point,
                     replication=r,
+                    owner_id=sweep.owner_id,
+                    shared=sweep.shared,
                 )
             )
-    cached = runs_repo.result_ids_by_keys(session, [r.cache_key for r in runs])
+    # A sweep that must simulate (a benchmark) looks nothing up; its results still land on the
+    # shared row of their cache key (`complete`), with this run's own wall time and events.
+    reuse = sweep.spec.get("reuse_results", True)
+    cached = runs_repo.result_ids_by_keys(session, [r.cache_key for r in runs]) if reuse else {}
     for run in runs:
         answer_from_cache(run, cached.get(run.cache_key))
     session.add_all(runs)
@@ -230,15 +250,36 @@ def _sweep_seed(sweep: Sweep) -> int:
 # ---- read, cancel ------------------------------------------------------------------------------
 
 
-def get_sweep(session: Session, sweep_id: uuid.UUID, *, for_update: bool = False) -> Sweep:
+def get_sweep(session: Session, sweep_id: uuid.UUID, viewer: Identity | None, *, for_update: bool = False) -> Sweep:
+    """The sweep if `viewer` may see it (None: the system itself, e.g. the worker); else
+    NotFoundError, as if it did not exist."""
     sweep = repo.sweep_by_id(session, sweep_id, for_update=for_update)
-    if sweep is None:
+    if sweep is None or (viewer is not None and not can_see(sweep, viewer)):
         raise NotFoundError("sweep", sweep_id)
     return sweep
 
 
-def list_sweeps(session: Session, *, preset: str | None, limit: int, offset: int) -> tuple[Sequence[Sweep], int]:
-    return repo.page_of_sweeps(session, preset=preset, limit=limit, offset=offset)
+def set_shared(session: Session, sweep_id: uuid.UUID, viewer: Identity, shared: bool) -> Sweep:
+    """Shares the sweep (and its runs) with the lab, or makes it private (owner or admin)."""
+    sweep = get_sweep(session, sweep_id, viewer, for_update=True)
+    check_modifiable(sweep, viewer, "sweep", "re-share")
+    sweep.shared = shared
+    repo.share_runs(session, sweep_id, shared)
+    return sweep
+
+
+def list_sweeps(
+    session: Session, viewer: Identity, *, preset: str | None, mine_only: bool = False, limit: int, offset: int
+) -> tuple[Sequence[Sweep], int]:
+    """The sweeps `viewer` sees, newest first."""
+    return repo.page_of_sweeps(
+        session,
+        visible=visible_to(Sweep, viewer),
+        owner_id=viewer.id if mine_only else None,
+        preset=preset,
+        limit=limit,
+        offset=offset,
+    )
 
 
 def progress_of(session: Session, sweeps: Sequence[Sweep]) -> dict[uuid.UUID, tuple[Progress, int]]:
@@ -249,21 +290,23 @@ def progress_of(session: Session, sweeps: Sequence[Sweep]) -> dict[uuid.UUID, tu
     return {s.id: (Progress.of(counts.get(s.id)), points.get(s.id, 0)) for s in sweeps}
 
 
-def points_with_progress(session: Session, sweep_id: uuid.UUID) -> list[tuple[SweepPoint, Progress]]:
-    get_sweep(session, sweep_id)
+def points_with_progress(session: Session, sweep_id: uuid.UUID, viewer: Identity) -> list[tuple[SweepPoint, Progress]]:
+    get_sweep(session, sweep_id, viewer)
     counts = repo.status_counts(session, [sweep_id], by_point=True)
     return [(p, Progress.of(counts.get((sweep_id, p.index)))) for p in repo.points_of(session, sweep_id)]
 
 
-def runs_of(session: Session, sweep_id: uuid.UUID) -> Sequence[Run]:
-    get_sweep(session, sweep_id)
+def runs_of(session: Session, sweep_id: uuid.UUID, viewer: Identity) -> Sequence[Run]:
+    get_sweep(session, sweep_id, viewer)
     return repo.runs_of(session, sweep_id)
 
 
-def cancel(session: Session, sweep_id: uuid.UUID) -> tuple[Sweep, int]:
+def cancel(session: Session, sweep_id: uuid.UUID, viewer: Identity) -> tuple[Sweep, int]:
     """Cancels the sweep's queued and running runs (a running simulation finishes; its result
-    is kept for the cache). Finished runs stay as they are. Returns how many were cancelled."""
-    sweep = get_sweep(session, sweep_id, for_update=True)
+    is kept for the cache). Finished runs stay as they are. Returns how many were cancelled.
+    Owner or admin only."""
+    sweep = get_sweep(session, sweep_id, viewer, for_update=True)
+    check_modifiable(sweep, viewer, "sweep", "cancel")
     sweep.cancelled_at = _now()
     return sweep, repo.cancel_unfinished(session, sweep_id)
 
@@ -284,7 +327,7 @@ def after_run(session: Session, run_id: uuid.UUID) -> list[uuid.UUID]:
     run = runs_repo.run_by_id(session, run_id)
     if run is None or run.sweep_id is None or run.sweep_point is None:
         return []
-    sweep = get_sweep(session, run.sweep_id)
+    sweep = get_sweep(session, run.sweep_id, None)
     rule = SweepSpec.model_validate(sweep.spec).stopping
     if rule is None or sweep.cancelled_at is not None:
         return []

@@ -161,6 +161,13 @@ class SweepSpec(BaseModel):
     replications: int = Field(default=3, ge=1, le=MAX_REPLICATIONS, description="seeds per point")
     seed: int = Field(default=1, ge=0, le=U64_MAX, description="the sweep seed: replication seeds derive from it")
     stopping: StoppingRule | None = None
+    shared: bool = Field(default=False, description="Visible to the whole lab (else to you and admins).")
+    reuse_results: bool = Field(
+        default=True,
+        description="Answer a run from a stored identical run (same scenario, seed and core version). "
+        "false: simulate every run anyway (a benchmark of the core's speed); the result row is still "
+        "shared through its cache key.",
+    )
 
     @model_validator(mode="after")
     def consistent(self) -> Self:

@@ -10,6 +10,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from services.db.models import Run, Sweep
+from tests.conftest import AUTH
 from tests.e2e.test_runs import FIG2_SHORT, count, finished
 
 
@@ -18,7 +19,7 @@ def limited_client(test_settings, clean_db) -> Iterator[TestClient]:
     from api.main import create_app
 
     settings = test_settings.model_copy(update={"max_body_bytes": 4096, "max_queued_runs": 3})
-    with TestClient(create_app(settings)) as c:
+    with TestClient(create_app(settings), headers=AUTH) as c:
         yield c
 
 

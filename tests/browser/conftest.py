@@ -28,6 +28,7 @@ import pytest
 
 from services.settings import Settings
 from tests.browser.harness import SWEEP, Lab, Server, Tab
+from tests.conftest import ADMIN_TOKEN, AUTH
 from tests.support import free_port, wait_for
 
 CHROMIUM_ARGS = [
@@ -86,7 +87,7 @@ def server(app: Any) -> Iterator[Server]:
     thread.start()
     wait_for(lambda: uv.started, timeout_s=20)
     base = f"http://127.0.0.1:{port}"
-    with httpx.Client(base_url=base, timeout=30) as client:
+    with httpx.Client(base_url=base, timeout=30, headers=AUTH) as client:
         try:
             yield Server(base, client)
         finally:
@@ -158,11 +159,19 @@ def lab(
 # ------------------------------------------------------------------------------ pages
 
 
+def signed_in_cookie(base_url: str, token: str) -> dict[str, Any]:
+    """The cookie /login sets, for a context that skips the login page."""
+    return {"name": "tcplab_token", "value": token, "url": base_url, "httpOnly": True, "sameSite": "Strict"}
+
+
 @pytest.fixture(scope="module")
-def browser_page(browser: Any) -> Iterator[Any]:
+def browser_page(browser: Any, server: Server) -> Iterator[Any]:
     """One page for the module, which each test navigates: a new page compiles Plotly (4.8 MB)
-    anew, about 2.5 s here; a page that has loaded it once loads the next page in 0.3 s."""
+    anew, about 2.5 s here; a page that has loaded it once loads the next page in 0.3 s.
+    Signed in as the bootstrap admin (the login cookie; tests/browser/test_access.py signs in
+    through the login page itself)."""
     context = browser.new_context(accept_downloads=True, viewport={"width": 1280, "height": 900})
+    context.add_cookies([signed_in_cookie(server.base_url, ADMIN_TOKEN)])
     page = context.new_page()
     yield page
     context.close()

@@ -501,3 +501,61 @@ def test_region_map_alone_draws_the_defaults_and_refuses_bad_inputs_on_the_page(
     tab.page.wait_for_selector("#message.error")
     assert "p_max" in tab.page.inner_text("#message")
     tab.allowed_errors.append("422")  # Chromium logs the refused request
+
+
+# ------------------------------------------------------------------------------ signing in
+
+
+def _fresh_page(browser: Any) -> Any:
+    """A page of a new browser context: no cookie, nobody signed in."""
+    return browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
+
+
+def test_a_browser_without_a_token_signs_in_on_the_login_page_and_comes_back(
+    browser: Any, server: Server, lab: Lab
+) -> None:
+    from tests.conftest import ADMIN_TOKEN
+
+    page = _fresh_page(browser)
+    try:
+        target = f"/dashboard/sweeps/{lab.sweep_id}"
+        page.goto(server.base_url + target)
+        assert page.url.startswith(server.base_url + "/login?next=")
+        page.fill("#token", "not-a-token")
+        page.click("#login-form button")
+        page.wait_for_selector("#message.error")
+        assert "unknown, revoked or disabled" in page.inner_text("#message")
+        page.fill("#token", ADMIN_TOKEN)
+        page.click("#login-form button")
+        page.wait_for_url(server.base_url + target)
+        page.wait_for_selector("body[data-ready='1']", timeout=30_000)
+        assert page.inner_text("#viewer") == "admin (admin)"
+        cookie = next(c for c in page.context.cookies() if c["name"] == "tcplab_token")
+        assert cookie["httpOnly"] and cookie["sameSite"] == "Strict"
+        assert page.evaluate("document.cookie") == ""  # the pages' scripts never see the token
+        page.click("#logout")
+        page.wait_for_url(server.base_url + "/login")
+    finally:
+        page.context.close()
+
+
+def test_a_second_users_browser_finds_no_private_run_of_another(browser: Any, server: Server, lab: Lab) -> None:
+    from tests.browser.conftest import signed_in_cookie
+
+    made = server.client.post("/v1/users", json={"name": f"viewer-{uuid.uuid4().hex[:6]}"})
+    assert made.status_code == 201, made.text
+    page = _fresh_page(browser)
+    page.context.add_cookies([signed_in_cookie(server.base_url, made.json()["token"]["token"])])
+    try:
+        response = page.goto(server.base_url + f"/dashboard/runs/{lab.run_id}")
+        assert response is not None and response.status == 404
+        assert "There is no run" in page.inner_text("#not-found")
+        page.goto(server.base_url + "/dashboard")
+        page.wait_for_selector("body[data-ready='1']", timeout=30_000)
+        hrefs = page.eval_on_selector_all("a", "as => as.map(a => a.getAttribute('href'))")
+        assert not any(lab.run_id in h or lab.sweep_id in h for h in hrefs if h)
+        status = page.evaluate(f"fetch('/v1/runs/{lab.run_id}/cancel', {{method: 'POST'}}).then(r => r.status)")
+        assert status == 404
+        assert server.get(f"/v1/runs/{lab.run_id}")["status"] == "succeeded"
+    finally:
+        page.context.close()

@@ -26,7 +26,7 @@ def isolated_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 @pytest.fixture
 def lab(launched_service: LaunchedService) -> Iterator[Client]:
-    with Client(launched_service.base_url) as client:
+    with Client(launched_service.base_url, token=launched_service.token) as client:
         yield client
 
 

@@ -38,7 +38,9 @@ def tcplab(*args: str, input: str | None = None) -> Result:
 
 
 @pytest.fixture
-def url(launched_service: LaunchedService) -> str:
+def url(launched_service: LaunchedService, isolated_config: Path, monkeypatch: pytest.MonkeyPatch) -> str:
+    """The launched service's URL, with its admin token in TCPLAB_TOKEN for the commands."""
+    monkeypatch.setenv("TCPLAB_TOKEN", launched_service.token)
     return launched_service.base_url
 
 
@@ -59,6 +61,8 @@ class _Recorder(BaseHTTPRequestHandler):
         self.seen.append((self.path, self.headers.get("Authorization")))
         if self.path.startswith("/healthz"):
             body: Any = {"status": "ok", "version": "0.0", "core_version": "0.0"}
+        elif self.path.startswith("/v1/me"):
+            body = {"name": "recorded", "is_admin": False}
         else:
             body = {"items": [], "total": 0, "limit": 20, "offset": 0}
         data = json.dumps(body).encode()
@@ -95,7 +99,9 @@ def test_login_writes_a_private_config_and_the_token_is_sent(
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
     assert stat.S_IMODE(path.parent.stat().st_mode) == 0o700
     assert tomllib.loads(path.read_text()) == {"url": base, "token": "s3cret-token"}
-    assert seen == [("/healthz", "Bearer s3cret-token")]  # login checked /healthz with it
+    # login checked the server and the token
+    assert seen == [("/healthz", "Bearer s3cret-token"), ("/v1/me", "Bearer s3cret-token")]
+    assert "as recorded" in result.stderr
 
     # Later commands use the stored server and token.
     assert tcplab("runs").exit_code == 0
@@ -123,11 +129,18 @@ def test_login_writes_a_private_config_and_the_token_is_sent(
     assert tomllib.loads(path.read_text())["token"] == "new"
 
 
-def test_login_against_the_service_and_a_server_that_is_not_there(url: str, isolated_config: Path) -> None:
-    result = tcplab("login", "--url", url, "--token", "t")
+def test_login_against_the_service_and_a_server_that_is_not_there(
+    url: str, isolated_config: Path, launched_service: LaunchedService, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("TCPLAB_TOKEN")
+    refused = tcplab("login", "--url", url, "--token", "not-a-token")
+    assert refused.exit_code == 1 and "unknown or revoked" in refused.stderr, refused.output
+    assert not (isolated_config / "tcplab" / "config.toml").exists()  # nothing saved
+
+    result = tcplab("login", "--url", url, "--token", launched_service.token)
     assert result.exit_code == 0, result.output
-    assert "logged in" in result.stderr
-    assert tcplab("presets").exit_code == 0  # the stored URL is used
+    assert "logged in" in result.stderr and "as admin" in result.stderr
+    assert tcplab("presets").exit_code == 0  # the stored URL and token are used
 
     nowhere = f"http://127.0.0.1:{free_port()}"
     result = tcplab("login", "--url", nowhere, "--token", "t")

@@ -10,18 +10,20 @@ import httpx
 
 def test_the_readme_service_runs_a_fig2_preset_and_serves_its_result(launched_service):
     base = launched_service.base_url
-    assert "paper000-fig2a" in [p["name"] for p in httpx.get(f"{base}/v1/presets").json()]
-    submitted = httpx.post(
+    assert httpx.get(f"{base}/v1/presets").status_code == 401  # the launcher made a token: use it
+    http = httpx.Client(headers=launched_service.headers)
+    assert "paper000-fig2a" in [p["name"] for p in http.get(f"{base}/v1/presets").json()]
+    submitted = http.post(
         f"{base}/v1/runs", json={"preset": "paper000-fig2a", "overrides": {"duration_s": 20, "warmup_s": 5}}
     )
     assert submitted.status_code == 201, submitted.text
     run_id = submitted.json()["id"]
     deadline = time.monotonic() + 120
-    while (run := httpx.get(f"{base}/v1/runs/{run_id}").json())["status"] in ("queued", "running"):
+    while (run := http.get(f"{base}/v1/runs/{run_id}").json())["status"] in ("queued", "running"):
         assert time.monotonic() < deadline, run
         time.sleep(0.2)
     assert run["status"] == "succeeded", run
-    result = httpx.get(f"{base}/v1/runs/{run_id}/result").json()
+    result = http.get(f"{base}/v1/runs/{run_id}/result").json()
     sbs, imp = result["flows"]
     assert (sbs["variant"], imp["variant"]) == ("newreno-sbs", "newreno-impatient")
     assert sbs["packets_sent"] > 1000 and sbs["loss_events"] >= 1

@@ -156,3 +156,10 @@ def test_flower_watches_the_lab_servers_broker_from_this_host_only() -> None:
 def test_the_tcplab_services_log_json() -> None:
     for name in TCPLAB_SERVICES:
         assert SERVICES[name]["environment"]["TCPLAB_LOG_FORMAT"].endswith("json}")
+
+
+def test_the_api_refuses_to_start_without_a_bootstrap_admin_token_and_all_share_one_dispatch_window() -> None:
+    # `${VAR:?message}`: compose stops with the message when .env does not set it.
+    assert SERVICES["api"]["environment"]["TCPLAB_ADMIN_TOKEN"].startswith("${TCPLAB_ADMIN_TOKEN:?")
+    windows = {SERVICES[name]["environment"]["TCPLAB_DISPATCH_WINDOW"] for name in TCPLAB_SERVICES}
+    assert windows == {"${TCPLAB_DISPATCH_WINDOW:-4}"}

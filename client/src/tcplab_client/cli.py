@@ -222,7 +222,7 @@ def login(
     ] = None,
     check: Annotated[bool, typer.Option("--check/--no-check", help="Check /healthz before saving.")] = True,
 ) -> None:
-    """Store the server's URL and token in the config file (mode 0600), after checking /healthz."""
+    """Store the server's URL and token (config file, mode 0600) once both are checked."""
     import os
 
     s = state(ctx)
@@ -231,16 +231,18 @@ def login(
     token = token or s.token
     if token is None and sys.stdin.isatty():
         token = typer.prompt("token (empty for none)", default="", hide_input=True, show_default=False) or None
+    who = None
     if check:
         with Client(base_url=url, token=token) as lab:
             health = lab.health()
-        err().print(
-            f"{escape(url)}: tcplab {escape(str(health.get('version')))} (core {escape(str(health.get('core_version')))})"
-        )
+            err().print(
+                f"{escape(url)}: tcplab {escape(str(health.get('version')))} (core {escape(str(health.get('core_version')))})"
+            )
+            if token:
+                who = lab.me()
     path = save_config(Config(url=url, token=token))
-    err().print(
-        f"logged in to {escape(url)}{' with a token' if token else ' (no token)'}; saved in {escape(str(path))}"
-    )
+    as_whom = f" as {escape(str(who['name']))}" if who else (" with a token" if token else " (no token)")
+    err().print(f"logged in to {escape(url)}{as_whom}; saved in {escape(str(path))}")
 
 
 # ---- runs ---------------------------------------------------------------------------------------
@@ -667,6 +669,12 @@ def presets(
         out().print("[bold]the paper found[/]")
         for finding in published.get("findings", []):
             out().print(f" • {escape(finding)}")
+
+
+# Command groups of their own modules (they import the helpers above).
+from tcplab_client import cli_users  # noqa: E402
+
+cli_users.register(app)
 
 
 def main() -> None:

@@ -139,11 +139,12 @@ class Client:
         *,
         preset: str | None = None,
         overrides: Mapping[str, Any] | None = None,
+        shared: bool = False,
     ) -> dict[str, Any]:
         """Submits a scenario, or a preset with overrides (`{"duration_s": 20,
-        "flows[*].loss.m": 4}`). The run as stored: `id`, `status`, `cached` (answered from
-        an identical earlier run), …"""
-        body: dict[str, Any] = {}
+        "flows[*].loss.m": 4}`); `shared` makes it visible to the whole lab. The run as
+        stored: `id`, `status`, `cached` (answered from an identical earlier run), …"""
+        body: dict[str, Any] = {"shared": True} if shared else {}
         if scenario is not None:
             body["scenario"] = dict(scenario)
         if preset is not None:
@@ -170,6 +171,10 @@ class Client:
 
     def cancel_run(self, run_id: str) -> dict[str, Any]:
         return self._json("POST", f"/v1/runs/{run_id}/cancel")
+
+    def share_run(self, run_id: str, shared: bool = True) -> dict[str, Any]:
+        """Shares a run with the lab (or makes it private with `shared=False`)."""
+        return self._json("PATCH", f"/v1/runs/{run_id}", json={"shared": shared})
 
     def wait_run(
         self,
@@ -267,6 +272,10 @@ class Client:
             body["axes"] = [dict(a) for a in axes]
         return self._json("POST", f"/v1/sweeps/{sweep_id}/extend", json=body)
 
+    def share_sweep(self, sweep_id: str, shared: bool = True) -> dict[str, Any]:
+        """Shares a sweep and its runs with the lab (or makes them private)."""
+        return self._json("PATCH", f"/v1/sweeps/{sweep_id}", json={"shared": shared})
+
     def cancel_sweep(self, sweep_id: str) -> dict[str, Any]:
         return self._json("POST", f"/v1/sweeps/{sweep_id}/cancel")
 
@@ -344,6 +353,36 @@ class Client:
     def preset(self, name: str) -> dict[str, Any]:
         """One preset with its full scenario."""
         return self._json("GET", f"/v1/presets/{name}")
+
+    # ---- users and tokens -------------------------------------------------------------------
+
+    def me(self) -> dict[str, Any]:
+        """Who the token belongs to, the quotas in force and the runs they have queued."""
+        return self._json("GET", "/v1/me")
+
+    def users(self) -> list[dict[str, Any]]:
+        """Every user (admins only)."""
+        return self._json("GET", "/v1/users")
+
+    def create_user(self, name: str, *, is_admin: bool = False, **quotas: int | None) -> dict[str, Any]:
+        """A new user (admins only), with `token.token`: their first token, shown this once.
+        Quotas: max_queued_runs, max_events_per_run, max_flows, submissions_per_minute."""
+        return self._json("POST", "/v1/users", json={"name": name, "is_admin": is_admin, **quotas})
+
+    def update_user(self, user_id: str, **changes: Any) -> dict[str, Any]:
+        """Admins: quotas (None returns one to the server's default), is_admin, disabled."""
+        return self._json("PATCH", f"/v1/users/{user_id}", json=changes)
+
+    def tokens(self, *, user_id: str | None = None) -> list[dict[str, Any]]:
+        return self._json("GET", "/v1/tokens", params={"user_id": user_id})
+
+    def create_token(self, name: str, *, user_id: str | None = None) -> dict[str, Any]:
+        """A new token (`token`, shown this once) for yourself, or (admins) for `user_id`."""
+        body: dict[str, Any] = {"name": name} | ({"user_id": user_id} if user_id else {})
+        return self._json("POST", "/v1/tokens", json=body)
+
+    def revoke_token(self, token_id: str) -> dict[str, Any]:
+        return self._json("DELETE", f"/v1/tokens/{token_id}")
 
     # ---- waiting --------------------------------------------------------------------------
 
