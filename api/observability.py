@@ -45,6 +45,7 @@ def install(app: FastAPI, settings: Settings) -> None:
         engine=lambda: app.state.engine,
         redis_url=lambda: app.state.redis_url,
         queues=lambda: [settings.queue],
+        dispatch_window=lambda: settings.effective_dispatch_window,
     )
     registry, http = metrics.build_registry(
         collector, info={"version": app.version, "core_version": tcpsim.__version__}

@@ -85,6 +85,7 @@ def test_metrics_count_the_queued_runs_of_the_database_and_the_queue(
     assert value(samples, "tcplab_user_queue_depth", user="admin", state="dispatched") == window
     assert value(samples, "tcplab_user_queue_depth", user="admin", state="waiting") == 3 - window
     assert value(samples, "tcplab_user_running_runs", user="admin") == 0
+    assert value(samples, "tcplab_dispatch_window") == window
     assert value(samples, "tcplab_queue_depth", queue=test_settings.queue) >= window
     assert value(samples, "tcplab_oldest_queued_run_age_seconds") >= 0
     assert value(samples, "tcplab_recent_runs_finished", status="succeeded") == 0
