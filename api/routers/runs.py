@@ -92,4 +92,6 @@ def cancel_run(run_id: uuid.UUID, viewer: CurrentUser, session: SessionDep) -> A
     """Cancels a queued or running run (a running simulation finishes, its result is kept
     for the cache, the run stays cancelled). 409 when the run has already finished; 403 for
     another user's shared run (only the owner or an admin cancels)."""
-    return RunOut.of(runs.cancel(session, run_id, viewer))
+    run = runs.cancel(session, run_id, viewer)
+    run_after_commit(session, enqueue)  # its slot in the dispatch window is free: fill it
+    return RunOut.of(run)

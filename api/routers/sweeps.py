@@ -128,6 +128,7 @@ def cancel_sweep(sweep_id: uuid.UUID, viewer: CurrentUser, session: SessionDep) 
     """Cancels every queued and running run of the sweep (finished runs and their results
     stay). An extension reopens it. Owner or admin only (403 otherwise)."""
     sweep, _ = sweeps.cancel(session, sweep_id, viewer)
+    run_after_commit(session, enqueue)  # the cancelled runs' slots in the dispatch window are free
     return _out(session, sweep)
 
 

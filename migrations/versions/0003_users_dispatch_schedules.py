@@ -17,6 +17,8 @@ down_revision: str | None = "0002"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
+IN_FLIGHT = "status = 'running' OR (status = 'queued' AND dispatched_at IS NOT NULL)"
+
 
 def upgrade() -> None:
     """Upgrade schema."""
@@ -80,6 +82,7 @@ def upgrade() -> None:
     op.create_index(op.f('ix_runs_finished_at'), 'runs', ['finished_at'], unique=False)
     op.create_index(op.f('ix_runs_owner_id_created_at'), 'runs', ['owner_id', 'created_at'], unique=False)
     op.create_index('ix_runs_waiting', 'runs', ['owner_id', 'created_at'], unique=False, postgresql_where=sa.text("status = 'queued' AND dispatched_at IS NULL"))
+    op.create_index('ix_runs_in_flight', 'runs', ['owner_id', 'dispatched_at'], unique=False, postgresql_where=sa.text(IN_FLIGHT))
     op.create_foreign_key(op.f('fk_runs_owner_id_users'), 'runs', 'users', ['owner_id'], ['id'], ondelete='SET NULL')
     op.add_column('sweeps', sa.Column('owner_id', sa.Uuid(), nullable=True, comment='who created it (null: before users)'))
     op.add_column('sweeps', sa.Column('shared', sa.Boolean(), server_default=sa.text('false'), nullable=False, comment='visible to the whole lab'))
@@ -109,6 +112,7 @@ def downgrade() -> None:
     op.drop_column('sweeps', 'shared')
     op.drop_column('sweeps', 'owner_id')
     op.drop_constraint(op.f('fk_runs_owner_id_users'), 'runs', type_='foreignkey')
+    op.drop_index('ix_runs_in_flight', table_name='runs', postgresql_where=sa.text(IN_FLIGHT))
     op.drop_index('ix_runs_waiting', table_name='runs', postgresql_where=sa.text("status = 'queued' AND dispatched_at IS NULL"))
     op.drop_index(op.f('ix_runs_owner_id_created_at'), table_name='runs')
     op.drop_index(op.f('ix_runs_finished_at'), table_name='runs')

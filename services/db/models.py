@@ -162,6 +162,13 @@ class Run(Base):
             "created_at",
             postgresql_where=text("status = 'queued' AND dispatched_at IS NULL"),
         ),
+        # ... and the runs in flight (in the broker or running), counted at every dispatch.
+        Index(
+            "ix_runs_in_flight",
+            "owner_id",
+            "dispatched_at",
+            postgresql_where=text("status = 'running' OR (status = 'queued' AND dispatched_at IS NOT NULL)"),
+        ),
         # One run per (sweep, point, replication): extending a sweep twice adds nothing twice.
         Index("uq_runs_sweep_point_replication", "sweep_id", "sweep_point", "replication", unique=True),
         CheckConstraint(

@@ -112,21 +112,6 @@ def page_of_runs(
     return rows, total
 
 
-def stale_run_ids(
-    session: Session, *, queued_before: dt.datetime, running_before: dt.datetime
-) -> list[uuid.UUID]:
-    """Runs still queued though created before `queued_before`, and runs still running
-    though started before `running_before`: candidates for a lost broker message."""
-    return list(
-        session.execute(
-            select(Run.id).where(
-                ((Run.status == RunStatus.queued) & (Run.created_at < queued_before))
-                | ((Run.status == RunStatus.running) & (Run.started_at < running_before))
-            )
-        ).scalars()
-    )
-
-
 def unfinished_among(session: Session, run_ids: Sequence[uuid.UUID]) -> list[uuid.UUID]:
     """Those of `run_ids` that are still queued or running."""
     if not run_ids:
