@@ -20,7 +20,7 @@ from services.embedded import effective_redis_url
 from services.settings import Settings, get_settings
 
 # Modules whose tasks every worker imports at start: add new task modules here.
-TASK_MODULES: tuple[str, ...] = ("worker.tasks", "worker.reconcile")
+TASK_MODULES: tuple[str, ...] = ("worker.tasks", "worker.reconcile", "worker.schedules")
 
 
 def celery_config(settings: Settings) -> dict[str, Any]:
@@ -54,7 +54,8 @@ def celery_config(settings: Settings) -> dict[str, Any]:
         "timezone": "UTC",
         "imports": TASK_MODULES,
         # Periodic tasks, for `celery beat` (compose's beat service; the launcher's worker
-        # embeds it): the reconciler re-sends runs whose broker message was lost.
+        # embeds it): the reconciler re-sends runs whose broker message was lost; the
+        # schedules' tick fires scheduled sweeps.
         "beat_schedule": {
             "tcplab.reconcile": {
                 "task": "tcplab.reconcile",
@@ -62,6 +63,14 @@ def celery_config(settings: Settings) -> dict[str, Any]:
                 # Behind a long queue of simulations, a pass that waited a whole interval is
                 # superseded by the next one: drop it rather than pile them up.
                 "options": {"expires": settings.reconcile_interval_s},
+            },
+            # Scheduled sweeps: fire the schedules whose time has come (worker/schedules.py).
+            # A tick that waited behind simulations for four ticks is dropped: the next one
+            # fires whatever is due by then, once.
+            "tcplab.fire_schedules": {
+                "task": "tcplab.fire_schedules",
+                "schedule": settings.schedule_tick_s,
+                "options": {"expires": 4 * settings.schedule_tick_s},
             },
         },
     }
