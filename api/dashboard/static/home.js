@@ -1,9 +1,12 @@
 // Home: queue state (GET /v1/runs?status=…&limit=1 → total), recent sweeps (GET /v1/sweeps),
-// recent runs (GET /v1/runs).
+// recent runs (GET /v1/runs): what the signed-in user may see, with each one's owner.
 "use strict";
 (async function () {
   const { api, el, table, badge, fmt, ready, fatal } = window.tcplab;
   const STATUSES = ["queued", "running", "succeeded", "failed", "cancelled"];
+
+  // Whose it is, and whether the lab sees it (what a user lists is theirs and the shared).
+  const owner = (x) => `${x.owner || "—"}${x.shared ? " (shared)" : ""}`;
 
   async function queue() {
     const totals = await Promise.all(STATUSES.map((s) => api(`/v1/runs?status=${s}&limit=1`).then((r) => r.total)));
@@ -29,6 +32,7 @@
       { name: "axes", text: true, value: (s) => (s.axes || []).map((a) => `${a.path} (${(a.values || []).length})`).join(", ") },
       { name: "replications" },
       { name: "runs done", value: (s) => `${done(s)} / ${(s.progress || {}).total ?? "?"}` },
+      { name: "owner", text: true, value: owner },
       { name: "created", text: true, value: (s) => new Date(s.created_at).toLocaleString() },
     ], { id: "sweeps-table", empty: "No sweeps yet: POST /v1/sweeps." });
     box.querySelectorAll("#sweeps-table tbody tr").forEach((tr, i) => {
@@ -51,6 +55,7 @@
       { name: "variants", text: true, value: (r) => r.variants.join(", ") },
       { name: "seed" },
       { name: "core s", value: (r) => r.core_wall_s },
+      { name: "owner", text: true, value: owner },
       { name: "created", text: true, value: (r) => new Date(r.created_at).toLocaleString() },
     ], { id: "runs-table", empty: "No runs yet: POST /v1/runs." });
     box.querySelectorAll("#runs-table tbody tr").forEach((tr, i) => tr.cells[1].replaceChildren(badge(page.items[i].status)));
