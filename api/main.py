@@ -19,7 +19,7 @@ from sqlalchemy.exc import DataError, DBAPIError, InterfaceError, OperationalErr
 from api import dashboard, observability
 from api.auth import current_user
 from api.limits import BodyLimit
-from api.routers import comparisons, health, models, presets, runs, sweeps, users
+from api.routers import comparisons, health, models, presets, runs, schedules, sweeps, users
 from services.db.session import create_db_engine, create_session_factory
 from services.embedded import effective_database_url, effective_redis_url
 from services.errors import (
@@ -33,6 +33,7 @@ from services.errors import (
 )
 from services.scenarios import ScenarioInvalid
 from services.scenarios.errors import json_path
+from services.schedules import install_builtin_schedules
 from services.settings import REPO_ROOT, Settings, get_settings
 
 log = logging.getLogger("tcplab.api")
@@ -47,6 +48,7 @@ V1_ROUTERS = (
     presets.router,
     runs.router,
     sweeps.router,
+    schedules.router,
     comparisons.router,
     users.router,
     dashboard.data.router,
@@ -61,6 +63,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        install_builtin_schedules(app.state.session_factory)  # the core benchmark, disabled
         yield
         if engine is not None:
             engine.dispose()
