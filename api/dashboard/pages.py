@@ -8,6 +8,7 @@ draw with Plotly, served from the installed `plotly` package (never a CDN).
 /dashboard/runs/{id}                per-flow table, cwnd / ssthresh / queue traces
 /dashboard/comparisons?sweep_id=…   model-vs-simulation errors, variant ratios, the paper
 /dashboard/regions                  paper 000 Fig. 4 for chosen R and RTO, a sweep's points on it
+/dashboard/schedules/{id}           a metric across a schedule's firings, the baseline, the shifts
 /static/…                           plotly.min.js, the pages' CSS and scripts
 
 The pages ask the services only whether what they show exists for the signed-in user (the
@@ -35,7 +36,7 @@ from pydantic import BaseModel, Field
 
 from api.auth import TOKEN_COOKIE, token_of
 from api.deps import SessionDep, SettingsDep
-from services import runs, sweeps, users
+from services import runs, schedules, sweeps, users
 from services.errors import NotAuthenticatedError, NotFoundError
 from services.users import Identity
 
@@ -121,6 +122,16 @@ def _sweep_exists(session: Any, sweep_id: uuid.UUID | None, viewer: Identity) ->
         return False
     try:
         sweeps.get_sweep(session, sweep_id, viewer)
+    except NotFoundError:
+        return False
+    return True
+
+
+def _schedule_exists(session: Any, schedule_id: uuid.UUID | None, viewer: Identity) -> bool:
+    if schedule_id is None:
+        return False
+    try:
+        schedules.get_schedule(session, schedule_id, viewer)
     except NotFoundError:
         return False
     return True
@@ -282,3 +293,19 @@ def regions_page(
         },
     }
     return _page(request, "regions.html", "Region map", config, viewer=viewer)
+
+
+@router.get("/dashboard/schedules/{schedule_id}", response_class=HTMLResponse)
+def schedule_page(request: Request, schedule_id: str, session: SessionDep, viewer: Viewer) -> HTMLResponse:
+    key = _uuid(schedule_id)
+    if not _schedule_exists(session, key, viewer):
+        return not_found_page(request, "schedule", schedule_id, viewer)
+    q = request.query_params
+    config = {
+        "schedule_id": str(key),
+        "metrics": list(schedules.HISTORY_METRICS),
+        "metric": q.get("metric") if q.get("metric") in schedules.HISTORY_METRICS else None,
+        "point": q.get("point"),
+        "flow": q.get("flow"),
+    }
+    return _page(request, "schedule.html", f"Schedule {str(key)[:8]}", config, viewer=viewer)

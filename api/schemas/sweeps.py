@@ -45,6 +45,7 @@ class SweepOut(BaseModel):
     owner: str | None = Field(default=None, description="who created it (null: before users)")
     shared: bool = Field(default=False, description="visible to the whole lab")
     schedule_id: uuid.UUID | None = Field(default=None, description="the schedule that fired it, if any")
+    fired_for: dt.datetime | None = Field(default=None, description="the schedule's firing time it answers")
     created: CreatedOut | None = Field(default=None, description="what this request added (create, extend)")
     links: dict[str, str]
 
@@ -69,6 +70,7 @@ class SweepOut(BaseModel):
             owner=sweep.owner.name if sweep.owner is not None else None,
             shared=sweep.shared,
             schedule_id=sweep.schedule_id,
+            fired_for=sweep.fired_for,
             created=CreatedOut.of(created) if created is not None else None,
             links={
                 "self": base,

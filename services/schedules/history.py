@@ -116,6 +116,7 @@ class _FiringData:
     cells: dict[tuple[str, str, str], dict[int, float]] = field(default_factory=dict)
     points: dict[str, tuple[int, dict[str, Any]]] = field(default_factory=dict)
     variants: dict[str, str | None] = field(default_factory=dict)
+    """Flow group -> variant, in the scenario's order."""
 
 
 def _finite(value: Any) -> float | None:
@@ -174,7 +175,11 @@ def history_rows(
     rows: list[dict[str, Any]] = []
     first_shown = max(0, len(firings) - show_last)
     for position, firing in enumerate(firings):
-        cells = sorted(firing.cells.items(), key=lambda kv: (firing.points[kv[0][0]][0], kv[0][1], _metric_order(kv[0][2])))
+        groups = list(firing.variants)  # the scenario's order, "core" last
+        cells = sorted(
+            firing.cells.items(),
+            key=lambda kv: (firing.points[kv[0][0]][0], groups.index(kv[0][1]), _metric_order(kv[0][2])),
+        )
         for (key, group, metric), values in cells:
             previous = history.setdefault((key, group, metric), [])
             if position >= first_shown:
@@ -196,7 +201,8 @@ def _row(
     shift, test = shift_of(values, baseline, measured=metric in MEASURED_METRICS)
     fired_for = firing.sweep.fired_for
     return {
-        "fired_for": fired_for.astimezone(dt.UTC).isoformat() if fired_for else None,
+        # As the API writes datetimes elsewhere (pydantic: "…Z"), so the two compare as text.
+        "fired_for": fired_for.astimezone(dt.UTC).isoformat().replace("+00:00", "Z") if fired_for else None,
         "sweep_id": str(firing.sweep.id),
         "point": index,
         "point_key": key,

@@ -37,6 +37,10 @@ UTC = dt.UTC
 T0 = dt.datetime(2030, 1, 1, 0, 0, tzinfo=UTC)
 
 
+def iso(moment: dt.datetime) -> str:
+    return moment.isoformat().replace("+00:00", "Z")
+
+
 def at(day: int, hour: int, minute: int = 0, second: int = 0) -> dt.datetime:
     return dt.datetime(2030, 1, day, hour, minute, second, tzinfo=UTC)
 
@@ -509,7 +513,7 @@ def test_the_history_flags_the_firing_whose_values_moved_and_tracks_the_cores_sp
         _, axes, rows = schedules.history(session, sid, admin_view, metrics=["packets_sent", "core_events_per_s", "core_wall_s"])
     assert axes == ["flows[0].loss.m"]
     sent = [r for r in rows if r["metric"] == "packets_sent"]
-    assert [r["fired_for"] for r in sent] == [at(d, 3).isoformat() for d in (1, 1, 2, 2, 3, 3)]
+    assert [r["fired_for"] for r in sent] == [iso(at(d, 3)) for d in (1, 1, 2, 2, 3, 3)]
     first, second, third = sent[0:2], sent[2:4], sent[4:6]
     assert all(r["shift"] is None and r["test"] is None and r["baseline_n"] == 0 for r in first)
     assert all(r["shift"] is None and r["test"] == "exact" and r["baseline_firings"] == 1 for r in second)
@@ -542,8 +546,8 @@ def test_history_of_runs_answered_from_the_cache_has_no_core_timing_and_never_fl
         _, _, rows = schedules.history(session, sid, identity(session, owner, test_settings), metrics=["throughput_pkts_per_rtt", "core_wall_s"])
         _, _, core_only = schedules.history(session, sid, identity(session, owner, test_settings), metrics=list(schedules.HISTORY_METRICS), flow="core")
         _, _, last = schedules.history(session, sid, identity(session, owner, test_settings), metrics=["mean_rtt_s"], limit=1)
-    second = [r for r in rows if r["fired_for"] == at(2, 3).isoformat()]
+    second = [r for r in rows if r["fired_for"] == iso(at(2, 3))]
     assert [r["metric"] for r in second] == ["throughput_pkts_per_rtt"] * 2  # no timing: nothing was simulated
     assert all(r["shift"] is None and r["test"] == "exact" for r in second)
     assert {r["metric"] for r in core_only} == {"core_wall_s", "core_events_per_s"} and len(core_only) == 4
-    assert {r["fired_for"] for r in last} == {at(2, 3).isoformat()} and all(r["baseline_firings"] == 1 for r in last)
+    assert {r["fired_for"] for r in last} == {iso(at(2, 3))} and all(r["baseline_firings"] == 1 for r in last)

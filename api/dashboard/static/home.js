@@ -1,5 +1,5 @@
 // Home: queue state (GET /v1/runs?status=…&limit=1 → total), recent sweeps (GET /v1/sweeps),
-// recent runs (GET /v1/runs): what the signed-in user may see, with each one's owner.
+// schedules (GET /v1/schedules), recent runs (GET /v1/runs): what the signed-in user may see, with each one's owner.
 "use strict";
 (async function () {
   const { api, el, table, badge, fmt, ready, fatal } = window.tcplab;
@@ -45,6 +45,25 @@
     box.insertAdjacentElement("afterbegin", el("p", { class: "muted" }, `${page.total} sweeps in all.`));
   }
 
+  async function schedules() {
+    const box = document.getElementById("schedules");
+    let page;
+    try {
+      page = await api("/v1/schedules?limit=20");
+    } catch (e) {
+      if (e.status === 404) { box.replaceChildren(el("p", { class: "muted" }, "This server has no schedules API.")); return; }
+      throw e;
+    }
+    table(box, page.items, [
+      { name: "name", text: true, link: (s) => `/dashboard/schedules/${s.id}` },
+      { name: "cron (UTC)", text: true, value: (s) => s.cron },
+      { name: "enabled", text: true, value: (s) => (s.enabled ? "yes" : "no") },
+      { name: "next firing", text: true, value: (s) => (s.next_fire_at ? new Date(s.next_fire_at).toLocaleString() : null) },
+      { name: "firings" },
+      { name: "last error", text: true, value: (s) => s.last_error },
+    ], { id: "schedules-table", empty: "No schedules yet: POST /v1/schedules." });
+  }
+
   async function runs() {
     const page = await api("/v1/runs?limit=20");
     const box = document.getElementById("runs");
@@ -63,7 +82,7 @@
   }
 
   try {
-    await Promise.all([queue(), sweeps(), runs()]);
+    await Promise.all([queue(), sweeps(), schedules(), runs()]);
     ready();
   } catch (e) {
     fatal(e);
