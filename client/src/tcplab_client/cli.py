@@ -675,6 +675,9 @@ def presets(
 from tcplab_client import cli_users  # noqa: E402
 
 cli_users.register(app)
+from tcplab_client import cli_schedules  # noqa: E402
+
+app.add_typer(cli_schedules.schedules_app, name="schedules")
 
 
 def main() -> None:

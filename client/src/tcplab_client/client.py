@@ -384,6 +384,61 @@ class Client:
     def revoke_token(self, token_id: str) -> dict[str, Any]:
         return self._json("DELETE", f"/v1/tokens/{token_id}")
 
+    # ---- schedules ------------------------------------------------------------------------
+
+    def create_schedule(self, spec: Mapping[str, Any]) -> dict[str, Any]:
+        """A schedule (`docs/schedules.md`): `{"name", "cron": "0 3 * * *" (UTC), "template":
+        a sweep body, "enabled", "shared"}`. The template is built now: a bad one is
+        `InvalidInput` with paths under `$.template`."""
+        return self._json("POST", "/v1/schedules", json=dict(spec))
+
+    def schedule(self, schedule_id: str) -> dict[str, Any]:
+        return self._json("GET", f"/v1/schedules/{schedule_id}")
+
+    def schedules(self, *, limit: int = 50, offset: int = 0, mine: bool = False) -> list[dict[str, Any]]:
+        """The schedules you see (yours, the lab's shared ones), newest first."""
+        params = {"limit": limit, "offset": offset, "mine": "true" if mine else None}
+        return self._json("GET", "/v1/schedules", params=params)["items"]
+
+    def update_schedule(self, schedule_id: str, **changes: Any) -> dict[str, Any]:
+        """Changes name, cron, template, enabled or shared (owner or admin)."""
+        return self._json("PATCH", f"/v1/schedules/{schedule_id}", json=changes)
+
+    def enable_schedule(self, schedule_id: str, enabled: bool = True) -> dict[str, Any]:
+        """Enables (its next firing is the cron's next time) or disables a schedule."""
+        return self.update_schedule(schedule_id, enabled=enabled)
+
+    def disable_schedule(self, schedule_id: str) -> dict[str, Any]:
+        return self.update_schedule(schedule_id, enabled=False)
+
+    def fire_schedule(self, schedule_id: str) -> dict[str, Any]:
+        """Fires it now: returns the sweep it created (follow it with `wait_sweep`)."""
+        return self._json("POST", f"/v1/schedules/{schedule_id}/fire")
+
+    def schedule_sweeps(self, schedule_id: str, *, limit: int = 50, offset: int = 0) -> list[dict[str, Any]]:
+        """The sweeps it fired, latest firing first."""
+        return self._json("GET", f"/v1/schedules/{schedule_id}/sweeps", params={"limit": limit, "offset": offset})["items"]
+
+    def schedule_history(
+        self,
+        schedule_id: str,
+        *,
+        metric: str | Iterable[str] | None = None,
+        flow: str | None = None,
+        limit: int | None = None,
+        format: TableFormat = "json",
+    ) -> Any:
+        """Per firing, point, flow group and metric: mean and 95 % interval, the baseline of
+        the previous firings and `shift` ("up", "down" or None). `flow="core"` for the core's
+        own `core_events_per_s` and `core_wall_s`."""
+        metrics = [metric] if isinstance(metric, str) else list(metric) if metric is not None else None
+        params = {"metric": metrics, "flow": flow, "limit": limit}
+        return self._table(f"/v1/schedules/{schedule_id}/history", params, format)
+
+    def delete_schedule(self, schedule_id: str) -> None:
+        """Deletes it (owner or admin); the sweeps it fired stay."""
+        self.request("DELETE", f"/v1/schedules/{schedule_id}")
+
     # ---- waiting --------------------------------------------------------------------------
 
     def _wait(
