@@ -17,6 +17,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from services.presets.paper000 import PRESETS as _PAPER000
+from services.presets.paper002 import PRESETS as _PAPER002
+from services.presets.paper004 import PRESETS as _PAPER004
 from services.presets.registry import (
     Parameter,
     Preset,
@@ -41,7 +43,7 @@ __all__ = [
     "list_presets",
 ]
 
-PRESETS: dict[str, Preset] = {p.name: p for p in _PAPER000}
+PRESETS: dict[str, Preset] = {p.name: p for p in (*_PAPER000, *_PAPER002, *_PAPER004)}
 """Every preset by name, in the order the papers present them."""
 
 

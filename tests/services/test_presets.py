@@ -26,9 +26,9 @@ def flow(scenario: dict[str, Any], name: str) -> dict[str, Any]:
     return next(f for f in scenario["flows"] if f["name"] == name)
 
 
-def test_paper_000s_experiments_are_the_presets_in_the_papers_order():
-    assert list(PRESETS) == NAMES
-    assert [p.name for p in list_presets()] == NAMES
+def test_paper_000s_experiments_are_the_first_presets_in_the_papers_order():
+    assert list(PRESETS)[: len(NAMES)] == NAMES
+    assert [p.name for p in list_presets()] == list(PRESETS)
 
 
 @pytest.mark.parametrize("name", NAMES)
