@@ -256,9 +256,9 @@ puts there.
 times (164-168 s) mean about 0.5 Mb/s and its single loss happens at 107 s; the paper does \
 not say what slows its download. With a 1 ms cloud the 44-segment window is far larger than \
 the path's bandwidth-delay product (about 2 segments), so the router queue absorbs every window \
-reduction and only a timeout costs time. `cloud_latency_ms` near 1000 (a window-limited path, \
-about 0.5 Mb/s) reproduces the paper's download time instead; docs/validation/paper004.md runs \
-both."""
+reduction and only a timeout costs time. A `cloud_latency_ms` of a few hundred makes the path \
+window-limited near the paper's rate instead (300 ms: about 0.6 Mb/s, 136-147 s with 0.05 % \
+loss); docs/validation/paper004.md runs both."""
 
 ONE_LOSS_CHOICE = """\
 - The loss: §4.2.1 has one packet lost at 1 min 47 s of a download of about 164 s; our download \
@@ -414,7 +414,7 @@ def _common_parameters(seeded: bool) -> tuple[Parameter, ...]:
 CLOUD_PARAMETER = Parameter(
     "cloud_latency_ms",
     "one-way latency through the Internet cloud, split over its two 1.5 Mb/s links (§4.2.3: 1 ms); "
-    "about 1000 ms makes the path window-limited at the paper's 0.5 Mb/s",
+    "a few hundred ms make the path window-limited near the paper's 0.5 Mb/s",
     "ms",
     DEFAULT_CLOUD_LATENCY_MS,
     paper_values=(DEFAULT_CLOUD_LATENCY_MS,),
