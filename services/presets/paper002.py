@@ -41,7 +41,9 @@ CITATION = 'N. Hushyar, A. Upreti, "Performance Analysis of TCP Variants" (UMass
 DATA_FILE = "002_published.json"
 SOURCE = "paper 002 (Hushyar & Upreti, ns-2), transcribed from its text in services/presets/data/" + DATA_FILE
 
-VARIANTS: dict[str, str] = {"Tahoe": "tahoe", "Reno": "reno", "NewReno": "newreno-sbs", "Vegas": "vegas", "SACK": "sack"}
+VARIANTS: dict[str, str] = {
+    "Tahoe": "tahoe", "Reno": "reno", "NewReno": "newreno-sbs", "Vegas": "vegas", "SACK": "sack",
+}
 """The paper's names -> the core's variants (NewReno: the core's default, RFC 3782
 Slow-but-Steady, as ns-2's Agent/TCP/Newreno resets its timer on partial ACKs)."""
 
@@ -95,8 +97,11 @@ def six_node_graph(bottleneck_queue: dict[str, Any] | None = None) -> dict[str, 
     buffer; `bottleneck_queue` replaces N2-N3's (experiment 3's RED or Drop-Tail)."""
     links = []
     for i, (a, b) in enumerate(LINKS):
-        queue = bottleneck_queue if i == BOTTLENECK and bottleneck_queue else {"type": "droptail", "limit_pkts": NS2_QUEUE_LIMIT}
-        links.append({"name": f"{a}-{b}", "from": a, "to": b, "rate_mbps": 10, "delay_ms": LINK_DELAY_MS, "queue": dict(queue)})
+        queue = {"type": "droptail", "limit_pkts": NS2_QUEUE_LIMIT}
+        if i == BOTTLENECK and bottleneck_queue:
+            queue = bottleneck_queue
+        links.append({"name": f"{a}-{b}", "from": a, "to": b, "rate_mbps": 10, "delay_ms": LINK_DELAY_MS,
+                      "queue": dict(queue)})
     return {"graph": {"nodes": ["n1", "n2", "n3", "n4", "n5", "n6"], "links": links}}
 
 
