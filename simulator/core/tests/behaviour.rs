@@ -185,3 +185,113 @@ fn with_a_window_of_three_limited_transmit_turns_a_timeout_into_a_fast_retransmi
     assert_eq!((flow(&without).timeouts, flow(&without).fast_retransmits), (1, 0), "{:?}", flow(&without));
     assert_eq!((flow(&with).timeouts, flow(&with).fast_retransmits), (0, 1), "{:?}", flow(&with));
 }
+
+// ---- CUBIC (RFC 9438) --------------------------------------------------------------------
+
+/// An endless CUBIC (or other) flow on a dumbbell with a queue too large to drop, a loss module
+/// on its path, and cwnd and ssthresh traced every `trace_s`.
+fn long_flow(variant: &str, rate_mbps: f64, rtt_ms: f64, duration_s: f64, loss: Value, tcp: Value, trace_s: f64) -> Value {
+    json!({
+        "duration_s": duration_s, "seed": 1,
+        "topology": {"dumbbell": {"bottleneck": {"rate_mbps": rate_mbps, "delay_ms": rtt_ms / 10.0,
+                                                 "queue": {"type": "droptail", "limit_pkts": 100000}}}},
+        "flows": [{"name": "f", "variant": variant, "rtt_ms": rtt_ms, "tcp": tcp, "loss": loss}],
+        "outputs": {"trace_interval_s": trace_s, "trace": ["cwnd", "ssthresh"]}
+    })
+}
+
+/// The traced (time, cwnd) pairs of the first flow.
+fn cwnd_trace(r: &RunResult) -> Vec<(f64, f64)> {
+    let t = r.traces.as_ref().unwrap();
+    t.time_s.iter().copied().zip(t.flows[0].cwnd.as_ref().unwrap().iter().copied()).collect()
+}
+
+/// The first reduction of the window: (its time, the largest window before it).
+fn first_reduction(trace: &[(f64, f64)]) -> (f64, f64) {
+    let i = trace.windows(2).position(|w| w[1].1 < w[0].1 - 0.5).expect("the window is reduced") + 1;
+    (trace[i].0, trace[..i].iter().map(|p| p.1).fold(0.0, f64::max))
+}
+
+fn cwnd_at(trace: &[(f64, f64)], t: f64) -> f64 {
+    trace.iter().find(|p| p.0 >= t - 1e-9).expect("traced that far").1
+}
+
+#[test]
+fn with_one_drop_cubic_reduces_its_window_to_seven_tenths_not_half() {
+    let r = run(&scenario("cubic", ONE_DROP, json!({})));
+    let f = flow(&r);
+    assert_eq!((f.fast_recoveries, f.timeouts, f.retransmits), (1, 0, 1), "{f:?}");
+    let (at, peak) = first_reduction(&cwnd_trace(&r));
+    let floor = min_cwnd_after(&r, at - 0.001);
+    let ratio = floor / peak;
+    assert!((0.67..=0.73).contains(&ratio), "cwnd {peak:.1} -> {floor:.1}: {ratio:.3}, expected β_cubic = 0.7");
+}
+
+#[test]
+fn after_a_loss_cubic_grows_concave_up_to_the_old_window_then_convex_beyond_it() {
+    // 100 Mb/s and 100 ms: the window (~200) stays far below the path's 1200 packets, so one
+    // scheduled drop is the only loss, and cubic growth outpaces the Reno-friendly estimate.
+    let s = long_flow("cubic", 100.0, 100.0, 14.0, json!({"type": "scheduled", "packets": [1000]}),
+                      json!({"initial_ssthresh_pkts": 200}), 0.01);
+    let r = run(&s);
+    assert_eq!((flow(&r).fast_recoveries, flow(&r).timeouts), (1, 0));
+    let trace = cwnd_trace(&r);
+    let (at, w_max) = first_reduction(&trace);
+    let k = (w_max * (1.0 - 0.7) / 0.4).cbrt(); // RFC 9438 eq. 2 with cwnd_epoch = 0.7·W_max
+    let w = |x: f64| cwnd_at(&trace, at + x * k);
+    let (w0, w_half, w_k, w_3half, w_2) = (w(0.05), w(0.5), w(1.0), w(1.5), w(2.0));
+    assert!(w_half - w0 > 2.0 * (w_k - w_half), "concave below W_max: {w0:.1}, {w_half:.1}, {w_k:.1}");
+    assert!((w_k - w_max).abs() < 0.04 * w_max, "W_max {w_max:.1} reached about K = {k:.2} s later: {w_k:.1}");
+    assert!(w_2 - w_3half > 2.0 * (w_3half - w_k), "convex above W_max: {w_k:.1}, {w_3half:.1}, {w_2:.1}");
+}
+
+#[test]
+fn on_a_short_rtt_path_cubic_grows_in_its_reno_friendly_region() {
+    // 4 ms RTT: K is seconds, hundreds of round trips, so the cubic curve barely moves in 20
+    // round trips while W_est adds α_cubic = 0.53 segments per round trip (RFC 9438 §4.3).
+    let rtt = 0.004;
+    let s = long_flow("cubic", 100.0, rtt * 1000.0, 2.0, json!({"type": "scheduled", "packets": [300]}),
+                      json!({"initial_ssthresh_pkts": 40}), 0.001);
+    let r = run(&s);
+    let trace = cwnd_trace(&r);
+    let (at, w_max) = first_reduction(&trace);
+    let start = at + 2.0 * rtt; // recovery over
+    let grown = cwnd_at(&trace, start + 20.0 * rtt) - cwnd_at(&trace, start);
+    let k = (w_max * 0.3 / 0.4).cbrt();
+    let cubic_only = 0.4 * ((22.0 * rtt - k).powi(3) - (2.0 * rtt - k).powi(3)) + 1.0;
+    assert!((0.35 * 20.0..=0.75 * 20.0).contains(&grown), "grew {grown:.2} segments in 20 round trips");
+    assert!(grown > 3.0 * cubic_only, "{grown:.2} vs the cubic curve's {cubic_only:.2}");
+}
+
+#[test]
+fn after_a_timeout_cubic_slow_starts_to_seven_tenths_of_its_window_and_grows_on() {
+    let s = long_flow("cubic", 10.0, 100.0, 6.0, json!({"type": "outage", "start_s": 1.5, "end_s": 2.0}),
+                      json!({"initial_ssthresh_pkts": 40}), 0.005);
+    let r = run(&s);
+    let f = flow(&r);
+    assert!(f.timeouts >= 1 && f.fast_recoveries == 0, "{f:?}");
+    let trace = cwnd_trace(&r);
+    let before = cwnd_at(&trace, 1.5);
+    assert_eq!(min_cwnd_after(&r, 1.5), 1.0, "RFC 5681: one segment after a timeout");
+    let t = r.traces.as_ref().unwrap();
+    let ssthresh = t.flows[0].ssthresh.as_ref().unwrap().last().unwrap().expect("finite");
+    assert!((ssthresh / before - 0.7).abs() < 0.03, "ssthresh {ssthresh:.1} after a window of {before:.1}");
+    let end = trace.last().unwrap().1;
+    assert!(end > ssthresh + 2.0, "grows on past ssthresh: {end:.1}");
+}
+
+#[test]
+fn with_three_drops_in_a_window_cubic_repairs_them_with_sack_in_one_reduction() {
+    let r = run(&scenario("cubic", THREE_DROPS, json!({})));
+    let f = flow(&r);
+    assert_eq!((f.fast_recoveries, f.timeouts, f.retransmits), (1, 0, 3), "{f:?}");
+    assert!(recovery_length_rtts(f) < 1.6, "{:.2} RTTs", recovery_length_rtts(f));
+    let (at, peak) = first_reduction(&cwnd_trace(&r));
+    let ratio = min_cwnd_after(&r, at - 0.001) / peak;
+    assert!((0.67..=0.73).contains(&ratio), "one reduction to 0.7, not one per hole: {ratio:.3}");
+    // With SACK off CUBIC recovers as NewReno: one hole per round trip, still one reduction.
+    let r = run(&scenario("cubic", THREE_DROPS, json!({"sack": false})));
+    let f = flow(&r);
+    assert_eq!((f.fast_recoveries, f.timeouts, f.retransmits), (1, 0, 3), "{f:?}");
+    assert!(recovery_length_rtts(f) > 2.5, "{:.2} RTTs", recovery_length_rtts(f));
+}

@@ -19,6 +19,7 @@
 //!   arbitrary per-flow timers, so BBR is a sender option plus one file here.
 
 mod aimd;
+mod cubic;
 mod newreno_impatient;
 mod newreno_sbs;
 mod reno;
@@ -27,6 +28,7 @@ mod tahoe;
 mod vegas;
 
 pub use aimd::Aimd;
+pub use cubic::Cubic;
 pub use vegas::Vegas;
 
 use crate::scenario::TcpConfig;
@@ -67,6 +69,7 @@ pub const VARIANTS: &[(&str, &str)] = &[
     ("newreno-impatient", "NewReno Impatient: timer reset on the first partial ACK only (RFC 3782 §4)"),
     ("sack", "SACK-based conservative loss recovery with pipe and scoreboard (RFC 6675)"),
     ("vegas", "Vegas delay-based congestion avoidance with alpha/beta/gamma (Brakmo & Peterson 1995)"),
+    ("cubic", "CUBIC: window a cubic function of the time since the last loss, beta 0.7, Reno-friendly (RFC 9438)"),
 ];
 
 /// Builds the named variant, or None for a name not in `VARIANTS`.
@@ -78,6 +81,7 @@ pub fn build(name: &str, cfg: &TcpConfig) -> Option<Box<dyn CongestionControl>> 
         "newreno-impatient" => Box::new(newreno_impatient::NEWRENO_IMPATIENT),
         "sack" => Box::new(sack::SACK),
         "vegas" => Box::new(Vegas::new(&cfg.vegas)),
+        "cubic" => Box::new(Cubic::new(cfg)),
         _ => return None,
     })
 }
