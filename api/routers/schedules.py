@@ -135,7 +135,9 @@ def history(
     for i, name in enumerate(metrics):
         if name not in HISTORY_METRICS:
             raise InvalidInputError(
-                f"unknown metric {name!r}; one of {', '.join(HISTORY_METRICS)}", path=f"$.metric[{i}]", kind="unknown_metric"
+                f"unknown metric {name!r}; one of {', '.join(HISTORY_METRICS)}",
+                path=f"$.metric[{i}]",
+                kind="unknown_metric",
             )
     schedule, axes, rows = schedules.history(session, schedule_id, viewer, metrics=metrics, flow=flow, limit=limit)
     body = {

@@ -68,7 +68,9 @@ def _sweep_spec(schedule: Schedule, fired_for: dt.datetime) -> SweepSpec:
     except ValidationError as e:
         first = e.errors()[0]
         path = "$.template" + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in first["loc"])
-        raise InvalidInputError(f"the template no longer validates: {first['msg']}", path=path, kind="template") from None
+        raise InvalidInputError(
+            f"the template no longer validates: {first['msg']}", path=path, kind="template"
+        ) from None
 
 
 def fire_into(
@@ -144,7 +146,9 @@ def fire_schedule(session: Session, schedule: Schedule, now: dt.datetime, settin
 
 def _failed(schedule: Schedule, fired_for: dt.datetime, error: str) -> Firing:
     schedule.last_error = error
-    log.warning("schedule %s (%s) fired for %s created no sweep: %s", schedule.id, schedule.name, fired_for.isoformat(), error)
+    log.warning(
+        "schedule %s (%s) fired for %s created no sweep: %s", schedule.id, schedule.name, fired_for.isoformat(), error
+    )
     return Firing(schedule.id, fired_for, error=error)
 
 
@@ -187,7 +191,11 @@ def fire_due(
 
 
 def _record_crash(
-    session_factory: sessionmaker[Session], schedule_id: uuid.UUID, fired_for: dt.datetime, now: dt.datetime, error: Exception
+    session_factory: sessionmaker[Session],
+    schedule_id: uuid.UUID,
+    fired_for: dt.datetime,
+    now: dt.datetime,
+    error: Exception,
 ) -> Firing:
     """After an unexpected failure (rolled back): the error on the schedule, and its next time
     moved on, so the pass does not pick it again."""

@@ -61,8 +61,10 @@ def _direction(diff: float) -> str:
     return "up" if diff > 0 else "down"
 
 
-def welch_shift(current: Sequence[float], baseline: Sequence[float], confidence: float = DEFAULT_CONFIDENCE) -> str | None:
-    """"up"/"down" when the means differ at `confidence` by Welch's test, else None."""
+def welch_shift(
+    current: Sequence[float], baseline: Sequence[float], confidence: float = DEFAULT_CONFIDENCE
+) -> str | None:
+    """ "up"/"down" when the means differ at `confidence` by Welch's test, else None."""
     cur, base = np.asarray(current, dtype=float), np.asarray(baseline, dtype=float)
     if cur.size == 0 or base.size == 0:
         return None

@@ -28,9 +28,17 @@ def page_of_schedules(
     if owner_id is not None:
         conditions.append(Schedule.owner_id == owner_id)
     total = session.execute(select(func.count()).select_from(Schedule).where(*conditions)).scalar_one()
-    rows = session.execute(
-        select(Schedule).where(*conditions).order_by(Schedule.created_at.desc(), Schedule.id).limit(limit).offset(offset)
-    ).scalars().all()
+    rows = (
+        session.execute(
+            select(Schedule)
+            .where(*conditions)
+            .order_by(Schedule.created_at.desc(), Schedule.id)
+            .limit(limit)
+            .offset(offset)
+        )
+        .scalars()
+        .all()
+    )
     return rows, total
 
 
@@ -63,9 +71,13 @@ def firings_of(session: Session, schedule_id: uuid.UUID, *, limit: int, offset: 
     """The schedule's sweeps, latest firing first."""
     condition = Sweep.schedule_id == schedule_id
     total = session.execute(select(func.count()).select_from(Sweep).where(condition)).scalar_one()
-    rows = session.execute(
-        select(Sweep).where(condition).order_by(Sweep.fired_for.desc(), Sweep.id).limit(limit).offset(offset)
-    ).scalars().all()
+    rows = (
+        session.execute(
+            select(Sweep).where(condition).order_by(Sweep.fired_for.desc(), Sweep.id).limit(limit).offset(offset)
+        )
+        .scalars()
+        .all()
+    )
     return rows, total
 
 

@@ -100,7 +100,11 @@ def list_schedules(
 ) -> tuple[Sequence[Schedule], int]:
     """The schedules `viewer` sees, newest first."""
     return repo.page_of_schedules(
-        session, visible=visible_to(Schedule, viewer), owner_id=viewer.id if mine_only else None, limit=limit, offset=offset
+        session,
+        visible=visible_to(Schedule, viewer),
+        owner_id=viewer.id if mine_only else None,
+        limit=limit,
+        offset=offset,
     )
 
 
@@ -131,9 +135,9 @@ def update(
     if "shared" in given and given["shared"] != schedule.shared:
         schedule.shared = given["shared"]
         repo.share_firings(session, schedule.id, schedule.shared)
-    timing_changed = given.get("cron", schedule.cron) != schedule.cron or given.get("enabled", schedule.enabled) != schedule.enabled
-    schedule.cron = given.get("cron", schedule.cron)
-    schedule.enabled = given.get("enabled", schedule.enabled)
+    cron, enabled = given.get("cron", schedule.cron), given.get("enabled", schedule.enabled)
+    timing_changed = (cron, enabled) != (schedule.cron, schedule.enabled)
+    schedule.cron, schedule.enabled = cron, enabled
     if not schedule.enabled:
         schedule.next_fire_at = None
     elif timing_changed or schedule.next_fire_at is None:
@@ -157,7 +161,8 @@ def delete(session: Session, schedule_id: uuid.UUID, viewer: Identity) -> None:
     check_modifiable(schedule, viewer, "schedule", "delete")
     if schedule.builtin is not None:
         raise ConflictError(
-            f"schedule {schedule_id} is the built-in {schedule.builtin!r}, made again at every start: disable it instead"
+            f"schedule {schedule_id} is the built-in {schedule.builtin!r}, made again at every start: "
+            "disable it instead"
         )
     session.delete(schedule)
     session.flush()

@@ -41,7 +41,13 @@ def test_a_schedule_is_stored_with_its_next_firing_and_read_back(client):
     s = r.json()
     assert r.headers["location"] == f"/v1/schedules/{s['id']}"
     assert (s["name"], s["cron"], s["enabled"], s["shared"], s["owner"], s["builtin"], s["firings"]) == (
-        "nightly fig2a", "0 3 * * *", True, False, "admin", None, 0,
+        "nightly fig2a",
+        "0 3 * * *",
+        True,
+        False,
+        "admin",
+        None,
+        0,
     )
     assert s["template"]["preset"] == "paper000-fig2a" and "shared" not in s["template"]
     nxt = dt.datetime.fromisoformat(s["next_fire_at"])
@@ -67,8 +73,25 @@ def test_a_schedule_is_stored_with_its_next_firing_and_read_back(client):
         ({"name": ""}, "$.name", ""),
         ({"template": {**TEMPLATE, "replications": 0}}, "$.template.replications", ""),
         ({"template": {**TEMPLATE, "preset": "no-such-preset"}}, "$.template.preset", "no preset named"),
-        ({"template": {**TEMPLATE, "axes": [{"path": "flows[*].loss.m", "values": [2, -3]}]}}, "$.template", "at the point flows[*].loss.m = -3"),
-        ({"template": {**TEMPLATE, "axes": [{"path": "flows[*].loss.m", "values": [1, 2]}, {"path": "flows[*].loss.p", "values": [0.1]}], "combine": "zip"}}, "$.template.axes", "as many values"),
+        (
+            {"template": {**TEMPLATE, "axes": [{"path": "flows[*].loss.m", "values": [2, -3]}]}},
+            "$.template",
+            "at the point flows[*].loss.m = -3",
+        ),
+        (
+            {
+                "template": {
+                    **TEMPLATE,
+                    "axes": [
+                        {"path": "flows[*].loss.m", "values": [1, 2]},
+                        {"path": "flows[*].loss.p", "values": [0.1]},
+                    ],
+                    "combine": "zip",
+                }
+            },
+            "$.template.axes",
+            "as many values",
+        ),
         ({"template": {**TEMPLATE, "bogus": 1}}, "$.template.bogus", ""),
         ({"every": "day"}, "$.every", ""),
     ],
@@ -100,7 +123,10 @@ def test_patch_changes_the_timing_template_and_sharing_and_refuses_nulls(client)
     on = client.patch(f"/v1/schedules/{s['id']}", json={"enabled": True, "name": "every 5"}).json()
     assert on["next_fire_at"] is not None and on["name"] == "every 5"
     new_template = {**TEMPLATE, "replications": 3}
-    assert client.patch(f"/v1/schedules/{s['id']}", json={"template": new_template}).json()["template"]["replications"] == 3
+    assert (
+        client.patch(f"/v1/schedules/{s['id']}", json={"template": new_template}).json()["template"]["replications"]
+        == 3
+    )
     for bad, path in [
         ({"cron": None}, "$.cron"),
         ({"cron": "soon"}, "$.cron"),
@@ -133,7 +159,9 @@ def test_fire_now_creates_a_sweep_linked_to_the_schedule(client, db_session):
 
 def test_a_template_broken_since_is_a_422_when_fired_by_hand(client, db_session):
     s = create(client)
-    db_session.execute(update(Schedule).where(Schedule.id == uuid.UUID(s["id"])).values(template={**TEMPLATE, "preset": "gone"}))
+    db_session.execute(
+        update(Schedule).where(Schedule.id == uuid.UUID(s["id"])).values(template={**TEMPLATE, "preset": "gone"})
+    )
     db_session.commit()
     r = client.post(f"/v1/schedules/{s['id']}/fire")
     assert r.status_code == 422 and r.json()["detail"][0]["path"] == "$.preset", r.text
@@ -192,7 +220,7 @@ def test_the_history_checks_its_metric_and_comes_in_three_formats(client, db_ses
     assert empty["measured_metrics"] == ["core_events_per_s", "core_wall_s"]
     csv = client.get(f"/v1/schedules/{s['id']}/history", params={"format": "csv"})
     assert csv.status_code == 200 and csv.headers["content-type"].startswith("text/csv")
-    assert f'schedule-{s["id"]}-history.csv' in csv.headers["content-disposition"]
+    assert f"schedule-{s['id']}-history.csv" in csv.headers["content-disposition"]
     parquet = client.get(f"/v1/schedules/{s['id']}/history", params={"format": "parquet"})
     assert parquet.status_code == 200 and pq.read_table(io.BytesIO(parquet.content)).num_rows == 0
     assert client.get(f"/v1/schedules/{uuid.uuid4()}/history").status_code == 404

@@ -16,7 +16,7 @@ import pytest
 
 from services.settings import Settings
 from tests.browser.harness import Server, Tab
-from tests.browser.test_dashboards import assert_same, as_number, csv_rows, download
+from tests.browser.test_dashboards import as_number, assert_same, csv_rows, download
 from tests.support import wait_for
 
 TEMPLATE = {
@@ -39,7 +39,9 @@ def _fire_and_finish(server: Server, schedule_id: str) -> str:
     r = server.client.post(f"/v1/schedules/{schedule_id}/fire")
     assert r.status_code == 201, r.text
     sweep_id = r.json()["id"]
-    done = wait_for(lambda: (s := server.get(f"/v1/sweeps/{sweep_id}"))["status"] == "done" and s, timeout_s=120, interval_s=0.3)
+    done = wait_for(
+        lambda: (s := server.get(f"/v1/sweeps/{sweep_id}"))["status"] == "done" and s, timeout_s=120, interval_s=0.3
+    )
     assert done["progress"]["succeeded"] == 4, done["progress"]
     return sweep_id
 
@@ -59,7 +61,9 @@ def fired(server: Server, db_engine: Any, start_worker: Any, test_settings: Sett
     celery_app.control.purge()
     worker = start_worker(f"browser-schedules-{os.getpid()}")
     try:
-        r = server.client.post("/v1/schedules", json={"name": "fig2a nightly", "cron": "0 3 * * *", "template": TEMPLATE})
+        r = server.client.post(
+            "/v1/schedules", json={"name": "fig2a nightly", "cron": "0 3 * * *", "template": TEMPLATE}
+        )
         assert r.status_code == 201, r.text
         sid = r.json()["id"]
         sweeps = [_fire_and_finish(server, sid), _fire_and_finish(server, sid)]

@@ -36,7 +36,12 @@ def url(launched_service: LaunchedService, monkeypatch: pytest.MonkeyPatch) -> s
 
 
 def spec(seed: int, name: str, **changes: Any) -> dict[str, Any]:
-    template = {"scenario": small_scenario(seed), "axes": [{"path": "flows[0].loss.m", "values": [2, 4]}], "replications": 2, "seed": seed}
+    template = {
+        "scenario": small_scenario(seed),
+        "axes": [{"path": "flows[0].loss.m", "values": [2, 4]}],
+        "replications": 2,
+        "seed": seed,
+    }
     return {"name": name, "cron": YEARLY, "template": template, **changes}
 
 
@@ -76,7 +81,9 @@ def test_the_sdk_creates_fires_follows_and_deletes_a_schedule(lab: Client, sessi
     assert [e.path for e in info.value.errors] == ["$.cron"]
 
 
-def test_the_command_line_manages_a_schedule_and_prints_its_history(url: str, tmp_path: Path, session_seed: int) -> None:
+def test_the_command_line_manages_a_schedule_and_prints_its_history(
+    url: str, tmp_path: Path, session_seed: int
+) -> None:
     path = tmp_path / "nightly.yaml"
     path.write_text(yaml.safe_dump(spec(session_seed + 1, "cli schedule")))
     created = tcplab("--url", url, "schedules", "create", str(path))
@@ -104,10 +111,16 @@ def test_the_command_line_manages_a_schedule_and_prints_its_history(url: str, tm
     assert history.exit_code == 0, history.output
     assert "throughput_pkts_per_rtt" in history.stdout and "2 rows, 0 moved" in history.stderr
     out = tmp_path / "history.parquet"
-    saved = tcplab("--url", url, "schedules", "history", sid, "--format", "parquet", "-o", str(out), "--metric", "goodput_bps")
+    saved = tcplab(
+        "--url", url, "schedules", "history", sid, "--format", "parquet", "-o", str(out), "--metric", "goodput_bps"
+    )
     assert saved.exit_code == 0, saved.output
     rows = pq.read_table(io.BytesIO(out.read_bytes())).to_pylist()
-    assert len(rows) == 2 and {r["metric"] for r in rows} == {"goodput_bps"} and all(r["sweep_id"] == sweep_id for r in rows)
+    assert (
+        len(rows) == 2
+        and {r["metric"] for r in rows} == {"goodput_bps"}
+        and all(r["sweep_id"] == sweep_id for r in rows)
+    )
     as_csv = tcplab("--url", url, "schedules", "history", sid, "--format", "csv", "--flow", "core")
     assert as_csv.stdout.splitlines()[0].startswith("fired_for,sweep_id,point,point_key,flows[0].loss.m,flow")
 
@@ -121,7 +134,10 @@ def test_the_command_line_says_what_is_wrong(url: str, tmp_path: Path, session_s
     path.write_text(json.dumps({**spec(session_seed, "bad"), "cron": "0 3 * *"}))
     result = tcplab("--url", url, "schedules", "create", str(path))
     assert result.exit_code == 2 and "$.cron" in result.stderr and "5 fields" in result.stderr, result.output
-    bad_template = {**spec(session_seed, "bad"), "template": {"preset": "nope", "axes": [{"path": "duration_s", "values": [5]}]}}
+    bad_template = {
+        **spec(session_seed, "bad"),
+        "template": {"preset": "nope", "axes": [{"path": "duration_s", "values": [5]}]},
+    }
     path.write_text(json.dumps(bad_template))
     result = tcplab("--url", url, "schedules", "create", str(path))
     assert result.exit_code == 2 and "$.template.preset" in result.stderr

@@ -24,7 +24,14 @@ TEMPLATE = {
         "duration_s": 3.0,
         "warmup_s": 0.5,
         "topology": {"dumbbell": {"bottleneck": {"rate_mbps": 10, "delay_ms": 5}}},
-        "flows": [{"name": "a", "variant": "newreno-sbs", "rtt_ms": 40, "loss": {"type": "bernoulli_events", "p": 0.01, "m": 2}}],
+        "flows": [
+            {
+                "name": "a",
+                "variant": "newreno-sbs",
+                "rtt_ms": 40,
+                "loss": {"type": "bernoulli_events", "p": 0.01, "m": 2},
+            }
+        ],
     },
     "axes": [{"path": "flows[0].loss.m", "values": [2]}],
     "replications": 2,
@@ -72,7 +79,9 @@ def test_beat_fires_a_schedule_made_through_the_api_and_sees_changes_without_res
     started = time.monotonic()
     [sweep] = wait_for(lambda: firings(client, s["id"]), timeout_s=15, interval_s=0.2)
     done = wait_for(
-        lambda: (x := client.get(f"/v1/sweeps/{sweep['id']}").json())["status"] == "done" and x, timeout_s=30, interval_s=0.2
+        lambda: (x := client.get(f"/v1/sweeps/{sweep['id']}").json())["status"] == "done" and x,
+        timeout_s=30,
+        interval_s=0.2,
     )
     assert done["progress"]["succeeded"] == 2 and done["progress"]["total"] == 2, done["progress"]
     assert done["schedule_id"] == s["id"] and done["owner"] == "admin"
@@ -93,7 +102,9 @@ def test_beat_fires_a_schedule_made_through_the_api_and_sees_changes_without_res
     make_due(db_session, s["id"])
     both = wait_for(lambda: len(f := firings(client, s["id"])) == 2 and f, timeout_s=15, interval_s=0.2)
     wait_for(lambda: client.get(f"/v1/sweeps/{both[0]['id']}").json()["status"] == "done", timeout_s=30, interval_s=0.2)
-    history = client.get(f"/v1/schedules/{s['id']}/history", params={"metric": ["throughput_pkts_per_rtt", "core_events_per_s"]}).json()
+    history = client.get(
+        f"/v1/schedules/{s['id']}/history", params={"metric": ["throughput_pkts_per_rtt", "core_events_per_s"]}
+    ).json()
     rows = history["rows"]
     assert [r["sweep_id"] for r in rows if r["metric"] == "throughput_pkts_per_rtt"] == [both[1]["id"], both[0]["id"]]
     second = {r["metric"]: r for r in rows if r["sweep_id"] == both[0]["id"]}

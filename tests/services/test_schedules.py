@@ -18,7 +18,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
 from scipy import stats as scipy_stats
-from sqlalchemy import func, select, text, update
+from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session, sessionmaker
 
 from services import schedules, sweeps
@@ -52,7 +52,12 @@ def tiny_template(**changes: Any) -> dict[str, Any]:
         "warmup_s": 0.5,
         "topology": {"dumbbell": {"bottleneck": {"rate_mbps": 10, "delay_ms": 5}}},
         "flows": [
-            {"name": "a", "variant": "newreno-sbs", "rtt_ms": 40, "loss": {"type": "bernoulli_events", "p": 0.01, "m": 2}}
+            {
+                "name": "a",
+                "variant": "newreno-sbs",
+                "rtt_ms": 40,
+                "loss": {"type": "bernoulli_events", "p": 0.01, "m": 2},
+            }
         ],
     }
     return {"scenario": scenario, "axes": [{"path": "flows[0].loss.m", "values": [2, 4]}], "replications": 2, **changes}
@@ -93,7 +98,11 @@ def load(factory: sessionmaker[Session], schedule_id: uuid.UUID) -> Schedule:
 
 def firings_of(factory: sessionmaker[Session], schedule_id: uuid.UUID) -> list[Sweep]:
     with factory() as session:
-        rows = session.execute(select(Sweep).where(Sweep.schedule_id == schedule_id).order_by(Sweep.fired_for)).scalars().all()
+        rows = (
+            session.execute(select(Sweep).where(Sweep.schedule_id == schedule_id).order_by(Sweep.fired_for))
+            .scalars()
+            .all()
+        )
         for row in rows:
             session.expunge(row)
         return list(rows)
@@ -166,7 +175,9 @@ def test_a_template_is_built_when_the_schedule_is_made_and_errors_name_their_pat
         with pytest.raises(InvalidInputError) as info2:
             schedules.check_template(bad_preset, me)
         assert info2.value.path == "$.template.preset"
-        too_many = SweepSpec.model_validate(tiny_template(axes=[{"path": "duration_s", "range": {"start": 1, "stop": 9999}}], replications=10))
+        too_many = SweepSpec.model_validate(
+            tiny_template(axes=[{"path": "duration_s", "range": {"start": 1, "stop": 9999}}], replications=10)
+        )
         with pytest.raises(InvalidInputError) as info3:
             schedules.check_template(too_many, me)
         assert info3.value.path == "$.template.axes" and info3.value.kind == "too_many_runs"
@@ -210,7 +221,9 @@ def test_a_private_schedule_is_not_found_by_others_and_deleting_keeps_the_sweeps
     with session_scope(factory) as session:
         with pytest.raises(NotFoundError):
             schedules.get_schedule(session, sid, identity(session, other, test_settings))
-        _, sweep, _ = schedules.fire_now(session, sid, identity(session, owner, test_settings), test_settings, now=at(1, 1))
+        _, sweep, _ = schedules.fire_now(
+            session, sid, identity(session, owner, test_settings), test_settings, now=at(1, 1)
+        )
         sweep_id = sweep.id
     with session_scope(factory) as session:
         schedules.delete(session, sid, identity(session, owner, test_settings))
@@ -264,7 +277,14 @@ def test_a_disabled_schedule_does_not_fire_and_an_edited_cron_counts_at_the_next
     assert schedules.fire_due(factory, at(1, 2), test_settings) == []
     # The cron line changes through the service; the very next pass uses it.
     with session_scope(factory) as session:
-        schedules.update(session, on, ScheduleUpdate(cron="15 1 * * *"), identity(session, owner, test_settings), test_settings, now=at(1, 1))
+        schedules.update(
+            session,
+            on,
+            ScheduleUpdate(cron="15 1 * * *"),
+            identity(session, owner, test_settings),
+            test_settings,
+            now=at(1, 1),
+        )
     assert load(factory, on).next_fire_at == at(1, 1, 15)
     fired = schedules.fire_due(factory, at(1, 1, 16), test_settings)
     assert [(f.schedule_id, f.fired_for) for f in fired] == [(on, at(1, 1, 15))]
@@ -344,7 +364,12 @@ def test_a_broken_template_or_a_full_quota_is_recorded_and_the_others_still_fire
     assert firing.schedule_id == capped
     assert "quota" in (firing.error or "") and firings_of(factory, capped) == []
     with factory() as session:
-        assert session.execute(select(func.count()).select_from(Run).join(Sweep).where(Sweep.owner_id == greedy)).scalar_one() == 0
+        assert (
+            session.execute(
+                select(func.count()).select_from(Run).join(Sweep).where(Sweep.owner_id == greedy)
+            ).scalar_one()
+            == 0
+        )
 
     # A later success clears the error.
     with session_scope(factory) as session:
@@ -367,7 +392,9 @@ def test_fire_now_makes_a_linked_sweep_of_the_owner_and_leaves_the_cron_alone(fa
     admin = make_user(factory, "root", is_admin=True)
     sid = new_schedule(factory, owner, test_settings, now=at(1, 0), enabled=False, shared=True)
     with session_scope(factory) as session:
-        _, sweep, created = schedules.fire_now(session, sid, identity(session, admin, test_settings), test_settings, now=at(1, 9))
+        _, _, created = schedules.fire_now(
+            session, sid, identity(session, admin, test_settings), test_settings, now=at(1, 9)
+        )
         assert created.runs == 4
     [s] = firings_of(factory, sid)
     assert s.owner_id == owner and s.shared and s.fired_for == at(1, 9)
@@ -390,7 +417,7 @@ def test_the_builtin_benchmark_is_made_once_disabled_shared_and_owned_by_admin(f
         assert spec.scenario is not None
     # The reference scenario is the one the benchmark script measures.
     reference = json.loads((REPO_ROOT / "simulator" / "scenarios" / "reference-dumbbell.json").read_text())
-    assert REFERENCE_DUMBBELL == reference
+    assert reference == REFERENCE_DUMBBELL
     # A built-in is disabled rather than deleted.
     with session_scope(factory) as session:
         admin = identity_of(session.execute(select(User).where(User.name == "admin")).scalar_one(), test_settings)
@@ -408,7 +435,9 @@ def test_ensuring_the_builtins_leaves_a_disabled_admin_and_an_edited_benchmark_a
         schedules.ensure_builtin_schedules(session)
     with factory() as session:
         assert session.execute(select(User.disabled_at).where(User.name == "admin")).scalar_one() is not None
-        assert session.execute(select(Schedule.cron).where(Schedule.builtin == CORE_BENCHMARK)).scalar_one() == "0 4 * * *"
+        assert (
+            session.execute(select(Schedule.cron).where(Schedule.builtin == CORE_BENCHMARK)).scalar_one() == "0 4 * * *"
+        )
 
 
 def test_reuse_results_false_simulates_every_run_and_shares_the_result_rows(factory, test_settings):
@@ -419,7 +448,9 @@ def test_reuse_results_false_simulates_every_run_and_shares_the_result_rows(fact
     simulate(factory, first.to_enqueue)
     with session_scope(factory) as session:
         _, cached = sweeps.create(session, SweepSpec.model_validate(tiny_template()), owner=me)
-        fresh_sweep, fresh = sweeps.create(session, SweepSpec.model_validate(tiny_template(reuse_results=False)), owner=me)
+        fresh_sweep, fresh = sweeps.create(
+            session, SweepSpec.model_validate(tiny_template(reuse_results=False)), owner=me
+        )
         assert fresh_sweep.spec["reuse_results"] is False
     assert (cached.runs, cached.cached) == (4, 4)
     assert (fresh.runs, fresh.cached, len(fresh.to_enqueue)) == (4, 0, 4)
@@ -446,12 +477,21 @@ def test_a_firing_that_repeats_the_previous_ones_is_never_flagged(values, repeat
 
 
 @settings(max_examples=200, deadline=None)
-@given(values=seeds_values, repeats=st.integers(1, 5), relative=st.floats(1e-6, 10), sign=st.sampled_from([1, -1]), which=st.integers(0, 7))
+@given(
+    values=seeds_values,
+    repeats=st.integers(1, 5),
+    relative=st.floats(1e-6, 10),
+    sign=st.sampled_from([1, -1]),
+    which=st.integers(0, 7),
+)
 def test_any_change_of_a_deterministic_value_is_flagged_in_its_direction(values, repeats, relative, sign, which):
     seed = sorted(values)[which % len(values)]
     moved = dict(values)
     moved[seed] = values[seed] + sign * relative * max(abs(values[seed]), 1.0)
-    assert schedules.shift_of(moved, [dict(values)] * repeats, measured=False) == ("up" if sign > 0 else "down", "exact")
+    assert schedules.shift_of(moved, [dict(values)] * repeats, measured=False) == (
+        "up" if sign > 0 else "down",
+        "exact",
+    )
 
 
 @settings(max_examples=200, deadline=None)
@@ -510,7 +550,9 @@ def test_the_history_flags_the_firing_whose_values_moved_and_tracks_the_cores_sp
 
     with factory() as session:
         admin_view = identity(session, owner, test_settings)
-        _, axes, rows = schedules.history(session, sid, admin_view, metrics=["packets_sent", "core_events_per_s", "core_wall_s"])
+        _, axes, rows = schedules.history(
+            session, sid, admin_view, metrics=["packets_sent", "core_events_per_s", "core_wall_s"]
+        )
     assert axes == ["flows[0].loss.m"]
     sent = [r for r in rows if r["metric"] == "packets_sent"]
     assert [r["fired_for"] for r in sent] == [iso(at(d, 3)) for d in (1, 1, 2, 2, 3, 3)]
@@ -520,7 +562,10 @@ def test_the_history_flags_the_firing_whose_values_moved_and_tracks_the_cores_sp
     for r, before in zip(second, first, strict=True):
         assert r["mean"] == before["mean"] and r["n"] == 2 and r["flow"] == "a" and r["variant"] == "newreno-sbs"
     # The longer runs send more packets at every point: flagged up, against both firings before.
-    assert all(r["shift"] == "up" and r["test"] == "exact" and r["baseline_firings"] == 2 and r["baseline_n"] == 4 for r in third)
+    assert all(
+        r["shift"] == "up" and r["test"] == "exact" and r["baseline_firings"] == 2 and r["baseline_n"] == 4
+        for r in third
+    )
     assert [r["flows[0].loss.m"] for r in third] == [2, 4]
     for r, before in zip(third, second, strict=True):
         assert math.isclose(r["baseline_mean"], before["mean"], rel_tol=1e-12)
@@ -543,9 +588,15 @@ def test_history_of_runs_answered_from_the_cache_has_no_core_timing_and_never_fl
     [g] = schedules.fire_due(factory, at(2, 4), test_settings)
     assert g.to_enqueue == []  # every run answered from the first firing's results
     with factory() as session:
-        _, _, rows = schedules.history(session, sid, identity(session, owner, test_settings), metrics=["throughput_pkts_per_rtt", "core_wall_s"])
-        _, _, core_only = schedules.history(session, sid, identity(session, owner, test_settings), metrics=list(schedules.HISTORY_METRICS), flow="core")
-        _, _, last = schedules.history(session, sid, identity(session, owner, test_settings), metrics=["mean_rtt_s"], limit=1)
+        _, _, rows = schedules.history(
+            session, sid, identity(session, owner, test_settings), metrics=["throughput_pkts_per_rtt", "core_wall_s"]
+        )
+        _, _, core_only = schedules.history(
+            session, sid, identity(session, owner, test_settings), metrics=list(schedules.HISTORY_METRICS), flow="core"
+        )
+        _, _, last = schedules.history(
+            session, sid, identity(session, owner, test_settings), metrics=["mean_rtt_s"], limit=1
+        )
     second = [r for r in rows if r["fired_for"] == iso(at(2, 3))]
     assert [r["metric"] for r in second] == ["throughput_pkts_per_rtt"] * 2  # no timing: nothing was simulated
     assert all(r["shift"] is None and r["test"] == "exact" for r in second)

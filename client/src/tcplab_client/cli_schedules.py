@@ -82,12 +82,16 @@ def schedules_show(ctx: typer.Context, identifier: ScheduleId, as_json: Json = F
     if as_json:
         print_json({"schedule": s, "sweeps": firings})
         return
-    out().print(f"[bold]{escape(s['name'])}[/] {s['id']}" + (f" (built-in {escape(s['builtin'])})" if s.get("builtin") else ""))
+    out().print(
+        f"[bold]{escape(s['name'])}[/] {s['id']}" + (f" (built-in {escape(s['builtin'])})" if s.get("builtin") else "")
+    )
     out().print(
         f"cron '{escape(s['cron'])}' (UTC), {'enabled' if s['enabled'] else 'disabled'}, "
         f"owner {escape(str(s.get('owner')))}, {'shared' if s['shared'] else 'private'}; {s['firings']} firings"
     )
-    out().print(f"next firing {fmt(_when(s.get('next_fire_at')))} · last fired {fmt(_when(s.get('last_fired_at')))} (UTC)")
+    out().print(
+        f"next firing {fmt(_when(s.get('next_fire_at')))} · last fired {fmt(_when(s.get('last_fired_at')))} (UTC)"
+    )
     if s.get("last_error"):
         out().print(f"[red]last error: {escape(s['last_error'])}[/]")
     out().print("template:", style="dim")
@@ -170,14 +174,39 @@ SHIFT_TEXT = {"up": "▲ up", "down": "▼ down", None: ""}
 
 def history_table(body: dict[str, Any], *, title: str) -> Any:
     axes = body.get("axes", [])
-    columns = ["fired for (UTC)", *axes, "flow", "metric", "n", "mean", "95 % CI", "baseline", "baseline 95 % CI", "shift"]
+    columns = [
+        "fired for (UTC)",
+        *axes,
+        "flow",
+        "metric",
+        "n",
+        "mean",
+        "95 % CI",
+        "baseline",
+        "baseline 95 % CI",
+        "shift",
+    ]
     rows = []
     for r in body["rows"]:
         ci = f"[{fmt(r['ci_low'])}, {fmt(r['ci_high'])}]" if r.get("ci_low") is not None else None
-        base = f"[{fmt(r['baseline_ci_low'])}, {fmt(r['baseline_ci_high'])}]" if r.get("baseline_ci_low") is not None else None
+        base = (
+            f"[{fmt(r['baseline_ci_low'])}, {fmt(r['baseline_ci_high'])}]"
+            if r.get("baseline_ci_low") is not None
+            else None
+        )
         rows.append(
-            [_when(r["fired_for"]), *(r.get(a) for a in axes), r["flow"], r["metric"], r["n"], r["mean"], ci,
-             r.get("baseline_mean"), base, SHIFT_TEXT.get(r.get("shift"), r.get("shift"))]
+            [
+                _when(r["fired_for"]),
+                *(r.get(a) for a in axes),
+                r["flow"],
+                r["metric"],
+                r["n"],
+                r["mean"],
+                ci,
+                r.get("baseline_mean"),
+                base,
+                SHIFT_TEXT.get(r.get("shift"), r.get("shift")),
+            ]
         )
     return table(columns, rows, title=title)
 
@@ -189,7 +218,9 @@ def schedules_history(
     identifier: ScheduleId,
     metric: Annotated[
         list[str] | None,
-        typer.Option("--metric", help="Metrics (repeatable; core_events_per_s and core_wall_s are the core's own speed)."),
+        typer.Option(
+            "--metric", help="Metrics (repeatable; core_events_per_s and core_wall_s are the core's own speed)."
+        ),
     ] = None,
     flow: Annotated[str | None, typer.Option("--flow", help='One flow group ("core" for the core\'s speed).')] = None,
     limit: Annotated[int | None, typer.Option("--limit", "-n", min=1, max=1000, help="The latest firings.")] = None,
@@ -205,7 +236,11 @@ def schedules_history(
     with state(ctx).client() as lab:
         if format == Format.table:
             if not metric:
-                metric = ["core_events_per_s" if lab.schedule(identifier).get("builtin") == "core-benchmark" else "throughput_pkts_per_rtt"]
+                metric = [
+                    "core_events_per_s"
+                    if lab.schedule(identifier).get("builtin") == "core-benchmark"
+                    else "throughput_pkts_per_rtt"
+                ]
             body = lab.schedule_history(identifier, metric=metric, flow=flow, limit=limit)
             out().print(history_table(body, title=f"schedule {identifier}: {', '.join(metric)}"))
             moved = sum(1 for r in body["rows"] if r.get("shift"))
