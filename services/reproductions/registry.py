@@ -1,0 +1,25 @@
+"""The papers that have a reproduction, by number."""
+
+from __future__ import annotations
+
+from services.reproductions import paper002
+from services.reproductions.model import Paper
+
+
+class UnknownPaper(LookupError):
+    def __init__(self, number: str, known: list[str]) -> None:
+        self.number = number
+        self.known = known
+        super().__init__(f"no reproduction of paper {number!r}; known: {', '.join(known)}")
+
+
+PAPERS: dict[str, Paper] = {p.number: p for p in (paper002.PAPER,)}
+
+
+def get_paper(number: str) -> Paper:
+    """Paper `number` ("002", or "paper002"); `UnknownPaper` if none."""
+    key = number.removeprefix("paper")
+    try:
+        return PAPERS[key]
+    except KeyError:
+        raise UnknownPaper(number, list(PAPERS)) from None
