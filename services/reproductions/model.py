@@ -74,11 +74,11 @@ class Column:
 
 @dataclass(frozen=True)
 class Plot:
-    """How the page draws a table: `y` against `x`, one line per value of `series`; `paper_y`
-    (a column of the same rows) as markers where the paper gives a number."""
+    """How the page draws a table: each column of `y` against `x`, one line per value of
+    `series`; `paper_y` (a column of the same rows) as markers where the paper gives a number."""
 
     x: str
-    y: str
+    y: tuple[str, ...]
     series: str | None = None
     paper_y: str | None = None
     kind: str = "lines"
@@ -107,7 +107,8 @@ class Table:
             "caption": self.caption,
             "experiment": self.experiment,
             "columns": [{"name": c.name, "label": c.label, "unit": c.unit} for c in self.columns],
-            "plot": None if self.plot is None else {k: v for k, v in vars(self.plot).items()},
+            "plot": None if self.plot is None else {k: (list(v) if isinstance(v, tuple) else v)
+                                                    for k, v in vars(self.plot).items()},
             "rows": len(self.rows),
         }
 

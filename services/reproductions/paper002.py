@@ -150,7 +150,7 @@ def _exp1(cells: Cells, sizes: Cells) -> tuple[list[Table], list[Judged]]:
              Column("goodput_mbytes_per_s", "ours", "MB/s"), Column("drops", "drops", "packets"),
              Column("timeouts", "timeouts"), Column("mean_rtt_ms", "mean RTT", "ms")),
             rows,
-            Plot(x="cbr_mbps", y="goodput_mbps", series="variant", x_label="CBR rate (Mb/s)",
+            Plot(x="cbr_mbps", y=("goodput_mbps",), series="variant", x_label="CBR rate (Mb/s)",
                  y_label="TCP goodput (Mb/s)", note="Ours only: the paper's Fig. 2 is not in its text."),
         ))
         first = {n: next((r for r in rates if (data[n][r]["drops"] or 0) > 0), None) for n in EXP1_VARIANTS}
@@ -209,7 +209,7 @@ def _exp1(cells: Cells, sizes: Cells) -> tuple[list[Table], list[Judged]]:
               "ours_mbps": _mbps(m["goodput_bps"]), "paper_latency_ms": _ms(at2["latency_s"][n]),
               "ours_rtt_ms": _ms(m["mean_rtt_s"]), "paper_drops": at2["drops"][n], "ours_drops": m["drops"]}
              for n, m in mean_of.items()],
-            Plot(x="variant", y="ours_rtt_ms", paper_y="paper_latency_ms", kind="bars", x_label="variant",
+            Plot(x="variant", y=("ours_rtt_ms",), paper_y="paper_latency_ms", kind="bars", x_label="variant",
                  y_label="latency (ms)", note="Paper: one-way latency per segment; ours: the mean RTT."),
         ))
         lat = {n: m["mean_rtt_s"] for n, m in mean_of.items()}

@@ -217,7 +217,7 @@ def _experiment(key: str, cells: Cells) -> tuple[Table | None, list[Judged]]:
          Column("throughput_kbps", "throughput", "kb/s"), Column("goodput_kbps", "goodput", "kb/s"),
          Column("timeouts", "timeouts"), Column("fast_retransmits", "fast retransmits"), Column("drops", "drops")),
         rows,
-        Plot(x="variant", y="download_s", paper_y="paper_download_s" if paper else None, kind="bars",
+        Plot(x="variant", y=("download_s",), paper_y="paper_download_s" if paper else None, kind="bars",
              x_label="variant", y_label="download response time (s)"),
     )
     judged = []
