@@ -19,7 +19,7 @@ from sqlalchemy.exc import DataError, DBAPIError, InterfaceError, OperationalErr
 from api import dashboard, observability
 from api.auth import current_user
 from api.limits import BodyLimit
-from api.routers import comparisons, health, models, presets, runs, schedules, sweeps, users
+from api.routers import comparisons, health, models, presets, reproductions, runs, schedules, sweeps, users
 from services.db.session import create_db_engine, create_session_factory
 from services.embedded import effective_database_url, effective_redis_url
 from services.errors import (
@@ -50,6 +50,7 @@ V1_ROUTERS = (
     sweeps.router,
     schedules.router,
     comparisons.router,
+    reproductions.router,
     users.router,
     dashboard.data.router,
 )

@@ -1,0 +1,103 @@
+"""/v1/reproductions through the real app and database: tokens, the caller's sweeps, the
+verdicts before and after the runs finish (simulated here, in process, as a worker would),
+and that another user's reproduction never answers for mine."""
+
+from __future__ import annotations
+
+import csv
+import io
+import uuid
+from typing import Any
+
+import tcpsim
+from sqlalchemy import select
+
+from services.db.models import Run, RunStatus
+from services.runs.service import claim, complete
+from tests.support import make_user, user_client
+
+SHORT = {"experiments": ["exp2-low", "exp2-high"], "overrides": {"duration_s": 4}}
+EXP2_IDS = {"exp2-same-variant-fair", "exp2-newreno-reno-equal-low", "exp2-newreno-beats-reno-high",
+            "exp2-vegas-loses-to-newreno"}
+
+
+def simulate_queued(db_session: Any, sweep_ids: list[str]) -> int:
+    """What a worker does, in this process, for every queued run of the sweeps."""
+    ids = db_session.execute(
+        select(Run.id).where(Run.sweep_id.in_([uuid.UUID(s) for s in sweep_ids]), Run.status == RunStatus.queued)
+    ).scalars().all()
+    for run_id in ids:
+        scenario = claim(db_session, run_id, "test")
+        db_session.commit()
+        complete(db_session, run_id, tcpsim.run(scenario))
+        db_session.commit()
+    return len(ids)
+
+
+def test_every_reproduction_endpoint_needs_a_token(anonymous_client) -> None:
+    for path in ("/v1/reproductions", "/v1/reproductions/002", "/v1/reproductions/002/tables/exp2-low"):
+        assert anonymous_client.get(path).status_code == 401, path
+    assert anonymous_client.post("/v1/reproductions/002", json=SHORT).status_code == 401
+
+
+def test_before_any_run_every_conclusion_is_not_yet_run(client) -> None:
+    papers = client.get("/v1/reproductions").json()
+    assert [p["paper"] for p in papers] == ["000", "002", "004"]
+    assert all(p["reproduction"] == {"status": "none"} for p in papers)
+    body = client.get("/v1/reproductions/002").json()
+    assert (body["status"], body["reproduction"], body["tables"], body["sources"]) == ("none", None, [], [])
+    assert body["rows"] and {r["verdict"] for r in body["rows"]} == {"not_run"}
+    assert body["verdicts"]["not_run"] == len(body["rows"])
+    text = client.get("/v1/reproductions/002?format=csv").text
+    rows = list(csv.DictReader(io.StringIO(text)))
+    assert [r["id"] for r in rows] == [r["id"] for r in body["rows"]]
+    assert client.get("/v1/reproductions/002/tables/exp2-low").status_code == 404
+
+
+def test_unknown_papers_experiments_and_overrides_are_refused(client) -> None:
+    assert client.get("/v1/reproductions/999").status_code == 404
+    assert client.post("/v1/reproductions/999").status_code == 404
+    r = client.post("/v1/reproductions/002", json={"experiments": ["nope"]})
+    assert r.status_code == 422 and "exp1" in r.text
+    assert client.post("/v1/reproductions/002", json={"overrides": {"duration_s": -1}}).status_code == 422
+    assert client.get("/v1/sweeps").json()["total"] == 0
+
+
+def test_reproduce_creates_the_callers_sweeps(app, client) -> None:
+    with user_client(app, make_user(client, "ada")) as ada:
+        r = ada.post("/v1/reproductions/paper002", json=SHORT)
+        assert r.status_code == 201, r.text
+        started = r.json()
+        assert [s["experiment"] for s in started["sweeps"]] == ["exp2-low", "exp2-high"]
+        assert started["created"]["runs"] == 12
+        for s in started["sweeps"]:
+            sweep = ada.get(f"/v1/sweeps/{s['sweep_id']}").json()
+            assert sweep["owner"] == "ada" and not sweep["shared"]
+            assert sweep["name"] == f"paper002 reproduction {started['batch']}: {s['experiment']}"
+        body = ada.get("/v1/reproductions/002").json()
+        assert body["status"] == "running" and body["reproduction"]["batch"] == started["batch"]
+        assert body["reproduction"]["runs"] == 12 and body["sources"] == []
+
+
+def test_a_finished_reproduction_is_judged_for_its_owner_only(app, client, db_session) -> None:
+    with user_client(app, make_user(client, "ada")) as ada, user_client(app, make_user(client, "bob")) as bob:
+        started = ada.post("/v1/reproductions/002", json={**SHORT, "shared": True}).json()
+        assert simulate_queued(db_session, [s["sweep_id"] for s in started["sweeps"]]) == 12
+
+        body = ada.get("/v1/reproductions/002").json()
+        assert body["status"] == "done" and len(body["sources"]) == 2
+        verdicts = {r["id"]: r["verdict"] for r in body["rows"]}
+        assert all(verdicts[i] in ("agree", "partly", "disagree") for i in EXP2_IDS)
+        assert all(v == "not_run" for i, v in verdicts.items() if i not in EXP2_IDS)
+        assert [t["key"] for t in body["tables"]] == ["exp2-low", "exp2-high"]
+        table = ada.get("/v1/reproductions/002/tables/exp2-low").json()
+        assert [r["pair"] for r in table["rows"]] == ["Reno/Reno", "NewReno/Reno", "Vegas/Vegas", "NewReno/Vegas"]
+        assert table["rows"][3]["paper_first"] == 0.98 and table["rows"][3]["ours_first_mbps"] > 0
+        parquet = ada.get("/v1/reproductions/002/tables/exp2-low?format=parquet")
+        assert parquet.status_code == 200 and parquet.content[:4] == b"PAR1"
+
+        # Shared or not, ada's sweeps never answer for bob (nor for the admin).
+        for other in (bob, client):
+            mine = other.get("/v1/reproductions/002").json()
+            assert mine["status"] == "none" and {r["verdict"] for r in mine["rows"]} == {"not_run"}
+            assert other.get("/v1/reproductions/002/tables/exp2-low").status_code == 404
