@@ -9,6 +9,7 @@ draw with Plotly, served from the installed `plotly` package (never a CDN).
 /dashboard/comparisons?sweep_id=…   model-vs-simulation errors, variant ratios, the paper
 /dashboard/regions                  paper 000 Fig. 4 for chosen R and RTO, a sweep's points on it
 /dashboard/schedules/{id}           a metric across a schedule's firings, the baseline, the shifts
+/dashboard/papers/{paper}           a paper's reproduction: ours beside the paper's, its conclusions ✓/✗
 /static/…                           plotly.min.js, the pages' CSS and scripts
 
 The pages ask the services only whether what they show exists for the signed-in user (the
@@ -38,6 +39,7 @@ from api.auth import TOKEN_COOKIE, token_of
 from api.deps import SessionDep, SettingsDep
 from services import runs, schedules, sweeps, users
 from services.errors import NotAuthenticatedError, NotFoundError
+from services.reproductions import UnknownPaper, get_paper
 from services.users import Identity
 
 HERE = Path(__file__).parent
@@ -309,3 +311,12 @@ def schedule_page(request: Request, schedule_id: str, session: SessionDep, viewe
         "flow": q.get("flow"),
     }
     return _page(request, "schedule.html", f"Schedule {str(key)[:8]}", config, viewer=viewer)
+
+
+@router.get("/dashboard/papers/{paper}", response_class=HTMLResponse)
+def paper_page(request: Request, paper: str, viewer: Viewer) -> HTMLResponse:
+    try:
+        found = get_paper(paper)
+    except UnknownPaper:
+        return not_found_page(request, "reproduction of paper", paper, viewer)
+    return _page(request, "paper.html", f"Paper {found.number}", {"paper": found.number}, viewer=viewer)

@@ -1,5 +1,6 @@
 // Home: queue state (GET /v1/runs?status=…&limit=1 → total), recent sweeps (GET /v1/sweeps),
-// schedules (GET /v1/schedules), recent runs (GET /v1/runs): what the signed-in user may see, with each one's owner.
+// schedules (GET /v1/schedules), recent runs (GET /v1/runs), the papers' reproductions
+// (GET /v1/reproductions; each preset links to its paper's page): what the signed-in user may see, with each one's owner.
 "use strict";
 (async function () {
   const { api, el, table, badge, fmt, ready, fatal } = window.tcplab;
@@ -64,6 +65,21 @@
     ], { id: "schedules-table", empty: "No schedules yet: POST /v1/schedules." });
   }
 
+  async function papers() {
+    const list = await api("/v1/reproductions");
+    table(document.getElementById("papers"), list, [
+      { name: "paper", text: true, link: (p) => `/dashboard/papers/${p.paper}` },
+      { name: "title", text: true, link: (p) => `/dashboard/papers/${p.paper}` },
+      { name: "presets", text: true, value: (p) => p.presets.join(", ") },
+      { name: "your reproduction", text: true, value: (p) => p.reproduction.status },
+    ], { id: "papers-table" });
+    document.querySelectorAll("#papers-table tbody tr").forEach((tr, i) => {
+      const p = list[i];
+      tr.cells[2].replaceChildren(...p.presets.flatMap((name, j) =>
+        [j ? ", " : "", el("a", { href: `/dashboard/papers/${p.paper}`, class: "preset", "data-preset": name }, name)]));
+    });
+  }
+
   async function runs() {
     const page = await api("/v1/runs?limit=20");
     const box = document.getElementById("runs");
@@ -82,7 +98,7 @@
   }
 
   try {
-    await Promise.all([queue(), sweeps(), schedules(), runs()]);
+    await Promise.all([queue(), papers(), sweeps(), schedules(), runs()]);
     ready();
   } catch (e) {
     fatal(e);
