@@ -10,7 +10,7 @@ variants and queues (which is what the conclusions compare), not equal to the pa
 from __future__ import annotations
 
 import statistics
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
 from services.presets import get_preset
@@ -383,7 +383,3 @@ PAPER = Paper(
     evaluate=evaluate,
     validation="docs/validation/paper002.md",
 )
-
-
-def conclusion_ids() -> Sequence[str]:
-    return list(_paper_conclusions())

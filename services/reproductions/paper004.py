@@ -12,7 +12,7 @@ docs/validation/paper004.md.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
 from services.presets import get_preset
@@ -252,7 +252,3 @@ PAPER = Paper(
     evaluate=evaluate,
     validation="docs/validation/paper004.md",
 )
-
-
-def experiment_keys() -> Sequence[str]:
-    return [e.key for e in EXPERIMENTS]
