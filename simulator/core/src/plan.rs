@@ -213,8 +213,10 @@ fn check_scenario(s: &Scenario) -> Result<()> {
             }
         }
         f.tcp.check(&mut c, &format!("{p}.tcp"));
-        if f.variant.as_deref() == Some("sack") && f.tcp.sack == Some(false) {
-            c.fail(format!("{p}.tcp.sack"), "the sack variant recovers from SACK blocks: it cannot run with sack off");
+        let needs_sack = f.variant.as_deref().and_then(|v| cc::build(v, &f.tcp)).is_some_and(|cc| cc.recovery().needs_sack());
+        if needs_sack && f.tcp.sack == Some(false) {
+            let v = f.variant.as_deref().unwrap_or_default();
+            c.fail(format!("{p}.tcp.sack"), format!("the {v} variant recovers from SACK blocks: it cannot run with sack off"));
         }
         if let Some(l) = &f.loss {
             l.check(&mut c, &format!("{p}.loss"));

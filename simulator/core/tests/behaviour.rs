@@ -295,3 +295,227 @@ fn with_three_drops_in_a_window_cubic_repairs_them_with_sack_in_one_reduction() 
     assert_eq!((f.fast_recoveries, f.timeouts, f.retransmits), (1, 0, 3), "{f:?}");
     assert!(recovery_length_rtts(f) > 2.5, "{:.2} RTTs", recovery_length_rtts(f));
 }
+
+// ---- Paper 003's recovery family: FACK, Rate-Halving, SSDR; and Pseudo-Rate ---------------
+
+/// (time, cwnd) samples of the first flow's trace.
+fn cwnd_samples(r: &RunResult) -> Vec<(f64, f64)> {
+    let t = r.traces.as_ref().unwrap();
+    t.time_s.iter().copied().zip(t.flows[0].cwnd.as_ref().unwrap().iter().copied()).collect()
+}
+
+/// When the window first fell, and the largest window before that.
+fn first_fall(samples: &[(f64, f64)]) -> (f64, f64) {
+    let i = samples.windows(2).position(|w| w[1].1 < w[0].1).expect("the window fell") + 1;
+    (samples[i].0, samples[..i].iter().map(|s| s.1).fold(0.0, f64::max))
+}
+
+#[test]
+fn without_loss_fack_and_rate_halving_grow_exactly_as_reno_does() {
+    let reno = run(&scenario("reno", &[], json!({})));
+    for variant in ["fack", "rate-halving"] {
+        let r = run(&scenario(variant, &[], json!({})));
+        assert_eq!(download_time(&r), download_time(&reno), "{variant}");
+        assert_eq!(cwnd_samples(&r), cwnd_samples(&reno), "{variant}");
+    }
+}
+
+#[test]
+fn smooth_start_reaches_ssthresh_later_than_slow_start_and_sooner_than_congestion_avoidance() {
+    let reached = |variant: &str, tcp: Value| {
+        let mut s = scenario(variant, &[], tcp);
+        s["flows"][0]["app"]["bytes"] = json!(3_000_000);
+        let r = run(&s);
+        cwnd_samples(&r).iter().find(|s| s.1 >= 40.0).expect("cwnd reaches 40").0
+    };
+    let slow = reached("reno", json!({}));
+    let smooth = reached("ssdr", json!({}));
+    // Congestion avoidance all the way from the quarter of ssthresh where smooth start slows.
+    let avoidance = reached("reno", json!({"initial_cwnd_pkts": 10, "initial_ssthresh_pkts": 10}));
+    assert!(smooth > slow + 5.0 * RTT_S, "smooth start {smooth:.2} s, slow start {slow:.2} s");
+    assert!(smooth < avoidance, "smooth start {smooth:.2} s, avoidance {avoidance:.2} s");
+}
+
+#[test]
+fn pseudo_rate_keeps_about_its_queue_length_of_packets_queued_where_reno_overflows_the_buffer() {
+    let s = |variant: &str| {
+        json!({
+            "duration_s": 30, "warmup_s": 10,
+            "topology": {"dumbbell": {"bottleneck": {"rate_mbps": 10, "delay_ms": 10,
+                                                     "queue": {"type": "droptail", "limit_pkts": 50}}}},
+            "flows": [{"variant": variant, "rtt_ms": 50}]
+        })
+    };
+    assert!(run(&s("reno")).links[0].drops > 0);
+    let r = run(&s("pseudo-rate"));
+    let bottleneck = &r.links[0];
+    assert_eq!(bottleneck.drops, 0);
+    // The window bound keeps q = 2 of its segments queued.
+    assert!((1.0..=3.0).contains(&bottleneck.mean_queue_pkts), "mean queue {:.2}", bottleneck.mean_queue_pkts);
+    assert!(bottleneck.utilization > 0.95, "{}", bottleneck.utilization);
+}
+
+#[test]
+fn with_one_drop_fack_rate_halving_ssdr_and_pseudo_rate_fast_recover_to_half_the_window() {
+    for variant in ["fack", "rate-halving", "ssdr", "pseudo-rate"] {
+        let r = run(&scenario(variant, ONE_DROP, json!({})));
+        let f = flow(&r);
+        assert_eq!((f.fast_recoveries, f.timeouts, f.retransmits), (1, 0, 1), "{variant}: {f:?}");
+        let (at, peak) = first_fall(&cwnd_samples(&r));
+        let ratio = min_cwnd_after(&r, at - 0.001) / peak;
+        assert!((0.4..=0.55).contains(&ratio), "{variant}: fell to {ratio:.2} of {peak:.1}");
+    }
+}
+
+#[test]
+fn with_three_drops_in_a_window_fack_and_rate_halving_repair_them_in_about_one_rtt() {
+    for variant in ["fack", "rate-halving"] {
+        let r = run(&scenario(variant, THREE_DROPS, json!({})));
+        let f = flow(&r);
+        assert_eq!((f.fast_recoveries, f.timeouts, f.retransmits), (1, 0, 3), "{variant}: {f:?}");
+        let rtts = recovery_length_rtts(f);
+        assert!(rtts < 1.6, "{variant}: {rtts:.2} RTTs");
+    }
+    let (_, reno_extra) = recovery_rtts("reno", THREE_DROPS, json!({}));
+    let (_, fack_extra) = recovery_rtts("fack", THREE_DROPS, json!({}));
+    assert!(fack_extra + 5.0 < reno_extra, "fack lost {fack_extra:.2} RTTs, reno {reno_extra:.2}");
+}
+
+#[test]
+fn with_three_drops_in_a_window_ssdr_repairs_one_hole_per_rtt_without_sack_or_a_timeout() {
+    let r = run(&scenario("ssdr", THREE_DROPS, json!({"sack": false})));
+    let f = flow(&r);
+    assert_eq!((f.fast_recoveries, f.timeouts, f.retransmits), (1, 0, 3), "{f:?}");
+    // A variable-length recovery: three holes, one round trip each, as NewReno.
+    let rtts = recovery_length_rtts(f);
+    assert!((2.5..3.8).contains(&rtts), "{rtts:.2} RTTs");
+    // Reno, on the same drops, leaves recovery on the first partial ACK and times out.
+    let reno = run(&scenario("reno", THREE_DROPS, json!({})));
+    assert!(flow(&reno).timeouts > 0, "{:?}", flow(&reno));
+}
+
+#[test]
+fn with_three_drops_in_a_window_pseudo_rate_recovers_as_reno_and_vegas_do() {
+    // Pseudo-Rate changes Vegas's avoidance, not its loss recovery (Reno's, paper 003 §3.4).
+    for variant in ["pseudo-rate", "vegas", "reno"] {
+        let f = flow(&run(&scenario(variant, THREE_DROPS, json!({})))).clone();
+        assert!(f.timeouts > 0 || f.fast_retransmits > 1, "{variant}: {f:?}");
+    }
+}
+
+#[test]
+fn with_eight_drops_in_a_window_and_a_tight_rto_fack_rate_halving_and_ssdr_do_not_time_out() {
+    let rto = json!({"min_rto_s": 0.25, "timer_granularity_s": 0.001});
+    let drops: Vec<u64> = (100..116).step_by(2).collect();
+    for variant in ["fack", "rate-halving", "ssdr"] {
+        let r = run(&scenario(variant, &drops, rto.clone()));
+        let f = flow(&r);
+        assert_eq!((f.fast_recoveries, f.timeouts, f.retransmits), (1, 0, 8), "{variant}: {f:?}");
+    }
+    let reno = run(&scenario("reno", &drops, rto));
+    assert!(flow(&reno).timeouts > 0);
+}
+
+#[test]
+fn after_a_timeout_each_restarts_from_one_segment_and_only_ssdr_takes_longer_than_doubling_back_to_ssthresh() {
+    let outage = json!({"type": "outage", "start_s": 0.6, "end_s": 1.0});
+    let s = |variant: &str| {
+        let mut s = scenario(variant, &[], json!({}));
+        s["flows"][0]["loss"] = outage.clone();
+        s
+    };
+    // From the last restart at one segment to the slow-start threshold: (seconds, ssthresh).
+    let back_to_ssthresh = |r: &RunResult| {
+        let ssthresh = r.traces.as_ref().unwrap().flows[0].ssthresh.clone().unwrap();
+        let samples = cwnd_samples(r);
+        let start = samples.iter().rposition(|s| s.1 == 1.0).expect("cwnd = 1");
+        let back = (start..samples.len()).find(|&i| ssthresh[i].is_some_and(|th| samples[i].1 >= th - 0.5));
+        let back = back.expect("back to ssthresh");
+        (samples[back].0 - samples[start].0, ssthresh[back].unwrap())
+    };
+    for variant in ["reno", "fack", "rate-halving", "ssdr", "pseudo-rate"] {
+        let mut sc = s(variant);
+        sc["outputs"]["trace"] = json!(["cwnd", "ssthresh"]);
+        let r = run(&sc);
+        let f = flow(&r);
+        assert!(f.timeouts >= 1, "{variant}: {f:?}");
+        assert_eq!(min_cwnd_after(&r, 0.6), 1.0, "{variant}");
+        assert!(f.download_time_s.is_some(), "{variant} finishes");
+        // Slow start doubles per round trip: log2(ssthresh) round trips and the odd one.
+        let (ramp, ssthresh) = back_to_ssthresh(&r);
+        let doubling = (ssthresh.log2() + 1.5) * RTT_S;
+        if variant == "ssdr" {
+            assert!(ramp > doubling + RTT_S, "{variant}: {ramp:.2} s back to {ssthresh:.1}");
+        } else {
+            assert!(ramp < doubling, "{variant}: {ramp:.2} s back to {ssthresh:.1}");
+        }
+    }
+}
+
+// Where paper 003 says they differ.
+
+#[test]
+fn fack_starts_recovery_when_the_receiver_holds_three_segments_past_two_holes_where_sack_times_out() {
+    // A window of four: two drops leave two duplicate ACKs, one short of the threshold; FACK
+    // sees snd.fack − snd.una = 4 > 3 on the second (paper 003 §3.2, "earlier fast
+    // retransmission").
+    let tcp = json!({"initial_cwnd_pkts": 4, "initial_ssthresh_pkts": 4});
+    for variant in ["sack", "newreno-sbs"] {
+        let f = flow(&run(&scenario(variant, &[5, 6], tcp.clone()))).clone();
+        assert_eq!((f.timeouts, f.fast_retransmits), (1, 0), "{variant}: {f:?}");
+    }
+    for variant in ["fack", "rate-halving"] {
+        let f = flow(&run(&scenario(variant, &[5, 6], tcp.clone()))).clone();
+        assert_eq!((f.timeouts, f.fast_retransmits), (0, 1), "{variant}: {f:?}");
+    }
+}
+
+#[test]
+fn rate_halving_and_ssdr_bring_the_window_down_over_the_recovery_where_fack_halves_it_at_once() {
+    // Samples strictly between the old window and the new one: FACK jumps; the others step
+    // down half a segment per ACK (paper 003 §3.2–3.3, "smooth reduction of cwnd").
+    let in_between = |variant: &str| {
+        let r = run(&scenario(variant, ONE_DROP, json!({})));
+        let samples = cwnd_samples(&r);
+        let (at, peak) = first_fall(&samples);
+        let floor = min_cwnd_after(&r, at - 0.001);
+        let descent = samples.iter().skip_while(|s| s.0 < at).take_while(|s| s.1 > floor + 0.5);
+        let n = descent.filter(|s| s.1 < peak - 1.0).count();
+        (n, peak, floor)
+    };
+    let (fack, ..) = in_between("fack");
+    assert_eq!(fack, 0);
+    for variant in ["rate-halving", "ssdr"] {
+        let (n, peak, floor) = in_between(variant);
+        assert!(n >= 3, "{variant}: {n} samples between {floor:.1} and {peak:.1}");
+    }
+}
+
+#[test]
+fn when_a_second_connection_arrives_pseudo_rate_drops_the_old_window_at_once_and_vegas_a_segment_a_round() {
+    // Paper 003 §4.3 and Table 3: Pseudo-Rate's old connection falls straight to its bound and
+    // the new one does better than it; Vegas's old one comes down linearly and keeps more.
+    let s = |variant: &str| {
+        json!({
+            "duration_s": 50, "warmup_s": 10,
+            "topology": {"dumbbell": {"bottleneck": {"rate_mbps": 10, "delay_ms": 10,
+                                                     "queue": {"type": "droptail", "limit_pkts": 50}}}},
+            "flows": [{"name": "old", "variant": variant, "rtt_ms": 60},
+                      {"name": "new", "variant": variant, "rtt_ms": 60, "start_s": 10}],
+            "outputs": {"trace_interval_s": 0.1, "trace": ["cwnd"]}
+        })
+    };
+    let old_window_kept = |r: &RunResult| {
+        let samples = cwnd_samples(r);
+        let at = |t: f64| samples.iter().find(|s| s.0 >= t - 1e-9).unwrap().1;
+        at(10.6) / at(9.9)
+    };
+    let pr = run(&s("pseudo-rate"));
+    let vegas = run(&s("vegas"));
+    assert!(old_window_kept(&pr) < 0.75, "pseudo-rate kept {:.2}", old_window_kept(&pr));
+    assert!(old_window_kept(&vegas) > 0.85, "vegas kept {:.2}", old_window_kept(&vegas));
+    let goodput = |r: &RunResult, i: usize| r.flows[i].goodput_bps;
+    assert!(goodput(&pr, 1) > goodput(&pr, 0), "pseudo-rate: the new connection does better");
+    assert!(goodput(&vegas, 1) < goodput(&vegas, 0), "vegas: the old connection does better");
+    assert_eq!((pr.links[0].drops, vegas.links[0].drops), (0, 0));
+}

@@ -194,6 +194,7 @@ fn bad_values_are_refused_with_the_path_of_the_field() {
         (json!({"flows": [{"rtt_ms": 40, "name": "x"}, {"rtt_ms": 40, "name": "x"}]}), "$.flows[1].name"),
         (json!({"flows": [{"rtt_ms": {"uniform": [300, 100]}}]}), "$.flows[0].rtt_ms.uniform"),
         (json!({"flows": [{"rtt_ms": 40, "variant": "sack", "tcp": {"sack": false}}]}), "$.flows[0].tcp.sack"),
+        (json!({"flows": [{"rtt_ms": 40, "variant": "rate-halving", "tcp": {"sack": false}}]}), "$.flows[0].tcp.sack"),
         (json!({"flows": [{"rtt_ms": 40, "tcp": {"initial_rto_s": 1e-10, "min_rto_s": 1e-10}}]}), "$.flows[0].tcp.initial_rto_s"),
         (json!({"outputs": {"trace_interval_s": 4e-10}}), "$.outputs.trace_interval_s"),
     ];

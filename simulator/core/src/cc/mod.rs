@@ -20,15 +20,21 @@
 
 mod aimd;
 mod cubic;
+mod fack;
 mod newreno_impatient;
 mod newreno_sbs;
+mod pseudo_rate;
+mod rate_halving;
 mod reno;
 mod sack;
+mod ssdr;
 mod tahoe;
 mod vegas;
 
 pub use aimd::Aimd;
 pub use cubic::Cubic;
+pub use pseudo_rate::PseudoRate;
+pub use ssdr::Ssdr;
 pub use vegas::Vegas;
 
 use crate::scenario::TcpConfig;
@@ -70,6 +76,10 @@ pub const VARIANTS: &[(&str, &str)] = &[
     ("sack", "SACK-based conservative loss recovery with pipe and scoreboard (RFC 6675)"),
     ("vegas", "Vegas delay-based congestion avoidance with alpha/beta/gamma (Brakmo & Peterson 1995)"),
     ("cubic", "CUBIC: window a cubic function of the time since the last loss, beta 0.7, Reno-friendly (RFC 9438)"),
+    ("fack", "Forward Acknowledgment: SACK recovery on awnd = snd.nxt - snd.fack + retran_data (Mathis & Mahdavi 1996)"),
+    ("rate-halving", "FACK recovery with cwnd halved gradually, one segment per two ACKs (Mathis et al. draft 1999)"),
+    ("ssdr", "Smooth-start and dynamic recovery, sender-only (Wang & Williamson 1998)"),
+    ("pseudo-rate", "Vegas with one RTT sample per cycle, exponential increase and direct drop to a window bound (Chen & Chen 1999)"),
 ];
 
 /// Builds the named variant, or None for a name not in `VARIANTS`.
@@ -81,6 +91,10 @@ pub fn build(name: &str, cfg: &TcpConfig) -> Option<Box<dyn CongestionControl>> 
         "newreno-impatient" => Box::new(newreno_impatient::NEWRENO_IMPATIENT),
         "sack" => Box::new(sack::SACK),
         "vegas" => Box::new(Vegas::new(&cfg.vegas)),
+        "fack" => Box::new(fack::FACK),
+        "rate-halving" => Box::new(rate_halving::RATE_HALVING),
+        "ssdr" => Box::new(Ssdr::new()),
+        "pseudo-rate" => Box::new(PseudoRate::new()),
         "cubic" => Box::new(Cubic::new(cfg)),
         _ => return None,
     })

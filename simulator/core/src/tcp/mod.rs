@@ -11,7 +11,7 @@ pub mod sender;
 pub mod socket;
 
 pub use receiver::TcpReceiver;
-pub use recovery::{PartialAckTimer, Recovery};
+pub use recovery::{PartialAckTimer, Recovery, WindowReduction};
 pub use sender::{SenderCounters, TcpSender};
 pub use socket::{CaState, SocketState};
 

@@ -71,6 +71,26 @@ impl Scoreboard {
         self.flags.iter().any(|f| f & SACKED != 0)
     }
 
+    /// FACK's snd.fack (Mathis & Mahdavi 1996): one past the highest segment the receiver
+    /// reported holding, or the cumulative ACK point when nothing above it is SACKed.
+    pub fn fack(&self, snd_una: u32) -> u32 {
+        let highest = self.flags.iter().rposition(|f| f & SACKED != 0);
+        highest.map_or(snd_una, |i| (self.base + i as u32 + 1).max(snd_una))
+    }
+
+    /// FACK's retran_data: retransmitted segments not yet SACKed (the cumulative ACK drops
+    /// acknowledged ones from the board).
+    pub fn retransmitted_in_flight(&self) -> u32 {
+        self.flags.iter().filter(|&&f| f & (SACKED | RETRANSMITTED) == RETRANSMITTED).count() as u32
+    }
+
+    /// FACK's next retransmission: the first segment below `fack` neither SACKed nor already
+    /// retransmitted. FACK holds every such hole lost.
+    pub fn next_hole_below(&self, fack: u32) -> Option<u32> {
+        let n = fack.saturating_sub(self.base) as usize;
+        (0..n).find(|&i| self.flags.get(i).copied().unwrap_or(0) & (SACKED | RETRANSMITTED) == 0).map(|i| self.base + i as u32)
+    }
+
     /// Clears retransmission marks (after a timeout every hole may be sent again).
     pub fn clear_retransmitted(&mut self) {
         for f in self.flags.iter_mut() {
@@ -164,6 +184,26 @@ mod tests {
         assert!(sb.is_sacked(3));
         sb.advance(20);
         assert!(!sb.has_sacks());
+    }
+
+    #[test]
+    fn fack_is_one_past_the_highest_sacked_segment_and_every_hole_below_it_is_a_candidate() {
+        let mut sb = Scoreboard::default();
+        sb.reset(10);
+        assert_eq!(sb.fack(10), 10);
+        sb.mark_sacked(&[(11, 12), (14, 15)], 20);
+        assert_eq!(sb.fack(10), 15);
+        assert_eq!(sb.next_hole_below(15), Some(10));
+        sb.mark_retransmitted(10);
+        assert_eq!(sb.next_hole_below(15), Some(12));
+        assert_eq!(sb.retransmitted_in_flight(), 1);
+        sb.mark_retransmitted(12);
+        sb.mark_retransmitted(13);
+        assert_eq!(sb.next_hole_below(15), None, "nothing at or above fack is a hole");
+        sb.mark_sacked(&[(12, 13)], 20);
+        assert_eq!(sb.retransmitted_in_flight(), 2, "a SACKed retransmission has left the network");
+        sb.advance(16);
+        assert_eq!((sb.fack(16), sb.retransmitted_in_flight()), (16, 0));
     }
 
     #[test]

@@ -13,6 +13,9 @@ use crate::packet::{Packet, PacketKind};
 use crate::scenario::{RttSampling, TcpConfig};
 use crate::time::SimTime;
 
+mod dynamic;
+mod fack;
+
 /// Cumulative counters; metrics take the difference over the measurement window.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct SenderCounters {
@@ -50,6 +53,8 @@ pub struct TcpSender {
     partial_acks: u32,
     /// When the current fast recovery began.
     recovery_start: SimTime,
+    /// State of the current FACK or dynamic recovery.
+    episode: Episode,
     /// The one segment being timed for the RTO estimator (BSD style, Karn's rule).
     timed: Option<(u32, SimTime)>,
     /// When the retransmit timer expires, if armed.
@@ -61,6 +66,17 @@ pub struct TcpSender {
     epoch: u32,
     active: bool,
     pub counters: SenderCounters,
+}
+
+/// What a FACK or dynamic recovery remembers between ACKs.
+#[derive(Clone, Copy, Debug, Default)]
+struct Episode {
+    /// snd.fack when last looked at: rate-halving counts its advance.
+    fack: u32,
+    /// Dynamic recovery: segments it may send now (half a segment per ACK while damping).
+    credit: f64,
+    /// Dynamic recovery: still in the damping phase (before the first partial ACK).
+    damping: bool,
 }
 
 impl TcpSender {
@@ -80,6 +96,7 @@ impl TcpSender {
             recover: None,
             partial_acks: 0,
             recovery_start: 0,
+            episode: Episode::default(),
             timed: None,
             rto_deadline: None,
             board: Scoreboard::default(),
@@ -97,7 +114,7 @@ impl TcpSender {
     }
 
     pub fn sack_enabled(&self) -> bool {
-        self.cfg.sack.unwrap_or(self.recovery == Recovery::Sack)
+        self.cfg.sack.unwrap_or(self.recovery.needs_sack())
     }
 
     pub fn mss(&self) -> u32 {
@@ -191,9 +208,11 @@ impl TcpSender {
         if !self.active {
             return;
         }
-        if self.recovery == Recovery::Sack && self.s.ca_state == CaState::Recovery {
-            self.send_sack_recovery(now, out);
-            return;
+        match (self.s.ca_state, self.recovery) {
+            (CaState::Recovery, Recovery::Sack) => return self.send_sack_recovery(now, out),
+            (CaState::Recovery, Recovery::Fack(_)) => return self.send_fack(now, out),
+            (CaState::Recovery, Recovery::Dynamic) => return self.send_dynamic_recovery(now, out),
+            _ => {}
         }
         let sack = self.sack_enabled();
         let mut window = self.s.window().max(1) as u64;
@@ -260,6 +279,9 @@ impl TcpSender {
         } else if cum == self.s.snd_una && self.s.snd_una < self.s.high_tx {
             self.on_duplicate_ack(now, out);
         }
+        if let Recovery::Fack(reduction) = self.recovery {
+            self.on_fack_progress(reduction, now, out);
+        }
         self.try_send(now, out);
     }
 
@@ -294,12 +316,13 @@ impl TcpSender {
                 // RFC 3782 §4: the only difference between the two NewReno variants.
                 restart = timer == PartialAckTimer::EveryPartialAck || self.partial_acks == 1;
             }
-            (CaState::Recovery, Recovery::Sack) if !full => {
-                // RFC 6675: stay in recovery; the pipe decides what to send next.
+            (CaState::Recovery, Recovery::Sack | Recovery::Fack(_)) if !full => {
+                // RFC 6675, FACK: stay in recovery; pipe or awnd decides what to send next.
             }
-            (CaState::Recovery, _) => {
-                // Reno on any new ACK; NewReno and SACK on the full ACK: deflate, leave.
-                self.s.cwnd = self.s.ssthresh;
+            (CaState::Recovery, Recovery::Dynamic) if !full => self.on_dynamic_partial_ack(now, out),
+            (CaState::Recovery, recovery) => {
+                // Reno on any new ACK; the others on the full ACK: deflate, leave.
+                self.s.cwnd = if recovery == Recovery::Dynamic { self.dynamic_exit_window() } else { self.s.ssthresh };
                 self.s.ca_state = CaState::Open;
                 self.dupacks = 0;
                 self.counters.recoveries_completed += 1;
@@ -323,11 +346,11 @@ impl TcpSender {
     fn on_duplicate_ack(&mut self, now: SimTime, out: &mut Vec<Packet>) {
         self.dupacks += 1;
         match self.s.ca_state {
-            CaState::Recovery => {
-                if matches!(self.recovery, Recovery::Reno | Recovery::NewReno(_)) {
-                    self.s.cwnd += 1.0; // RFC 5681 §3.2 step 4: inflate
-                }
-            }
+            CaState::Recovery => match self.recovery {
+                Recovery::Reno | Recovery::NewReno(_) => self.s.cwnd += 1.0, // RFC 5681 §3.2 step 4: inflate
+                Recovery::Dynamic => self.on_dynamic_ack(),
+                _ => {}
+            },
             // RFC 6582 §3.2 step 2: no second fast retransmit for the same window.
             _ if self.dupacks == self.cfg.dupack_threshold && self.recover.is_none_or(|r| self.s.snd_una >= r) => {
                 self.enter_fast_retransmit(now, out);
@@ -365,6 +388,8 @@ impl TcpSender {
                 self.s.ca_state = CaState::Recovery;
                 self.counters.fast_recoveries += 1;
             }
+            Recovery::Fack(reduction) => self.enter_fack_recovery(reduction, now, out),
+            Recovery::Dynamic => self.enter_dynamic_recovery(now, out),
         }
         self.restart_timer(now);
     }

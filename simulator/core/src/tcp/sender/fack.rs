@@ -1,0 +1,177 @@
+//! Forward-acknowledgment recovery (Mathis & Mahdavi, "Forward Acknowledgment: Refining TCP
+//! Congestion Control", SIGCOMM 1996) and its Rate-Halving window reduction (Mathis, Semke,
+//! Mahdavi & Lahey, "The Rate-Halving Algorithm for TCP Congestion Control", draft 1999).
+//!
+//! - snd.fack is one past the highest segment the receiver reported holding; every
+//!   unSACKed segment below it is taken as lost (FACK's loss assumption).
+//! - awnd = snd.nxt − snd.fack + retran_data is what is in the network; the sender sends
+//!   (holes below snd.fack first, then new data) while awnd < cwnd.
+//! - Recovery starts on the duplicate-ACK threshold or as soon as snd.fack − snd.una exceeds
+//!   it (the receiver holds more than three segments beyond a hole), and ends, as NewReno's and
+//!   RFC 6675's do, when everything outstanding at its start is acknowledged: one halving
+//!   per loss episode.
+//! - Halve (FACK): cwnd = ssthresh when recovery starts. RateHalving: cwnd starts from the
+//!   old window and loses half a segment for every segment snd.fack advances over (every
+//!   segment that leaves the network, lost ones included), never below ssthresh; awnd then
+//!   lets one segment out per two that leave, and after about one round trip cwnd is
+//!   ssthresh, which it is set to when recovery ends. This is ns-2's FACK `rampdown` (the
+//!   `wintrim` window) written as a cwnd that shrinks, as Linux's tcp_cwnd_down did.
+//!
+//! A retransmission lost again is found by the retransmit timer only (as in ns-2's FACK).
+
+use super::TcpSender;
+use crate::packet::Packet;
+use crate::tcp::recovery::WindowReduction;
+use crate::tcp::socket::CaState;
+use crate::time::SimTime;
+
+impl TcpSender {
+    /// snd.fack.
+    fn fack(&self) -> u32 {
+        self.board.fack(self.s.snd_una)
+    }
+
+    /// FACK's awnd: segments believed to be in the network.
+    fn awnd(&self) -> u32 {
+        self.s.high_tx.saturating_sub(self.fack()) + self.board.retransmitted_in_flight()
+    }
+
+    /// In recovery, while awnd < cwnd: a hole below snd.fack, else new data. (Before recovery
+    /// the ordinary window rule applies, as in ns-2's FACK agent.)
+    pub(super) fn send_fack(&mut self, now: SimTime, out: &mut Vec<Packet>) {
+        let fack = self.fack();
+        let mut awnd = self.awnd();
+        while awnd < self.s.window() {
+            let high = self.s.high_tx;
+            let seq = if let Some(seq) = self.board.next_hole_below(fack) {
+                self.board.mark_retransmitted(seq);
+                seq
+            } else if self.s.snd_nxt == high && self.has_new_data(high) && high < self.s.snd_una + self.s.max_window {
+                self.s.snd_nxt += 1;
+                high
+            } else {
+                break;
+            };
+            self.transmit(seq, now, out);
+            awnd += 1;
+        }
+    }
+
+    pub(super) fn enter_fack_recovery(&mut self, reduction: WindowReduction, now: SimTime, out: &mut Vec<Packet>) {
+        let seq = self.s.snd_una;
+        let fack = self.fack();
+        let old_window = self.s.window_in_use();
+        self.board.mark_retransmitted(seq);
+        self.transmit(seq, now, out);
+        self.s.cwnd = match reduction {
+            WindowReduction::Halve => self.s.ssthresh,
+            // What left the network before the loss was detected already counts.
+            WindowReduction::RateHalving => (old_window - (fack - seq) as f64 / 2.0).max(self.s.ssthresh),
+        };
+        self.episode.fack = fack;
+        self.s.ca_state = CaState::Recovery;
+        self.counters.fast_recoveries += 1;
+    }
+
+    /// After every ACK: rate-halving's reduction in recovery; outside it, FACK's early trigger.
+    pub(super) fn on_fack_progress(&mut self, reduction: WindowReduction, now: SimTime, out: &mut Vec<Packet>) {
+        let fack = self.fack();
+        match self.s.ca_state {
+            CaState::Recovery => {
+                let left = fack.saturating_sub(self.episode.fack);
+                if reduction == WindowReduction::RateHalving && left > 0 {
+                    self.s.cwnd = (self.s.cwnd - left as f64 / 2.0).max(self.s.ssthresh);
+                }
+                self.episode.fack = self.episode.fack.max(fack);
+            }
+            CaState::Open | CaState::Disorder => {
+                let beyond = fack - self.s.snd_una;
+                if beyond > self.cfg.dupack_threshold && self.recover.is_none_or(|r| self.s.snd_una >= r) {
+                    self.enter_fast_retransmit(now, out);
+                }
+            }
+            CaState::Loss => {}
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::packet::{Packet, PacketKind};
+    use crate::scenario::TcpConfig;
+    use crate::tcp::{CaState, TcpSender};
+    use crate::time::SimTime;
+
+    fn sack_ack(cum: u32, blocks: &[(u32, u32)]) -> Packet {
+        let mut p = Packet::new(0, PacketKind::Ack, 0, cum, 40, 0);
+        for (i, &b) in blocks.iter().enumerate() {
+            p.sack[i] = b;
+        }
+        p.sack_len = blocks.len() as u8;
+        p
+    }
+
+    fn sender(variant: &str, window: f64) -> (TcpSender, Vec<Packet>) {
+        let cfg = TcpConfig { initial_cwnd_pkts: window, initial_ssthresh_pkts: Some(window), ..TcpConfig::default() };
+        let mut s = TcpSender::new(0, variant, &cfg);
+        let mut out = Vec::new();
+        s.start(None, 0, 0, &mut out);
+        out.clear();
+        (s, out)
+    }
+
+    const T: SimTime = 1_000_000;
+
+    #[test]
+    fn fack_starts_recovery_when_the_receiver_holds_more_than_three_segments_past_a_hole() {
+        // Segments 0 and 1 lost: the first duplicate ACK reports 2 held (fack − una = 3), the
+        // second 2..=3 (fack − una = 4 > 3): recovery starts one ACK before the third.
+        let (mut s, mut out) = sender("fack", 20.0);
+        s.on_ack(&sack_ack(0, &[(2, 3)]), T, &mut out);
+        assert_eq!(s.s.ca_state, CaState::Disorder);
+        assert!(out.is_empty());
+        s.on_ack(&sack_ack(0, &[(2, 4)]), T, &mut out);
+        assert_eq!(s.s.ca_state, CaState::Recovery);
+        assert_eq!(s.counters.fast_retransmits, 1);
+        assert_eq!(s.s.cwnd, 10.0, "FACK halves at once");
+        // awnd = 20 − 4 + 1 retransmission = 17 ≥ 10: only the first hole goes out for now.
+        let sent: Vec<(u32, bool)> = out.iter().map(|p| (p.seq, p.retransmission)).collect();
+        assert_eq!(sent, vec![(0, true)]);
+    }
+
+    #[test]
+    fn fack_sends_while_awnd_is_below_cwnd_retransmitting_every_hole_below_fack_first() {
+        let (mut s, mut out) = sender("fack", 20.0);
+        // Holes 0, 2, 4; 1, 3, 5..=12 held: fack = 13, awnd = 20 − 13 + retransmissions.
+        s.on_ack(&sack_ack(0, &[(5, 13), (3, 4), (1, 2)]), T, &mut out);
+        assert_eq!(s.s.ca_state, CaState::Recovery);
+        let sent = |out: &Vec<Packet>| out.iter().map(|p| (p.seq, p.retransmission)).collect::<Vec<_>>();
+        assert_eq!(sent(&out), vec![(0, true), (2, true), (4, true)], "awnd 7 + 3 = cwnd 10");
+        out.clear();
+        // Two more segments arrive above: two new ones go out.
+        s.on_ack(&sack_ack(0, &[(5, 15), (3, 4), (1, 2)]), T, &mut out);
+        assert_eq!(sent(&out), vec![(20, false), (21, false)]);
+    }
+
+    #[test]
+    fn rate_halving_sends_one_segment_per_two_that_leave_the_network() {
+        let (mut s, mut out) = sender("rate-halving", 20.0);
+        for n in 1..=3 {
+            s.on_ack(&sack_ack(0, &[(1, 1 + n)]), T, &mut out);
+        }
+        assert_eq!(s.s.ca_state, CaState::Recovery);
+        assert_eq!(s.s.cwnd, 18.0, "four segments below fack: two fewer than 20");
+        assert_eq!(out.iter().filter(|p| !p.retransmission).count(), 1, "awnd 17 < 18");
+        let before = out.len();
+        for n in 4..=16 {
+            s.on_ack(&sack_ack(0, &[(1, 1 + n)]), T, &mut out);
+        }
+        // Thirteen more segments left: six new ones went out, not thirteen.
+        assert_eq!(out.len() - before, 6);
+        assert_eq!(s.s.cwnd, 11.5);
+        // The retransmission arrives: the full ACK ends recovery at ssthresh.
+        let high = s.s.high_tx;
+        s.on_ack(&sack_ack(high, &[]), T, &mut out);
+        assert_eq!((s.s.ca_state, s.s.cwnd), (CaState::Open, 10.0));
+    }
+}
