@@ -18,6 +18,7 @@ from typing import Any
 
 from services.presets.paper000 import PRESETS as _PAPER000
 from services.presets.paper002 import PRESETS as _PAPER002
+from services.presets.paper003 import PRESETS as _PAPER003
 from services.presets.paper004 import PRESETS as _PAPER004
 from services.presets.registry import (
     Parameter,
@@ -43,7 +44,7 @@ __all__ = [
     "list_presets",
 ]
 
-PRESETS: dict[str, Preset] = {p.name: p for p in (*_PAPER000, *_PAPER002, *_PAPER004)}
+PRESETS: dict[str, Preset] = {p.name: p for p in (*_PAPER000, *_PAPER002, *_PAPER003, *_PAPER004)}
 """Every preset by name, in the order the papers present them."""
 
 
