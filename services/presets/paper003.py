@@ -30,16 +30,27 @@ __all__ = [
     "fig4_topology",
 ]
 
-CITATION = ('Y.-C. Lai, C.-L. Yao, "TCP congestion control algorithms and a performance comparison" '
-            "(National Cheng Kung University; ns)")
+CITATION = (
+    'Y.-C. Lai, C.-L. Yao, "TCP congestion control algorithms and a performance comparison" '
+    "(National Cheng Kung University; ns)"
+)
 DATA_FILE = "003_tables.json"
 FINDINGS_FILE = "003_findings.json"
-SOURCE = (f"paper 003 (Lai & Yao, ns): Tables 2-4 in services/presets/data/{DATA_FILE}, the §4 comments in "
-          f"services/presets/data/{FINDINGS_FILE}")
+SOURCE = (
+    f"paper 003 (Lai & Yao, ns): Tables 2-4 in services/presets/data/{DATA_FILE}, the §4 comments in "
+    f"services/presets/data/{FINDINGS_FILE}"
+)
 
 VARIANTS: dict[str, str] = {
-    "Tahoe": "tahoe", "Reno": "reno", "NewReno": "newreno-sbs", "SACK": "sack", "FACK": "fack",
-    "Rate-Halving": "rate-halving", "SSDR": "ssdr", "Vegas": "vegas", "Pseudo-Rate": "pseudo-rate",
+    "Tahoe": "tahoe",
+    "Reno": "reno",
+    "NewReno": "newreno-sbs",
+    "SACK": "sack",
+    "FACK": "fack",
+    "Rate-Halving": "rate-halving",
+    "SSDR": "ssdr",
+    "Vegas": "vegas",
+    "Pseudo-Rate": "pseudo-rate",
 }
 """The paper's names (Table 1; the data files' keys) -> the core's variants. NewReno is
 newreno-sbs, as ns's Agent/TCP/Newreno resets its timer on every partial ACK. Tahoe is in
@@ -70,18 +81,29 @@ def access_rtt_ms(access_ms: float) -> float:
 def fig4_topology(error_rate: float | None = None) -> dict[str, Any]:
     """Our Fig. 4: sources - router A - (1.5 Mb/s, 1 ms, 10-packet Drop-Tail) - router B -
     destinations, 10 Mb/s access links; `error_rate` loses data packets on A->B (§4.1)."""
-    bottleneck: dict[str, Any] = {"rate_mbps": BOTTLENECK_MBPS, "delay_ms": BOTTLENECK_DELAY_MS,
-                                  "queue": {"type": "droptail", "limit_pkts": BUFFER_PKTS}}
+    bottleneck: dict[str, Any] = {
+        "rate_mbps": BOTTLENECK_MBPS,
+        "delay_ms": BOTTLENECK_DELAY_MS,
+        "queue": {"type": "droptail", "limit_pkts": BUFFER_PKTS},
+    }
     if error_rate is not None:
         bottleneck["loss"] = {"type": "uniform", "rate": error_rate}
-    return {"dumbbell": {"bottleneck": bottleneck,
-                         "access": {"rate_mbps": ACCESS_MBPS, "queue": {"type": "droptail", "limit_pkts": 100}}}}
+    return {
+        "dumbbell": {
+            "bottleneck": bottleneck,
+            "access": {"rate_mbps": ACCESS_MBPS, "queue": {"type": "droptail", "limit_pkts": 100}},
+        }
+    }
 
 
 def _ns_tcp() -> dict[str, Any]:
     # ns's TcpAgent::reset() sets ssthresh_ = window_: SSDR's smooth start acts from the start.
-    return {"mss_bytes": PACKET_BYTES, "header_bytes": 40, "max_window_pkts": WINDOW_PKTS,
-            "initial_ssthresh_pkts": WINDOW_PKTS}
+    return {
+        "mss_bytes": PACKET_BYTES,
+        "header_bytes": 40,
+        "max_window_pkts": WINDOW_PKTS,
+        "initial_ssthresh_pkts": WINDOW_PKTS,
+    }
 
 
 START_JITTER_S = 0.5
@@ -90,9 +112,15 @@ start times; ns would start them together and run once)."""
 
 
 def _flow(name: str, variant: str, count: int, access_ms: float = ACCESS_MS, start_s: Any = None) -> dict[str, Any]:
-    return {"name": name, "count": count, "variant": variant, "rtt_ms": access_rtt_ms(access_ms),
-            "start_s": {"uniform": [0.0, START_JITTER_S]} if start_s is None else start_s,
-            "app": {"type": "ftp"}, "tcp": _ns_tcp()}
+    return {
+        "name": name,
+        "count": count,
+        "variant": variant,
+        "rtt_ms": access_rtt_ms(access_ms),
+        "start_s": {"uniform": [0.0, START_JITTER_S]} if start_s is None else start_s,
+        "app": {"type": "ftp"},
+        "tcp": _ns_tcp(),
+    }
 
 
 # ---- preset parameters ---------------------------------------------------------------------------
@@ -117,14 +145,25 @@ def _halves(value: Any) -> dict[str, Any]:
 
 
 def _variant_parameter(default: str) -> Parameter:
-    return Parameter("variant", "the algorithm of every connection", None, default,
-                     paper_values=tuple(v for v in VARIANTS.values() if v != "tahoe"),
-                     expands_to=("flows[0].variant", "flows[1].variant"))
+    return Parameter(
+        "variant",
+        "the algorithm of every connection",
+        None,
+        default,
+        paper_values=tuple(v for v in VARIANTS.values() if v != "tahoe"),
+        expands_to=("flows[0].variant", "flows[1].variant"),
+    )
 
 
 def _connections_parameter(where: str) -> Parameter:
-    return Parameter("connections", f"n, the number of connections, half in each group ({where})", None, 2,
-                     paper_values=(2, 4), expands_to=("flows[0].count", "flows[1].count"))
+    return Parameter(
+        "connections",
+        f"n, the number of connections, half in each group ({where})",
+        None,
+        2,
+        paper_values=(2, 4),
+        expands_to=("flows[0].count", "flows[1].count"),
+    )
 
 
 SEED_PARAMETER = Parameter("seed", "random seed: the start times in [0, 0.5] s (and the link errors)", None, 1)
@@ -141,7 +180,7 @@ link on each side. 1.5 Mb/s because the paper's MT totals (about 16,300-17,900 p
 Tables 2 and 4) fit packets delivered through a T1 in 50 s (18,300 of 512 bytes at most); the \
 small buffer and the short A-B delay because with them the short/long unfairness of the \
 loss-recovery algorithms is of the paper's size (UF 150-190 %, Table 2), where a 50-packet \
-buffer gives 20-100 %. Access links delay {ACCESS_MS:g} ms each (round trip \
+buffer (ns's default) gives 15-60 %. Access links delay {ACCESS_MS:g} ms each (round trip \
 {access_rtt_ms(ACCESS_MS):g} ms) except in Table 2's experiment (§4.2: 0.4 and 40 ms).
 - TCP: ns's agents — {PACKET_BYTES}-byte packets (§4) + 40 header bytes, an ACK per packet, \
 no delayed ACKs, initial window 2, RTO with a 200 ms minimum and 10 ms ticks; a window_ of \
@@ -154,7 +193,8 @@ so each seed is a different run (`seed`); the paper runs each case once.
 - MT is printed without a unit; ours is goodput (payload received) in kb/s per connection, \
 and the reproduction compares shares and ratios, which need no unit."""
 
-FIG5_DESCRIPTION = """\
+FIG5_DESCRIPTION = (
+    """\
 Paper 003 §4.1, Fig. 5: the mean throughput MT of each TCP algorithm as the link error rate \
 grows, over 1000 s. The paper ranks them Vegas > Pseudo-Rate ≈ Rate-Halving > SSDR ≈ FACK ≈ \
 SACK > NewReno > Reno and finds the gaps widening with the error rate. This preset is two Reno \
@@ -167,9 +207,12 @@ direction; ACKs are not lost). Fig. 5's rates are not in the text; the reproduct
 0.1, 0.5, 1, 2 and 5 %.
 - Two connections of the algorithm (`flows[0].count`; not given), on the common access delay.
 
-""" + COMMON
+"""
+    + COMMON
+)
 
-TABLE2_DESCRIPTION = """\
+TABLE2_DESCRIPTION = (
+    """\
 Paper 003 §4.2, Table 2: short and long connections of one algorithm share the bottleneck for \
 50 s; the short ones have 0.4 ms on each access link, the long ones 40 ms (round trips {short:g} \
 and {long:g} ms here). UF = |long - short| / mean of all connections x 100 %. The paper: every \
@@ -178,9 +221,12 @@ those without; the loss-avoidance ones fairer still, Pseudo-Rate the fairest. Th
 Reno with n = 2 (one short, one long): set `variant` and `connections` (2 or 4). No link \
 errors (the paper mentions none here).
 
-""" + COMMON
+"""
+    + COMMON
+)
 
-TABLE3_DESCRIPTION = """\
+TABLE3_DESCRIPTION = (
+    """\
 Paper 003 §4.3, Table 3: n connections of one algorithm start at 0 and a new one arrives at \
 10 s; MT of the new and the old connections between 10 and 50 s (`warmup_s` 10). The paper: \
 for loss-recovery algorithms the new connection ends up with about the old ones' bandwidth; \
@@ -193,9 +239,12 @@ Reno) are then 0.82-0.85 of Table 2's 50 s totals, as 40 of 50 s would make them
 columns end in .5, .66 and .75, which would suggest n + 1 old connections; the totals do not \
 fit that.) No link errors.
 
-""" + COMMON
+"""
+    + COMMON
+)
 
-TABLE4_DESCRIPTION = """\
+TABLE4_DESCRIPTION = (
+    """\
 Paper 003 §4.4, Table 4: each algorithm shares the bottleneck with Reno, n = 2 or 4 \
 connections, half of each. The paper: Reno robs the loss-avoidance algorithms (Vegas, \
 Pseudo-Rate); the loss-recovery algorithms derived from Reno gain more than Reno. This preset \
@@ -204,7 +253,9 @@ is Reno against SACK with n = 2: set `flows[1].variant` and `connections`.
 - Duration 50 s (not given; as Tables 2 and 3). All connections on the common access delay. \
 No link errors.
 
-""" + COMMON
+"""
+    + COMMON
+)
 
 
 # ---- published -----------------------------------------------------------------------------------
@@ -212,14 +263,17 @@ No link errors.
 
 def conclusions(experiment: str | None = None) -> tuple[dict[str, Any], ...]:
     """The §4 comments (data/003_findings.json), those of one experiment if given."""
-    return tuple(dict(c) for c in read_json(FINDINGS_FILE)["conclusions"]
-                 if experiment is None or c["experiment"] == experiment)
+    return tuple(
+        dict(c) for c in read_json(FINDINGS_FILE)["conclusions"] if experiment is None or c["experiment"] == experiment
+    )
 
 
 def _rows_table(name: str, caption: str, block: dict[str, Any], columns: tuple[PublishedColumn, ...]) -> PublishedTable:
     """One table of 003_tables.json at one n: a row per algorithm, the paper's name first."""
     keys = [c.name for c in columns[1:]]
-    rows = tuple({"algorithm": algorithm, **dict(zip(keys, values, strict=True))} for algorithm, values in block.items())
+    rows = tuple(
+        {"algorithm": algorithm, **dict(zip(keys, values, strict=True))} for algorithm, values in block.items()
+    )
     return PublishedTable(name=name, caption=caption, columns=columns, rows=rows)
 
 
@@ -240,29 +294,42 @@ ALGORITHM = PublishedColumn("algorithm", "the paper's name of the algorithm (Tab
 
 def _table2() -> Published:
     data = read_json(DATA_FILE)["table2_distinct_delays_50s"]
-    columns = (ALGORITHM, PublishedColumn("short", "MT of the short connections", "as printed"),
-               PublishedColumn("long", "MT of the long connections", "as printed"),
-               PublishedColumn("uf_percent", "UF, |long - short| / mean x 100", "%"))
-    tables = tuple(_rows_table(f"Table 2, n={n}", f"Distinct propagation delays, {n} connections (50 s)",
-                               data[f"n{n}"], columns) for n in (2, 4))
+    columns = (
+        ALGORITHM,
+        PublishedColumn("short", "MT of the short connections", "as printed"),
+        PublishedColumn("long", "MT of the long connections", "as printed"),
+        PublishedColumn("uf_percent", "UF, |long - short| / mean x 100", "%"),
+    )
+    tables = tuple(
+        _rows_table(f"Table 2, n={n}", f"Distinct propagation delays, {n} connections (50 s)", data[f"n{n}"], columns)
+        for n in (2, 4)
+    )
     return _published("table2", tables, {"table2": data})
 
 
 def _table3() -> Published:
     data = read_json(DATA_FILE)["table3_new_arrival_at_10s_mt_10_to_50s"]
-    columns = (ALGORITHM, PublishedColumn("new", "MT of the new connection (10-50 s)", "as printed"),
-               PublishedColumn("old", "MT of the old connections (10-50 s)", "as printed"))
-    tables = tuple(_rows_table(f"Table 3, n={n}", f"A new arrival at 10 s, n = {n}", data[f"n{n}"], columns)
-                   for n in (1, 2, 3))
+    columns = (
+        ALGORITHM,
+        PublishedColumn("new", "MT of the new connection (10-50 s)", "as printed"),
+        PublishedColumn("old", "MT of the old connections (10-50 s)", "as printed"),
+    )
+    tables = tuple(
+        _rows_table(f"Table 3, n={n}", f"A new arrival at 10 s, n = {n}", data[f"n{n}"], columns) for n in (1, 2, 3)
+    )
     return _published("table3", tables, {"table3": data})
 
 
 def _table4() -> Published:
     data = read_json(DATA_FILE)["table4_interoperating_with_reno"]
-    columns = (ALGORITHM, PublishedColumn("reno", "MT of the Reno connections", "as printed"),
-               PublishedColumn("other", "MT of the other algorithm's connections", "as printed"))
-    tables = tuple(_rows_table(f"Table 4, n={n}", f"Interoperating with Reno, n = {n}", data[f"n{n}"], columns)
-                   for n in (2, 4))
+    columns = (
+        ALGORITHM,
+        PublishedColumn("reno", "MT of the Reno connections", "as printed"),
+        PublishedColumn("other", "MT of the other algorithm's connections", "as printed"),
+    )
+    tables = tuple(
+        _rows_table(f"Table 4, n={n}", f"Interoperating with Reno, n = {n}", data[f"n{n}"], columns) for n in (2, 4)
+    )
     return _published("table4", tables, {"table4": data})
 
 
@@ -278,9 +345,14 @@ DEFAULT_ERROR_RATE = 0.01
 
 def _fig5_preset() -> Preset:
     name = "paper003-fig5-link-errors"
-    scenario = {"name": name, "description": "Paper 003 §4.1: two Reno connections, 1 % link errors.",
-                "duration_s": 1000.0, "seed": 1, "topology": fig4_topology(DEFAULT_ERROR_RATE),
-                "flows": [_flow("tcp", "reno", 2)]}
+    scenario = {
+        "name": name,
+        "description": "Paper 003 §4.1: two Reno connections, 1 % link errors.",
+        "duration_s": 1000.0,
+        "seed": 1,
+        "topology": fig4_topology(DEFAULT_ERROR_RATE),
+        "flows": [_flow("tcp", "reno", 2)],
+    }
     return Preset(
         name=name,
         title="Paper 003 Fig. 5: mean throughput of each TCP algorithm against the link error rate",
@@ -288,8 +360,13 @@ def _fig5_preset() -> Preset:
         reference=_reference("fig5"),
         parameters=(
             Parameter("flows[0].variant", "the TCP algorithm", None, "reno", paper_values=tuple(VARIANTS.values())),
-            Parameter("topology.dumbbell.bottleneck.loss.rate", "link error rate: the probability that A->B loses "
-                      "a data packet (Fig. 5's x axis; its values are not given)", "probability", DEFAULT_ERROR_RATE),
+            Parameter(
+                "topology.dumbbell.bottleneck.loss.rate",
+                "link error rate: the probability that A->B loses "
+                "a data packet (Fig. 5's x axis; its values are not given)",
+                "probability",
+                DEFAULT_ERROR_RATE,
+            ),
             Parameter("flows[0].count", "connections of the algorithm (not given)", None, 2),
             Parameter("duration_s", "simulated seconds (Fig. 5: 1000 s)", "s", 1000.0, paper_values=(1000.0,)),
             SEED_PARAMETER,
@@ -301,9 +378,14 @@ def _fig5_preset() -> Preset:
 
 def _table2_preset() -> Preset:
     name = "paper003-table2-distinct-delays"
-    scenario = {"name": name, "description": "Paper 003 §4.2: Reno, one short and one long connection.",
-                "duration_s": 50.0, "seed": 1, "topology": fig4_topology(),
-                "flows": [_flow("short", "reno", 1, SHORT_ACCESS_MS), _flow("long", "reno", 1, LONG_ACCESS_MS)]}
+    scenario = {
+        "name": name,
+        "description": "Paper 003 §4.2: Reno, one short and one long connection.",
+        "duration_s": 50.0,
+        "seed": 1,
+        "topology": fig4_topology(),
+        "flows": [_flow("short", "reno", 1, SHORT_ACCESS_MS), _flow("long", "reno", 1, LONG_ACCESS_MS)],
+    }
     return Preset(
         name=name,
         title="Paper 003 Table 2: short and long connections of one algorithm, and their unfairness UF",
@@ -312,10 +394,18 @@ def _table2_preset() -> Preset:
         parameters=(
             _variant_parameter("reno"),
             _connections_parameter("Table 2: 2 and 4"),
-            Parameter("flows[0].rtt_ms", "round trip of the short connections (§4.2: 0.4 ms per access link)", "ms",
-                      access_rtt_ms(SHORT_ACCESS_MS)),
-            Parameter("flows[1].rtt_ms", "round trip of the long connections (§4.2: 40 ms per access link)", "ms",
-                      access_rtt_ms(LONG_ACCESS_MS)),
+            Parameter(
+                "flows[0].rtt_ms",
+                "round trip of the short connections (§4.2: 0.4 ms per access link)",
+                "ms",
+                access_rtt_ms(SHORT_ACCESS_MS),
+            ),
+            Parameter(
+                "flows[1].rtt_ms",
+                "round trip of the long connections (§4.2: 40 ms per access link)",
+                "ms",
+                access_rtt_ms(LONG_ACCESS_MS),
+            ),
             Parameter("duration_s", "simulated seconds (Table 2: 50 s)", "s", 50.0, paper_values=(50.0,)),
             SEED_PARAMETER,
         ),
@@ -330,9 +420,15 @@ ARRIVAL_S = 10.0
 
 def _table3_preset() -> Preset:
     name = "paper003-table3-new-arrival"
-    scenario = {"name": name, "description": "Paper 003 §4.3: Reno, one old connection and a new one at 10 s.",
-                "duration_s": 50.0, "warmup_s": ARRIVAL_S, "seed": 1, "topology": fig4_topology(),
-                "flows": [_flow("old", "reno", 1), _flow("new", "reno", 1, start_s=ARRIVAL_S)]}
+    scenario = {
+        "name": name,
+        "description": "Paper 003 §4.3: Reno, one old connection and a new one at 10 s.",
+        "duration_s": 50.0,
+        "warmup_s": ARRIVAL_S,
+        "seed": 1,
+        "topology": fig4_topology(),
+        "flows": [_flow("old", "reno", 1), _flow("new", "reno", 1, start_s=ARRIVAL_S)],
+    }
     return Preset(
         name=name,
         title="Paper 003 Table 3: a new connection arrives at 10 s among n old ones",
@@ -341,8 +437,13 @@ def _table3_preset() -> Preset:
         parameters=(
             _variant_parameter("reno"),
             Parameter("flows[0].count", "n, the old connections (Table 3: 1, 2, 3)", None, 1, paper_values=(1, 2, 3)),
-            Parameter("flows[1].start_s", "arrival of the new connection (§4.3: 10 s)", "s", ARRIVAL_S,
-                      paper_values=(ARRIVAL_S,)),
+            Parameter(
+                "flows[1].start_s",
+                "arrival of the new connection (§4.3: 10 s)",
+                "s",
+                ARRIVAL_S,
+                paper_values=(ARRIVAL_S,),
+            ),
             Parameter("warmup_s", "start of the measurement (§4.3: 10 s)", "s", ARRIVAL_S, paper_values=(ARRIVAL_S,)),
             Parameter("duration_s", "simulated seconds (§4.3: measured until 50 s)", "s", 50.0, paper_values=(50.0,)),
             SEED_PARAMETER,
@@ -355,17 +456,27 @@ def _table3_preset() -> Preset:
 
 def _table4_preset() -> Preset:
     name = "paper003-table4-reno-interop"
-    scenario = {"name": name, "description": "Paper 003 §4.4: one Reno and one SACK connection.",
-                "duration_s": 50.0, "seed": 1, "topology": fig4_topology(),
-                "flows": [_flow("reno", "reno", 1), _flow("other", "sack", 1)]}
+    scenario = {
+        "name": name,
+        "description": "Paper 003 §4.4: one Reno and one SACK connection.",
+        "duration_s": 50.0,
+        "seed": 1,
+        "topology": fig4_topology(),
+        "flows": [_flow("reno", "reno", 1), _flow("other", "sack", 1)],
+    }
     return Preset(
         name=name,
         title="Paper 003 Table 4: each algorithm interoperating with Reno",
         description=TABLE4_DESCRIPTION,
         reference=_reference("table4"),
         parameters=(
-            Parameter("flows[1].variant", "the algorithm beside Reno", None, "sack",
-                      paper_values=tuple(v for v in VARIANTS.values() if v not in ("tahoe", "reno"))),
+            Parameter(
+                "flows[1].variant",
+                "the algorithm beside Reno",
+                None,
+                "sack",
+                paper_values=tuple(v for v in VARIANTS.values() if v not in ("tahoe", "reno")),
+            ),
             _connections_parameter("Table 4: 2 and 4"),
             Parameter("duration_s", "simulated seconds (not given)", "s", 50.0),
             SEED_PARAMETER,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from services.reproductions import paper000, paper002, paper004
+from services.reproductions import paper000, paper002, paper003, paper004
 from services.reproductions.model import Paper
 
 
@@ -13,7 +13,7 @@ class UnknownPaper(LookupError):
         super().__init__(f"no reproduction of paper {number!r}; known: {', '.join(known)}")
 
 
-PAPERS: dict[str, Paper] = {p.number: p for p in (paper000.PAPER, paper002.PAPER, paper004.PAPER)}
+PAPERS: dict[str, Paper] = {p.number: p for p in (paper000.PAPER, paper002.PAPER, paper003.PAPER, paper004.PAPER)}
 
 
 def get_paper(number: str) -> Paper:

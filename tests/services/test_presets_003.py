@@ -18,8 +18,12 @@ from services.presets.published import DATA_DIR, read_json
 from services.scenarios import ScenarioInvalid, get_path, validate_scenario
 
 PUBLISHED = Path(__file__).resolve().parents[3] / "shared" / "papers" / "published"
-P003 = ["paper003-fig5-link-errors", "paper003-table2-distinct-delays", "paper003-table3-new-arrival",
-        "paper003-table4-reno-interop"]
+P003 = [
+    "paper003-fig5-link-errors",
+    "paper003-table2-distinct-delays",
+    "paper003-table3-new-arrival",
+    "paper003-table4-reno-interop",
+]
 
 
 def run(name: str, overrides: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -34,7 +38,7 @@ def goodput(result: dict[str, Any], prefix: str) -> float:
 
 def test_the_presets_sit_between_paper_002s_and_004s():
     names = list(PRESETS)
-    assert names[names.index("paper002-exp3-red") + 1:names.index("paper004-table2-wireless-attenuation")] == P003
+    assert names[names.index("paper002-exp3-red") + 1 : names.index("paper004-table2-wireless-attenuation")] == P003
 
 
 @pytest.mark.parametrize("name", P003)
@@ -67,8 +71,11 @@ def test_the_tables_are_the_published_file_and_the_findings_cover_section_4():
     t3 = get_preset("paper003-table3-new-arrival").published.tables
     assert [t.name for t in t3] == ["Table 3, n=1", "Table 3, n=2", "Table 3, n=3"]
     t4 = get_preset("paper003-table4-reno-interop").published.tables[1]
-    assert next(r for r in t4.rows if r["algorithm"] == "Vegas") == {"algorithm": "Vegas", "reno": 5696.5,
-                                                                      "other": 2982.0}
+    assert next(r for r in t4.rows if r["algorithm"] == "Vegas") == {
+        "algorithm": "Vegas",
+        "reno": 5696.5,
+        "other": 2982.0,
+    }
     ranking = get_preset("paper003-fig5-link-errors").published.values["ranking"]
     assert ranking[0] == ["Vegas"] and ranking[-1] == ["Reno"]
     assert {n for g in ranking for n in g} == set(VARIANTS) - {"Tahoe"}
@@ -87,9 +94,13 @@ def test_the_preset_parameters_expand_and_refuse_what_does_not_fit():
 
 def test_link_errors_lower_throughput_and_sack_repairs_what_reno_times_out_on():
     clean = run("paper003-fig5-link-errors", {"duration_s": 30.0, "topology.dumbbell.bottleneck.loss.rate": 0.0})
-    errors = {v: run("paper003-fig5-link-errors", {"duration_s": 30.0, "flows[0].variant": v,
-                                                   "topology.dumbbell.bottleneck.loss.rate": 0.02})
-              for v in ("reno", "sack")}
+    errors = {
+        v: run(
+            "paper003-fig5-link-errors",
+            {"duration_s": 30.0, "flows[0].variant": v, "topology.dumbbell.bottleneck.loss.rate": 0.02},
+        )
+        for v in ("reno", "sack")
+    }
     assert goodput(errors["reno"], "tcp") < 0.8 * goodput(clean, "tcp")
     assert sum(f["timeouts"] for f in errors["reno"]["flows"]) > sum(f["timeouts"] for f in errors["sack"]["flows"])
 
@@ -98,7 +109,8 @@ def test_reno_starves_the_long_connection_and_pseudo_rate_shares():
     reno = run("paper003-table2-distinct-delays", {"duration_s": 20.0})
     pseudo = run("paper003-table2-distinct-delays", {"duration_s": 20.0, "variant": "pseudo-rate"})
     assert goodput(reno, "long") < 0.3 * goodput(reno, "short")
-    assert reno["fairness"]["uf_percent"] > 100 > 50 > pseudo["fairness"]["uf_percent"]
+    assert reno["fairness"]["uf_percent"] > 100
+    assert pseudo["fairness"]["uf_percent"] < 50
 
 
 def test_the_new_connection_starts_at_10_s_and_only_10_to_50_s_is_measured():
@@ -110,6 +122,8 @@ def test_the_new_connection_starts_at_10_s_and_only_10_to_50_s_is_measured():
 
 
 def test_reno_takes_most_of_the_link_from_vegas_through_ns_default_buffer():
-    result = run("paper003-table4-reno-interop", {"duration_s": 30.0, "flows[1].variant": "vegas",
-                                                  "topology.dumbbell.bottleneck.queue.limit_pkts": 50})
+    result = run(
+        "paper003-table4-reno-interop",
+        {"duration_s": 30.0, "flows[1].variant": "vegas", "topology.dumbbell.bottleneck.queue.limit_pkts": 50},
+    )
     assert goodput(result, "reno") > 3 * goodput(result, "other")
