@@ -7,10 +7,10 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import func, select, update
 
 from services.broker import redis_client
-from services.db.models import Result, Run
+from services.db.models import Result, Run, RunStatus
 from services.embedded import effective_redis_url
 from tests.e2e.test_sweeps import done
 from tests.support import wait_for
@@ -70,23 +70,31 @@ def test_runs_whose_messages_redis_lost_are_sent_again_and_complete_once(client,
     assert db_session.execute(select(func.count()).select_from(Result)).scalar_one() == 4
 
 
+def _waiting(db_session: Any, sweep_id: str) -> int:
+    db_session.expire_all()
+    return db_session.execute(
+        select(func.count()).select_from(Run).where(Run.sweep_id == sweep_id, Run.dispatched_at.is_(None))
+    ).scalar_one()
+
+
 def test_every_pass_dispatches_runs_waiting_for_room_nobody_filled(client, test_settings, db_session):
-    """Room opens without a task finishing (here: the dispatched run is cancelled before any
-    worker took it, and no worker runs): the reconciler's pass hands the next run to the
-    broker."""
+    """Room opens without a task finishing and without the API filling it (here: the
+    dispatched run is cancelled behind the API's back, and no worker runs): the reconciler's
+    pass hands the next run to the broker. (Cancelling through the API fills it at once.)"""
     sweep = client.post("/v1/sweeps", json={**SWEEP, "seed": 32}).json()
     runs = client.get(f"/v1/sweeps/{sweep['id']}/runs").json()
     (first,) = [r["run_id"] for r in runs if r["run_id"] in run_ids_in_broker(test_settings)]
     assert client.post(f"/v1/runs/{first}/cancel").json()["status"] == "cancelled"
+    (second,) = [r["run_id"] for r in runs if r["run_id"] in run_ids_in_broker(test_settings) and r["run_id"] != first]
+    assert _waiting(db_session, sweep["id"]) == 2
+
+    db_session.execute(update(Run).where(Run.id == second).values(status=RunStatus.cancelled))
+    db_session.commit()
     report = reconcile(test_settings)
     assert len(report.dispatched) == 1 and report.resent == []
-    (second,) = report.dispatched
-    assert str(second) in run_ids_in_broker(test_settings)
-    db_session.expire_all()
-    waiting = db_session.execute(
-        select(func.count()).select_from(Run).where(Run.sweep_id == sweep["id"], Run.dispatched_at.is_(None))
-    ).scalar_one()
-    assert waiting == 2
+    (third,) = report.dispatched
+    assert str(third) in run_ids_in_broker(test_settings) and str(third) not in (first, second)
+    assert _waiting(db_session, sweep["id"]) == 1
     assert reconcile(test_settings).dispatched == []  # the window is full again
 
 
