@@ -7,7 +7,7 @@ judged by the same code as the API and the dashboard.
     .venv/bin/python bench/reproduce.py 002 [--only exp1 exp2-low] [--override duration_s=20] \
         [--markdown bench-results/paper002.md]
 
-Papers 002 and 004 take a few seconds; paper 000 (1000 s runs, 5 seeds, up to 256 flows) much
+Papers 002 and 004 take a few seconds, 003 about a minute; paper 000 (1000 s runs, 5 seeds, up to 256 flows) much
 longer: run it through the service (bench/paper000_sweeps.py) or with --only.
 """
 

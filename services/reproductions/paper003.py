@@ -104,7 +104,7 @@ TABLE_KEYS = tuple(e.key for e in EXPERIMENTS if e.key != "fig5")
 REASONS = {
     "throughput-ranking": "SSDR falls below Reno: it takes about twice NewReno's timeouts under link errors (129 "
     "against 70 per connection at 2 %) with fewer fast retransmits, and smooth-starts back after each; the paper's "
-    "setup gives no reason for its SSDR to differ (docs/validation/paper003.md). Pseudo-Rate edges out Vegas (1 %): "
+    "setup gives no reason for its SSDR to differ (docs/validation/paper003.md). Pseudo-Rate edges out Vegas (1.4 %): "
     "both recover losses as Reno in the core, and Pseudo-Rate jumps back to its window bound at once.",
     "throughput-gaps-widen": "At the lowest error rates the link, not the algorithm, limits MT.",
     "fairness-bias-against-long": "Vegas and Pseudo-Rate share almost equally between short and long connections (UF "
