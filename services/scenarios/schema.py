@@ -104,7 +104,7 @@ class _Model(BaseModel):
 # ---- enumerations ----------------------------------------------------------------------------
 
 Variant = Literal[
-    "tahoe", "reno", "newreno-sbs", "newreno-impatient", "sack", "vegas", "cubic",
+    "tahoe", "reno", "newreno-sbs", "newreno-impatient", "sack", "vegas", "cubic", "bbr",
     "fack", "rate-halving", "ssdr", "pseudo-rate",
 ]
 """The congestion-control variants (`cc::VARIANTS` in the core; `tcpsim.VARIANTS`)."""
@@ -429,7 +429,7 @@ class TcpConfig(_Model):
     """Delayed-ACK timer, seconds (at least 1 µs)."""
     sack: bool | None = None
     """SACK blocks on ACKs (default: on for the variants that recover with them: `sack`, `cubic`,
-    `fack`, `rate-halving`)."""
+    `bbr`, `fack`, `rate-halving`)."""
     dupack_threshold: Annotated[U32, Field(ge=1, le=1000)] = 3
     """Duplicate ACKs that trigger fast retransmit."""
     initial_rto_s: Annotated[float, Field(ge=MIN_TIMER_S, le=1.0e5)] = 3.0

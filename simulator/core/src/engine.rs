@@ -30,6 +30,8 @@ pub enum TimerKind {
     DelayedAck,
     /// The application's next action: start, stop, next request, next CBR packet.
     App,
+    /// Sender pacing: the next segment pacing held back may leave.
+    Pace,
 }
 
 #[derive(Clone, Copy, Debug)]

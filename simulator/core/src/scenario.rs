@@ -353,7 +353,7 @@ pub struct TcpConfig {
     pub delayed_ack: bool,
     pub delack_timeout_s: f64,
     /// SACK blocks on ACKs; on by default for the variants that recover with them (`sack`,
-    /// `cubic`, `fack`, `rate-halving`; docs/simulator.md).
+    /// `cubic`, `bbr`, `fack`, `rate-halving`; docs/simulator.md).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub sack: Option<bool>,
     pub dupack_threshold: u32,

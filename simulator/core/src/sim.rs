@@ -36,6 +36,7 @@ struct Flow {
     rto_timer: TimerSlot,
     delack_timer: TimerSlot,
     app_timer: TimerSlot,
+    pace_timer: TimerSlot,
 }
 
 impl Flow {
@@ -118,6 +119,7 @@ impl Simulation {
                 rto_timer: TimerSlot::default(),
                 delack_timer: TimerSlot::default(),
                 app_timer: TimerSlot::default(),
+                pace_timer: TimerSlot::default(),
             });
         }
         let traces = Self::trace_recorder(s, &network, &flows)?;
@@ -424,6 +426,13 @@ impl Simulation {
                     }
                 }
             }
+            TimerKind::Pace => {
+                if let Endpoints::Tcp { sender, .. } = &mut f.ends {
+                    if f.pace_timer.fire(now, sender.pace_deadline, &mut self.q, event) == TimerFire::Expired {
+                        sender.on_pace_timer(now, &mut out);
+                    }
+                }
+            }
             TimerKind::App => {
                 if f.app_timer.fire(now, f.app.deadline(), &mut self.q, event) == TimerFire::Expired {
                     let mut ctx = AppCtx { flow, now, ends: &mut f.ends, out: &mut out, downloads: &mut f.downloads };
@@ -456,6 +465,7 @@ impl Simulation {
         if let Endpoints::Tcp { sender, receiver } = &f.ends {
             f.rto_timer.sync(sender.rto_deadline, &mut self.q, Event::Timer { flow, timer: TimerKind::Retransmit });
             f.delack_timer.sync(receiver.delack_deadline, &mut self.q, Event::Timer { flow, timer: TimerKind::DelayedAck });
+            f.pace_timer.sync(sender.pace_deadline, &mut self.q, Event::Timer { flow, timer: TimerKind::Pace });
         }
         f.app_timer.sync(f.app.deadline(), &mut self.q, Event::Timer { flow, timer: TimerKind::App });
     }

@@ -519,3 +519,136 @@ fn when_a_second_connection_arrives_pseudo_rate_drops_the_old_window_at_once_and
     assert!(goodput(&vegas, 1) < goodput(&vegas, 0), "vegas: the old connection does better");
     assert_eq!((pr.links[0].drops, vegas.links[0].drops), (0, 0));
 }
+
+// ---- BBR (BBRv1: Cardwell et al. 2016; draft-cardwell-iccrg-bbr-congestion-control-00) ----
+
+/// 10 Mb/s and 40 ms: a BDP of 48 segments of 1040 bytes on the wire.
+const BBR_BDP: f64 = 10e6 * 0.040 / (8.0 * 1040.0);
+
+fn bbr_dumbbell(flows: Value, duration_s: f64, warmup_s: f64, buffer: u32, trace_s: f64) -> Value {
+    json!({
+        "duration_s": duration_s, "warmup_s": warmup_s, "seed": 1,
+        "topology": {"dumbbell": {"bottleneck": {"rate_mbps": 10, "delay_ms": 10,
+                                                 "queue": {"type": "droptail", "limit_pkts": buffer}}}},
+        "flows": flows,
+        "outputs": {"trace_interval_s": trace_s, "trace": ["cwnd", "queue"]}
+    })
+}
+
+fn one_bbr(loss: Value, duration_s: f64, warmup_s: f64) -> RunResult {
+    let flows = json!([{"name": "f", "variant": "bbr", "rtt_ms": 40, "loss": loss}]);
+    run(&bbr_dumbbell(flows, duration_s, warmup_s, 1000, 0.005))
+}
+
+/// The bottleneck queue's traced (time, packets).
+fn queue_trace(r: &RunResult) -> Vec<(f64, f64)> {
+    let t = r.traces.as_ref().unwrap();
+    t.time_s.iter().copied().zip(t.links[0].queue.iter().map(|&q| q as f64)).collect()
+}
+
+fn max_between(trace: &[(f64, f64)], from: f64, to: f64) -> f64 {
+    trace.iter().filter(|p| p.0 >= from && p.0 <= to).map(|p| p.1).fold(f64::NEG_INFINITY, f64::max)
+}
+
+#[test]
+fn bbr_startup_reaches_the_bottleneck_rate_then_drains_its_queue_and_cruises_at_two_bdp() {
+    let r = one_bbr(json!({"type": "scheduled", "packets": []}), 5.0, 1.0);
+    let queue = queue_trace(&r);
+    let peak = max_between(&queue, 0.0, 1.0);
+    assert!(peak > BBR_BDP / 2.0, "Startup's 2/ln 2 overshoots into the queue: peak {peak}");
+    let after = max_between(&queue, 1.0, 5.0);
+    assert!(after < 0.25 * BBR_BDP + 8.0, "Drain emptied it; ProbeBW's 1.25 phase adds ~BDP/4: {after}");
+    assert!(r.links[0].utilization > 0.95, "{}", r.links[0].utilization);
+    // ProbeBW: cwnd = 2·BtlBw·RTprop + 3 send quanta of 2 segments.
+    let cwnd = cwnd_at(&cwnd_trace(&r), 4.0);
+    assert!((cwnd - (2.0 * BBR_BDP + 6.0)).abs() < 0.1 * BBR_BDP, "cwnd {cwnd:.1}, BDP {BBR_BDP:.1}");
+}
+
+#[test]
+fn bbr_keeps_almost_no_standing_queue_where_reno_and_cubic_fill_the_buffer() {
+    let run_one = |variant: &str| {
+        let flows = json!([{"name": "f", "variant": variant, "rtt_ms": 40}]);
+        run(&bbr_dumbbell(flows, 35.0, 5.0, 100, 1.0)).links[0].clone()
+    };
+    let bbr = run_one("bbr");
+    assert!(bbr.mean_queue_pkts < 10.0 && bbr.drops == 0, "bbr: {:.1} packets queued, {} drops", bbr.mean_queue_pkts, bbr.drops);
+    assert!(bbr.utilization > 0.95, "{}", bbr.utilization);
+    for variant in ["reno", "cubic"] {
+        let l = run_one(variant);
+        assert!(l.mean_queue_pkts > 50.0 && l.drops > 0, "{variant}: {:.1} packets queued", l.mean_queue_pkts);
+    }
+}
+
+#[test]
+fn bbr_probes_rtt_about_every_ten_seconds_holding_four_segments_for_200_ms() {
+    let r = one_bbr(json!({"type": "scheduled", "packets": []}), 35.0, 0.0);
+    let mut episodes: Vec<(f64, f64)> = Vec::new();
+    for (t, _) in cwnd_trace(&r).into_iter().filter(|p| p.0 > 1.0 && p.1 <= 4.0) {
+        match episodes.last_mut() {
+            Some(e) if t - e.1 < 0.05 => e.1 = t,
+            _ => episodes.push((t, t)),
+        }
+    }
+    assert_eq!(episodes.len(), 3, "{episodes:?}");
+    for e in &episodes {
+        let held = e.1 - e.0;
+        assert!((0.2..0.3).contains(&held), "200 ms and a round trip at 4 segments: {episodes:?}");
+    }
+    for w in episodes.windows(2) {
+        let gap = w[1].0 - w[0].0;
+        assert!((9.9..10.6).contains(&gap), "RTprop expires 10 s after it was last set: {episodes:?}");
+    }
+}
+
+#[test]
+fn with_one_drop_bbr_keeps_its_window_and_its_rate() {
+    let lossless = one_bbr(json!({"type": "scheduled", "packets": []}), 6.0, 2.0);
+    let r = one_bbr(json!({"type": "scheduled", "packets": [4000]}), 6.0, 2.0);
+    let f = flow(&r);
+    assert_eq!((f.fast_recoveries, f.timeouts, f.retransmits), (1, 0, 1), "{f:?}");
+    assert!(f.goodput_bps > 0.998 * flow(&lossless).goodput_bps, "{} vs {}", f.goodput_bps, flow(&lossless).goodput_bps);
+    let trace = cwnd_trace(&r);
+    let steady = trace.iter().position(|p| p.0 >= 2.0).unwrap();
+    let (at, before) = first_reduction(&trace[steady..]);
+    assert!(before > 2.0 * BBR_BDP, "ProbeBW's window before the loss: {before:.1}");
+    // Packet conservation for a round trip (in flight ≈ one BDP when paced), then restored.
+    assert!(min_cwnd_after(&r, at - 0.001) > 0.9 * BBR_BDP);
+    assert_eq!(cwnd_at(&trace, at + 0.5), before, "the window from before recovery");
+}
+
+#[test]
+fn with_three_drops_in_a_window_bbr_repairs_them_in_one_sack_recovery() {
+    let r = run(&scenario("bbr", THREE_DROPS, json!({})));
+    let f = flow(&r);
+    assert_eq!((f.fast_recoveries, f.timeouts, f.retransmits), (1, 0, 3), "{f:?}");
+    assert!(recovery_length_rtts(f) < 1.6, "{:.2} RTTs", recovery_length_rtts(f));
+}
+
+#[test]
+fn after_a_timeout_bbr_regrows_its_window_from_one_segment_without_a_new_startup() {
+    let outage = json!({"type": "outage", "start_s": 3.0, "end_s": 3.5});
+    let r = one_bbr(outage.clone(), 8.0, 0.0);
+    assert!(flow(&r).timeouts >= 1, "{:?}", flow(&r));
+    assert_eq!(min_cwnd_after(&r, 3.0), 1.0);
+    let trace = cwnd_trace(&r);
+    let before = cwnd_at(&trace, 2.9);
+    let back = trace.iter().find(|p| p.0 > 3.5 && p.1 >= before).expect("the window comes back").0;
+    // The retransmission waits for the backed-off timer; from then on the window doubles per
+    // round trip up to its target, and the old window is restored when the loss is repaired.
+    assert!(back < 4.2, "back to {before:.0} at {back:.2} s");
+    // BtlBw survived: no Startup overshoot into the queue, the link full at once.
+    let queue = queue_trace(&r);
+    assert!(max_between(&queue, 3.5, 8.0) < 0.25 * BBR_BDP + 8.0);
+    let after = one_bbr(outage, 8.0, 4.5);
+    assert!(after.links[0].utilization > 0.97, "{}", after.links[0].utilization);
+}
+
+#[test]
+fn two_bbr_flows_share_a_bottleneck_fairly() {
+    let flows = json!([{"name": "a", "variant": "bbr", "rtt_ms": 40},
+                       {"name": "b", "variant": "bbr", "rtt_ms": 40, "start_s": 2}]);
+    let r = run(&bbr_dumbbell(flows, 60.0, 20.0, 100, 1.0));
+    let jain = r.fairness.jain.expect("two flows");
+    assert!(jain > 0.97, "Jain {jain}");
+    assert!(r.links[0].utilization > 0.95, "{}", r.links[0].utilization);
+}

@@ -5,20 +5,20 @@
 //! which loss-recovery behaviour the sender runs (`recovery`). Time always comes in as `now`;
 //! a variant never reads a clock, which keeps runs deterministic.
 //!
-//! Room for what comes next, without touching the engine or the sender's mechanics:
-//! - **CUBIC** (RFC 9438) is time-driven: its window is W_cubic(t) with t the time since the
-//!   last reduction. It keeps that epoch start from the `now` passed to `on_ack` and
-//!   `ssthresh`, reads `SocketState::min_rtt`/`srtt` for the TCP-friendly region, and needs no
-//!   new hook: the window is recomputed on every ACK, as Linux does.
-//! - **BBR** is rate-driven: it models bottleneck bandwidth from delivery-rate samples and
-//!   paces. It gets those samples through `on_rtt_sample` plus a delivered count in
-//!   `on_ack`, sets `cwnd` as a cap (2·BDP), and exposes its pacing rate through an added
-//!   default method `pacing_rate(&self) -> Option<f64>` (None for every window-based
-//!   variant). The sender then spaces transmissions by arming its existing per-flow timer
-//!   (an `App`-like `Pace` timer kind) instead of sending a burst: the engine already runs
-//!   arbitrary per-flow timers, so BBR is a sender option plus one file here.
+//! The two that researchers compare against today fit the same trait:
+//! - **CUBIC** (`cubic.rs`, RFC 9438) is time-driven: its window is W_cubic(t) with t the time
+//!   since congestion avoidance began. It keeps that epoch start from the `now` passed to
+//!   `on_ack`, reads `SocketState::srtt` for the one-RTT look-ahead, and needs no new hook:
+//!   the window is recomputed on every ACK, as Linux does.
+//! - **BBR** (`bbr.rs`, BBRv1) is rate-driven: it asks for delivery-rate samples
+//!   (`wants_rate_samples`; the sender then keeps per-segment snapshots in
+//!   `tcp/delivery.rs`), gets one on every ACK in or out of recovery (`on_delivery`), sets
+//!   `cwnd` as a cap (2·BDP) and returns a `pacing_rate`. The sender spaces transmissions at
+//!   that rate with a per-flow `Pace` timer; for every window-based variant `pacing_rate` is
+//!   None and neither the snapshots nor the timer exist.
 
 mod aimd;
+mod bbr;
 mod cubic;
 mod fack;
 mod newreno_impatient;
@@ -32,13 +32,14 @@ mod tahoe;
 mod vegas;
 
 pub use aimd::Aimd;
+pub use bbr::Bbr;
 pub use cubic::Cubic;
 pub use pseudo_rate::PseudoRate;
 pub use ssdr::Ssdr;
 pub use vegas::Vegas;
 
 use crate::scenario::TcpConfig;
-use crate::tcp::{Recovery, SocketState};
+use crate::tcp::{RateSample, Recovery, SocketState};
 use crate::time::SimTime;
 
 pub trait CongestionControl: Send {
@@ -65,6 +66,24 @@ pub trait CongestionControl: Send {
 
     /// After a retransmission timeout collapsed the window to one segment.
     fn on_timeout(&mut self, _s: &mut SocketState, _now: SimTime) {}
+
+    /// Whether the variant models the path from delivery-rate samples (`on_delivery`). Only
+    /// then does the sender keep per-segment delivery state.
+    fn wants_rate_samples(&self) -> bool {
+        false
+    }
+
+    /// Every ACK, in or out of recovery, after the sender's loss-recovery mechanics and before
+    /// it sends: the delivery-rate sample the ACK yields. Rate-based variants (BBR) set `cwnd`
+    /// here; called only when `wants_rate_samples`.
+    fn on_delivery(&mut self, _s: &mut SocketState, _rs: &RateSample, _now: SimTime) {}
+
+    /// The rate the sender paces transmissions at, in segments per second; None (every
+    /// window-based variant) sends as soon as the window allows. Decided once per connection:
+    /// a variant that paces returns Some from the start.
+    fn pacing_rate(&self) -> Option<f64> {
+        None
+    }
 }
 
 /// Every variant tcpsim knows, as scenarios name them, with what each is.
@@ -76,6 +95,7 @@ pub const VARIANTS: &[(&str, &str)] = &[
     ("sack", "SACK-based conservative loss recovery with pipe and scoreboard (RFC 6675)"),
     ("vegas", "Vegas delay-based congestion avoidance with alpha/beta/gamma (Brakmo & Peterson 1995)"),
     ("cubic", "CUBIC: window a cubic function of the time since the last loss, beta 0.7, Reno-friendly (RFC 9438)"),
+    ("bbr", "BBRv1: paced at the windowed-max delivery rate, cwnd 2 BDP, Startup/Drain/ProbeBW/ProbeRTT (Cardwell et al. 2016)"),
     ("fack", "Forward Acknowledgment: SACK recovery on awnd = snd.nxt - snd.fack + retran_data (Mathis & Mahdavi 1996)"),
     ("rate-halving", "FACK recovery with cwnd halved gradually, one segment per two ACKs (Mathis et al. draft 1999)"),
     ("ssdr", "Smooth-start and dynamic recovery, sender-only (Wang & Williamson 1998)"),
@@ -96,6 +116,7 @@ pub fn build(name: &str, cfg: &TcpConfig) -> Option<Box<dyn CongestionControl>> 
         "ssdr" => Box::new(Ssdr::new()),
         "pseudo-rate" => Box::new(PseudoRate::new()),
         "cubic" => Box::new(Cubic::new(cfg)),
+        "bbr" => Box::new(Bbr::new(cfg)),
         _ => return None,
     })
 }

@@ -3,6 +3,7 @@
 //! congestion-control variant (`crate::cc`) decides the window policy and which loss-recovery
 //! behaviour (`recovery::Recovery`) the mechanics follow.
 
+pub mod delivery;
 pub mod receiver;
 pub mod recovery;
 pub mod rto;
@@ -10,6 +11,7 @@ pub mod scoreboard;
 pub mod sender;
 pub mod socket;
 
+pub use delivery::{DeliveryRate, RateSample};
 pub use receiver::TcpReceiver;
 pub use recovery::{PartialAckTimer, Recovery, WindowReduction};
 pub use sender::{SenderCounters, TcpSender};

@@ -4,6 +4,7 @@
 //! The sender never touches the event queue: it appends packets to an outbox and exposes the
 //! deadline of its retransmit timer (`rto_deadline`); the simulation turns those into events.
 
+use super::delivery::DeliveryRate;
 use super::recovery::{PartialAckTimer, Recovery};
 use super::rto::RtoEstimator;
 use super::scoreboard::Scoreboard;
@@ -11,7 +12,7 @@ use super::socket::{CaState, SocketState};
 use crate::cc::{self, CongestionControl};
 use crate::packet::{Packet, PacketKind};
 use crate::scenario::{RttSampling, TcpConfig};
-use crate::time::SimTime;
+use crate::time::{from_secs, SimTime};
 
 mod dynamic;
 mod fack;
@@ -60,6 +61,12 @@ pub struct TcpSender {
     /// When the retransmit timer expires, if armed.
     pub rto_deadline: Option<SimTime>,
     board: Scoreboard,
+    /// Delivery-rate snapshots, for variants that model the path from them (BBR).
+    rate: Option<DeliveryRate>,
+    /// Pacing, for variants with a pacing rate: the earliest time the next segment may leave.
+    pace_next: Option<SimTime>,
+    /// When pacing held back a segment the window allows: the pacing timer's deadline.
+    pub pace_deadline: Option<SimTime>,
     /// Segments the application has handed over; None: an endless supply.
     app_limit: Option<u32>,
     last_segment_payload: u32,
@@ -84,6 +91,8 @@ impl TcpSender {
     pub fn new(flow: u32, variant: &str, cfg: &TcpConfig) -> Self {
         let cc = cc::build(variant, cfg).expect("variant names are validated before a run");
         let recovery = cc.recovery();
+        let rate = cc.wants_rate_samples().then(DeliveryRate::default);
+        let pace_next = cc.pacing_rate().map(|_| 0);
         TcpSender {
             flow,
             variant: variant.to_string(),
@@ -100,6 +109,9 @@ impl TcpSender {
             timed: None,
             rto_deadline: None,
             board: Scoreboard::default(),
+            rate,
+            pace_next,
+            pace_deadline: None,
             app_limit: Some(0),
             last_segment_payload: cfg.mss_bytes,
             epoch: 0,
@@ -142,6 +154,11 @@ impl TcpSender {
             self.timed = None;
             self.rto_deadline = None;
             self.board.reset(0);
+            if let Some(r) = &mut self.rate {
+                r.reset();
+            }
+            self.pace_next = self.pace_next.map(|_| 0);
+            self.pace_deadline = None;
         }
         self.epoch = epoch;
         let shape = bytes.map(|b| super::transfer_shape(b, self.cfg.mss_bytes));
@@ -180,6 +197,7 @@ impl TcpSender {
     }
 
     fn transmit(&mut self, seq: u32, now: SimTime, out: &mut Vec<Packet>) {
+        let idle = self.s.snd_una >= self.s.high_tx; // nothing outstanding
         let retransmission = seq < self.s.high_tx;
         let size = self.payload(seq) + self.cfg.header_bytes;
         let mut p = Packet::new(self.flow, PacketKind::Data, self.epoch, seq, size, now);
@@ -197,17 +215,42 @@ impl TcpSender {
                 self.timed = Some((seq, now));
             }
         }
+        if let Some(r) = &mut self.rate {
+            r.on_send(seq, now, idle, retransmission);
+        }
+        if let Some(next) = self.pace_next {
+            let rate = self.cc.pacing_rate().unwrap_or(f64::INFINITY);
+            self.pace_next = Some(next.max(now).saturating_add(from_secs(1.0 / rate)));
+        }
         if self.rto_deadline.is_none() {
             self.restart_timer(now); // RFC 6298 §5.1
         }
         out.push(p);
     }
 
-    /// Sends what the window and the application allow.
+    /// Pacing (variants with a pacing rate): true when the next segment may not leave yet, and
+    /// then the pacing timer is armed for when it may.
+    fn pacing_holds(&mut self, now: SimTime) -> bool {
+        match self.pace_next {
+            Some(t) if t > now => {
+                self.pace_deadline = Some(t);
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// The pacing timer expired: send what pacing held back.
+    pub fn on_pace_timer(&mut self, now: SimTime, out: &mut Vec<Packet>) {
+        self.try_send(now, out);
+    }
+
+    /// Sends what the window, the application and pacing allow.
     pub fn try_send(&mut self, now: SimTime, out: &mut Vec<Packet>) {
         if !self.active {
             return;
         }
+        self.pace_deadline = None;
         match (self.s.ca_state, self.recovery) {
             (CaState::Recovery, Recovery::Sack) => return self.send_sack_recovery(now, out),
             (CaState::Recovery, Recovery::Fack(_)) => return self.send_fack(now, out),
@@ -223,10 +266,16 @@ impl TcpSender {
         while (self.s.snd_nxt as u64) < self.s.snd_una as u64 + window {
             let seq = self.s.snd_nxt;
             if seq >= self.s.high_tx && !self.has_new_data(seq) {
+                if let Some(r) = &mut self.rate {
+                    r.mark_app_limited(self.s.flight());
+                }
                 break;
             }
             // Go-back-N after a timeout skips what the receiver already SACKed.
             if !(sack && seq < self.s.high_tx && self.board.is_sacked(seq)) {
+                if self.pacing_holds(now) {
+                    break;
+                }
                 self.transmit(seq, now, out);
             }
             self.s.snd_nxt += 1;
@@ -238,6 +287,9 @@ impl TcpSender {
         let dupthresh = self.cfg.dupack_threshold;
         let mut pipe = self.board.pipe(self.s.high_tx, dupthresh) as f64;
         while self.s.cwnd - pipe >= 1.0 {
+            if self.pacing_holds(now) {
+                break;
+            }
             let high = self.s.high_tx;
             let next = if let Some(seq) = self.board.next_hole(true, dupthresh) {
                 seq // rule (1): a lost hole
@@ -266,6 +318,7 @@ impl TcpSender {
         if self.sack_enabled() {
             self.board.mark_sacked(ack.sack_blocks(), self.s.high_tx);
         }
+        let sample = self.rate.as_mut().map(|r| r.on_ack(cum, ack.sack_blocks(), self.s.high_tx, now, self.s.min_rtt));
         if cum > self.s.snd_una {
             let rtt = now.saturating_sub(ack.timestamp);
             self.counters.rtt_sum_ns += rtt as u128;
@@ -281,6 +334,11 @@ impl TcpSender {
         }
         if let Recovery::Fack(reduction) = self.recovery {
             self.on_fack_progress(reduction, now, out);
+        }
+        if let Some(mut rs) = sample {
+            let sacked = self.rate.as_ref().map_or(0, |r| r.sacked());
+            rs.in_flight = self.s.flight().saturating_sub(sacked);
+            self.cc.on_delivery(&mut self.s, &rs, now);
         }
         self.try_send(now, out);
     }
@@ -532,6 +590,19 @@ mod tests {
         s.on_ack(&Packet { epoch: 1, ..ack(3, 0) }, 20, &mut out);
         assert!(s.finished());
         assert_eq!(s.rto_deadline, None);
+    }
+
+    #[test]
+    fn a_paced_variant_spaces_its_segments_and_a_window_based_one_never_waits() {
+        let (mut bbr, out) = sender("bbr");
+        assert_eq!(out.len(), 1, "the rest of the initial window waits for the pacing timer");
+        let next = bbr.pace_deadline.expect("the pacing timer is armed");
+        let mut out = Vec::new();
+        bbr.on_pace_timer(next, &mut out);
+        assert_eq!(out.len(), 1);
+        assert!(bbr.pace_deadline.unwrap() > next);
+        let (reno, out) = sender("reno");
+        assert_eq!((out.len(), reno.pace_deadline, reno.pace_next, reno.rate.is_some()), (10, None, None, false));
     }
 
     #[test]

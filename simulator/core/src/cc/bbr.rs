@@ -1,0 +1,563 @@
+//! BBR version 1 (Cardwell, Cheng, Gunn, Hassas Yeganeh, Jacobson, "BBR: Congestion-Based
+//! Congestion Control", ACM Queue 14(5), 2016; draft-cardwell-iccrg-bbr-congestion-control-00
+//! §4, whose section numbers are cited below; Linux's tcp_bbr.c where the draft defers to it).
+//!
+//! BBR models the path by two numbers: BtlBw, the windowed maximum of delivery-rate samples
+//! over 10 round trips (§4.1.1), and RTprop, the windowed minimum RTT over 10 s (§4.1.2). It
+//! paces at pacing_gain·BtlBw (§4.2.1) and caps what is in flight at cwnd_gain·BDP (§4.2.3).
+//! A state machine (§4.3) sets the gains: Startup doubles the rate each round trip with gain
+//! 2/ln 2 until BtlBw stops growing by 25 % for three rounds; Drain empties the queue Startup
+//! built; ProbeBW cycles the pacing gain through 1.25, 0.75 and six times 1, one phase per
+//! RTprop; ProbeRTT, when RTprop is 10 s old, holds cwnd at 4 segments for 200 ms and a round
+//! trip to measure the empty-queue RTT again.
+//!
+//! Losses barely matter to BBRv1 (§4.2.3.5): on entering fast recovery it keeps what is in
+//! flight (packet conservation for one round trip), then grows back towards its target, and on
+//! leaving recovery restores the window it had. A timeout leaves cwnd at one segment (RFC 5681,
+//! the sender), from which BBR grows by what each ACK delivers back to its target; the model
+//! (BtlBw, RTprop) survives both.
+//!
+//! What tcpsim leaves out of Linux's BBRv1: long-term bandwidth sampling for token-bucket
+//! policers, the ACK-aggregation allowance, idle restart, TSO autosizing (the send quantum of
+//! §4.2.3.2 stands in for it), and the lost-packet deduction from cwnd in recovery. RTprop is
+//! refreshed by a strictly lower sample or by expiry (Linux since 4.10; the draft's `<=` would
+//! let a simulator's exactly repeated propagation delay postpone ProbeRTT forever). The first
+//! ProbeBW phase is chosen from the entry time (deterministic, and different between flows)
+//! instead of at random, never the 0.75 phase, as the draft asks.
+
+use std::collections::VecDeque;
+
+use super::CongestionControl;
+use crate::scenario::TcpConfig;
+use crate::tcp::{CaState, PartialAckTimer, RateSample, Recovery, SocketState};
+use crate::time::{to_secs, SimTime};
+
+/// §4.3.1.1: 2/ln 2, the smallest gain that doubles the sending rate every round trip.
+pub const HIGH_GAIN: f64 = 2.885;
+/// §4.3.2: the inverse of Startup's gain drains its queue in about one round trip.
+pub const DRAIN_GAIN: f64 = 1.0 / HIGH_GAIN;
+/// §4.2.3.2: cwnd_gain in ProbeBW.
+pub const CWND_GAIN: f64 = 2.0;
+/// §4.3.3: ProbeBW's pacing_gain cycle, one phase per RTprop.
+pub const PACING_GAIN_CYCLE: [f64; 8] = [1.25, 0.75, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0];
+/// §4.1.1: BtlBw filter window, round trips.
+pub const BTLBW_FILTER_ROUNDS: u64 = 10;
+/// §4.1.2: RTprop filter window.
+pub const RTPROP_FILTER: SimTime = 10_000_000_000;
+/// §4.3.4: how long ProbeRTT holds the window at its minimum.
+pub const PROBE_RTT_DURATION: SimTime = 200_000_000;
+/// §4.2.3.3: the smallest cwnd, segments.
+pub const MIN_CWND: f64 = 4.0;
+/// §4.3.1.2: Startup ends when BtlBw grew less than 25 % in three rounds.
+const FULL_BW_GROWTH: f64 = 1.25;
+const FULL_BW_ROUNDS: u32 = 3;
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Mode {
+    Startup,
+    Drain,
+    /// `phase` indexes `PACING_GAIN_CYCLE`; it began at `since`.
+    ProbeBw { phase: usize, since: SimTime },
+    /// `done` is set once in-flight has fallen to the minimum window: then 200 ms and a round
+    /// trip (`round_done`) must pass.
+    ProbeRtt { done: Option<SimTime>, round_done: bool },
+}
+
+/// Windowed maximum over the last `BTLBW_FILTER_ROUNDS` round trips, exact: a deque of
+/// samples each larger than every later one (Linux approximates with three samples).
+#[derive(Debug, Default)]
+struct MaxFilter {
+    samples: VecDeque<(u64, f64)>,
+}
+
+impl MaxFilter {
+    fn update(&mut self, round: u64, value: f64) {
+        while self.samples.back().is_some_and(|&(_, v)| v <= value) {
+            self.samples.pop_back();
+        }
+        self.samples.push_back((round, value));
+        while self.samples.front().is_some_and(|&(r, _)| r + BTLBW_FILTER_ROUNDS <= round) {
+            self.samples.pop_front();
+        }
+    }
+
+    fn get(&self) -> f64 {
+        self.samples.front().map_or(0.0, |&(_, v)| v)
+    }
+}
+
+pub struct Bbr {
+    recovery: Recovery,
+    mode: Mode,
+    /// BtlBw, segments per second (§4.1.1).
+    btlbw: MaxFilter,
+    /// RTprop and when it was last set (§4.1.2).
+    rtprop: Option<SimTime>,
+    rtprop_stamp: SimTime,
+    /// Round-trip counting by delivered segments (§4.1.1.3).
+    round_count: u64,
+    next_round_delivered: u64,
+    round_start: bool,
+    /// Full-pipe estimation (§4.3.1.2).
+    full_bw: f64,
+    full_bw_count: u32,
+    filled_pipe: bool,
+    pacing_gain: f64,
+    cwnd_gain: f64,
+    /// Segments per second (§4.2.1).
+    pacing_rate: f64,
+    has_seen_rtt: bool,
+    /// The window saved on entering recovery or ProbeRTT, restored on leaving (§4.2.3.4–5).
+    prior_cwnd: f64,
+    packet_conservation: bool,
+    prev_ca_state: CaState,
+    initial_cwnd: f64,
+    /// Bytes on the wire per full segment, for the send quantum (§4.2.3.2).
+    wire_bytes: f64,
+}
+
+impl Bbr {
+    pub fn new(cfg: &TcpConfig) -> Self {
+        let recovery = if cfg.sack == Some(false) {
+            Recovery::NewReno(PartialAckTimer::EveryPartialAck)
+        } else {
+            Recovery::Sack
+        };
+        let initial_cwnd = cfg.initial_cwnd_pkts;
+        Bbr {
+            recovery,
+            mode: Mode::Startup,
+            btlbw: MaxFilter::default(),
+            rtprop: None,
+            rtprop_stamp: 0,
+            round_count: 0,
+            next_round_delivered: 0,
+            round_start: false,
+            full_bw: 0.0,
+            full_bw_count: 0,
+            filled_pipe: false,
+            pacing_gain: HIGH_GAIN,
+            cwnd_gain: HIGH_GAIN,
+            // §4.2.1 BBRInitPacingRate: the initial window per (not yet measured) 1 ms RTT.
+            pacing_rate: HIGH_GAIN * initial_cwnd / 1e-3,
+            has_seen_rtt: false,
+            prior_cwnd: initial_cwnd,
+            packet_conservation: false,
+            prev_ca_state: CaState::Open,
+            initial_cwnd,
+            wire_bytes: (cfg.mss_bytes + cfg.header_bytes) as f64,
+        }
+    }
+
+    pub fn mode(&self) -> Mode {
+        self.mode
+    }
+
+    /// BtlBw, segments per second.
+    pub fn btlbw(&self) -> f64 {
+        self.btlbw.get()
+    }
+
+    /// §4.2.3.2: segments the sender may need beyond the BDP for its own send granularity:
+    /// 1 segment below 1.2 Mb/s, 2 below 24 Mb/s, else 1 ms of data up to 64 KB.
+    fn send_quantum(&self) -> f64 {
+        let bits = self.pacing_rate * self.wire_bytes * 8.0;
+        if bits < 1.2e6 {
+            1.0
+        } else if bits < 24e6 {
+            2.0
+        } else {
+            (self.pacing_rate * 1e-3).min(65536.0 / self.wire_bytes)
+        }
+    }
+
+    /// §4.2.3.2 BBRInflight: gain·BDP plus three send quanta, segments.
+    fn inflight(&self, gain: f64) -> f64 {
+        match self.rtprop {
+            None => self.initial_cwnd,
+            Some(rtprop) => gain * self.btlbw() * to_secs(rtprop) + 3.0 * self.send_quantum(),
+        }
+    }
+
+    fn save_cwnd(&mut self, s: &SocketState) {
+        let in_loss_or_probe = matches!(s.ca_state, CaState::Recovery | CaState::Loss) || matches!(self.mode, Mode::ProbeRtt { .. });
+        self.prior_cwnd = if in_loss_or_probe { self.prior_cwnd.max(s.cwnd) } else { s.cwnd };
+    }
+
+    fn set_mode(&mut self, mode: Mode) {
+        self.mode = mode;
+        (self.pacing_gain, self.cwnd_gain) = match mode {
+            Mode::Startup => (HIGH_GAIN, HIGH_GAIN),
+            Mode::Drain => (DRAIN_GAIN, HIGH_GAIN),
+            Mode::ProbeBw { phase, .. } => (PACING_GAIN_CYCLE[phase], CWND_GAIN),
+            Mode::ProbeRtt { .. } => (1.0, 1.0),
+        };
+    }
+
+    /// §4.3.3: enter ProbeBW in any phase but the 0.75 one.
+    fn enter_probe_bw(&mut self, now: SimTime) {
+        let phase = [0, 2, 3, 4, 5, 6, 7][(mix(now) % 7) as usize];
+        self.set_mode(Mode::ProbeBw { phase, since: now });
+    }
+
+    /// §4.1.1.3 and §4.1.1.5: count round trips, and take the sample into BtlBw unless it is
+    /// app-limited and below the estimate.
+    fn update_btlbw(&mut self, rs: &RateSample) {
+        self.round_start = false;
+        let Some(rate) = rs.delivery_rate else { return };
+        if rs.prior_delivered >= self.next_round_delivered {
+            self.next_round_delivered = rs.delivered_total;
+            self.round_count += 1;
+            self.round_start = true;
+            self.packet_conservation = false;
+        }
+        if !rs.is_app_limited || rate >= self.btlbw() {
+            self.btlbw.update(self.round_count, rate);
+        }
+    }
+
+    /// §4.3.3: move to the next gain phase after an RTprop; the 1.25 phase also waits until
+    /// the extra data is in flight, the 0.75 phase leaves early once the queue is drained.
+    fn update_cycle_phase(&mut self, rs: &RateSample, now: SimTime) {
+        let Mode::ProbeBw { phase, since } = self.mode else { return };
+        let full_length = self.rtprop.is_some_and(|r| now.saturating_sub(since) > r);
+        let prior_inflight = (rs.in_flight + rs.newly_delivered) as f64;
+        let gain = PACING_GAIN_CYCLE[phase];
+        let next = if gain > 1.0 {
+            full_length && prior_inflight >= self.inflight(gain)
+        } else if gain < 1.0 {
+            full_length || prior_inflight <= self.inflight(1.0)
+        } else {
+            full_length
+        };
+        if next {
+            self.set_mode(Mode::ProbeBw { phase: (phase + 1) % PACING_GAIN_CYCLE.len(), since: now });
+        }
+    }
+
+    /// §4.3.1.2: the pipe is full once BtlBw grew less than 25 % over three round trips.
+    fn check_full_pipe(&mut self, rs: &RateSample) {
+        if self.filled_pipe || !self.round_start || rs.is_app_limited {
+            return;
+        }
+        if self.btlbw() >= self.full_bw * FULL_BW_GROWTH {
+            self.full_bw = self.btlbw();
+            self.full_bw_count = 0;
+            return;
+        }
+        self.full_bw_count += 1;
+        self.filled_pipe = self.full_bw_count >= FULL_BW_ROUNDS;
+    }
+
+    /// §4.3.1.2 and §4.3.2: Startup → Drain once the pipe is full; Drain → ProbeBW once what
+    /// is in flight fits the BDP.
+    fn check_drain(&mut self, rs: &RateSample, now: SimTime) {
+        if self.mode == Mode::Startup && self.filled_pipe {
+            self.set_mode(Mode::Drain);
+        }
+        if self.mode == Mode::Drain && rs.in_flight as f64 <= self.inflight(1.0) {
+            self.enter_probe_bw(now);
+        }
+    }
+
+    /// §4.1.2.3 and §4.3.4: update RTprop; when it has not been lowered for 10 s, ProbeRTT.
+    fn update_rtprop(&mut self, s: &mut SocketState, rs: &RateSample, now: SimTime) {
+        let expired = now > self.rtprop_stamp + RTPROP_FILTER;
+        if let Some(rtt) = rs.rtt {
+            if self.rtprop.is_none_or(|m| rtt < m) || expired {
+                self.rtprop = Some(rtt);
+                self.rtprop_stamp = now;
+            }
+        }
+        if expired && !matches!(self.mode, Mode::ProbeRtt { .. }) {
+            self.save_cwnd(s);
+            self.set_mode(Mode::ProbeRtt { done: None, round_done: false });
+        }
+        let Mode::ProbeRtt { done, round_done } = self.mode else { return };
+        match done {
+            None if (rs.in_flight as f64) <= MIN_CWND => {
+                self.mode = Mode::ProbeRtt { done: Some(now + PROBE_RTT_DURATION), round_done: false };
+                self.next_round_delivered = rs.delivered_total;
+            }
+            None => {}
+            Some(done) => {
+                let round_done = round_done || self.round_start;
+                self.mode = Mode::ProbeRtt { done: Some(done), round_done };
+                if round_done && now > done {
+                    // §4.3.4.3: leave with a fresh RTprop and the window from before.
+                    self.rtprop_stamp = now;
+                    s.cwnd = s.cwnd.max(self.prior_cwnd);
+                    if self.filled_pipe {
+                        self.enter_probe_bw(now);
+                    } else {
+                        self.set_mode(Mode::Startup);
+                    }
+                }
+            }
+        }
+    }
+
+    /// §4.2.1: pace at pacing_gain·BtlBw; before the pipe is full, never slower than before.
+    fn set_pacing_rate(&mut self, s: &SocketState, rs: &RateSample) {
+        if !self.has_seen_rtt {
+            if let Some(rtt) = rs.rtt.filter(|&r| r > 0) {
+                self.has_seen_rtt = true;
+                self.pacing_rate = HIGH_GAIN * s.cwnd / to_secs(rtt);
+            }
+        }
+        let rate = self.pacing_gain * self.btlbw();
+        if rate > 0.0 && (self.filled_pipe || rate > self.pacing_rate) {
+            self.pacing_rate = rate;
+        }
+    }
+
+    /// §4.2.3.5: packet conservation for the first round of fast recovery; the window from
+    /// before on leaving recovery or a timeout's loss state. True when conservation set cwnd.
+    fn recover_or_restore(&mut self, s: &mut SocketState, rs: &RateSample) -> bool {
+        let state = s.ca_state;
+        let in_recovery = |st: CaState| matches!(st, CaState::Recovery | CaState::Loss);
+        if state == CaState::Recovery && self.prev_ca_state != CaState::Recovery {
+            self.packet_conservation = true;
+            self.next_round_delivered = rs.delivered_total; // the round starts now
+            s.cwnd = (rs.in_flight + rs.newly_delivered) as f64;
+        } else if in_recovery(self.prev_ca_state) && !in_recovery(state) {
+            s.cwnd = s.cwnd.max(self.prior_cwnd);
+            self.packet_conservation = false;
+        }
+        self.prev_ca_state = state;
+        if self.packet_conservation {
+            s.cwnd = s.cwnd.max((rs.in_flight + rs.newly_delivered) as f64);
+        }
+        self.packet_conservation
+    }
+
+    /// §4.2.3: grow towards cwnd_gain·BDP by what each ACK delivered, never below 4 segments;
+    /// 4 at most in ProbeRTT.
+    fn set_cwnd(&mut self, s: &mut SocketState, rs: &RateSample) {
+        let acked = rs.newly_delivered as f64;
+        if acked > 0.0 && !self.recover_or_restore(s, rs) {
+            let target = self.inflight(self.cwnd_gain);
+            if self.filled_pipe {
+                s.cwnd = (s.cwnd + acked).min(target);
+            } else if s.cwnd < target || (rs.delivered_total as f64) < self.initial_cwnd {
+                s.cwnd += acked;
+            }
+            s.cwnd = s.cwnd.max(MIN_CWND);
+        }
+        s.cwnd = s.cwnd.min(s.max_window as f64);
+        if matches!(self.mode, Mode::ProbeRtt { .. }) {
+            s.cwnd = s.cwnd.min(MIN_CWND);
+        }
+    }
+}
+
+/// SplitMix64's finaliser: spreads nanosecond timestamps over the phases.
+fn mix(x: u64) -> u64 {
+    let mut z = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+impl CongestionControl for Bbr {
+    fn name(&self) -> &'static str {
+        "bbr"
+    }
+
+    fn recovery(&self) -> Recovery {
+        self.recovery
+    }
+
+    /// BBR sets its window in `on_delivery`, on every ACK.
+    fn on_ack(&mut self, _s: &mut SocketState, _acked: u32, _now: SimTime) {}
+
+    /// No multiplicative decrease: the window in use is kept (and saved, §4.2.3.5), so the
+    /// sender's recovery starts from it and BBR's packet conservation takes over.
+    fn ssthresh(&mut self, s: &SocketState, _now: SimTime) -> f64 {
+        self.save_cwnd(s);
+        s.window_in_use().max(MIN_CWND)
+    }
+
+    fn on_timeout(&mut self, _s: &mut SocketState, _now: SimTime) {
+        // Linux bbr_set_state(TCP_CA_Loss): a timeout ends the round and restarts the
+        // full-pipe check; cwnd is the one segment the sender left.
+        self.prev_ca_state = CaState::Loss;
+        self.full_bw = 0.0;
+        self.round_start = true;
+    }
+
+    fn wants_rate_samples(&self) -> bool {
+        true
+    }
+
+    fn on_delivery(&mut self, s: &mut SocketState, rs: &RateSample, now: SimTime) {
+        // §4.1 BBRUpdateModelAndState, then §4.2 BBRUpdateControlParameters.
+        self.update_btlbw(rs);
+        self.update_cycle_phase(rs, now);
+        self.check_full_pipe(rs);
+        self.check_drain(rs, now);
+        self.update_rtprop(s, rs, now);
+        self.set_pacing_rate(s, rs);
+        self.set_cwnd(s, rs);
+    }
+
+    fn pacing_rate(&self) -> Option<f64> {
+        Some(self.pacing_rate)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MS: SimTime = 1_000_000;
+
+    /// A path of `rate` segments per second and `rtt`: feeds BBR one ACK per segment of a
+    /// window-limited flight per round trip, as a bottleneck would deliver them.
+    struct Path {
+        bbr: Bbr,
+        s: SocketState,
+        delivered: u64,
+        now: SimTime,
+        /// Segments standing in the bottleneck queue, counted in flight.
+        queued: u32,
+        /// ProbeBW phases in the order visited.
+        phases: Vec<usize>,
+    }
+
+    impl Path {
+        fn new() -> Self {
+            let bbr = Bbr::new(&TcpConfig { initial_cwnd_pkts: 10.0, ..TcpConfig::default() });
+            Path { bbr, s: SocketState::new(10.0, f64::INFINITY, 100_000), delivered: 0, now: 0, queued: 0, phases: Vec::new() }
+        }
+
+        /// One round trip at `rate` segments/s (capped by cwnd), RTT `rtt` ms.
+        fn round(&mut self, rate: f64, rtt: u64) {
+            let flight = (self.s.cwnd.floor()).min(rate * rtt as f64 / 1000.0).max(1.0) as u64;
+            let prior = self.delivered;
+            for i in 0..flight {
+                self.delivered += 1;
+                let t = self.now + rtt * MS * (i + 1) / flight;
+                let rs = RateSample {
+                    newly_delivered: 1,
+                    delivered_total: self.delivered,
+                    prior_delivered: prior,
+                    delivered: self.delivered - prior,
+                    interval: rtt * MS,
+                    delivery_rate: Some(flight as f64 / (rtt as f64 / 1000.0)),
+                    is_app_limited: false,
+                    rtt: Some(rtt * MS),
+                    in_flight: (flight - i - 1) as u32 + self.queued,
+                };
+                self.bbr.on_delivery(&mut self.s, &rs, t);
+                if let Mode::ProbeBw { phase, .. } = self.bbr.mode() {
+                    if self.phases.last() != Some(&phase) {
+                        self.phases.push(phase);
+                    }
+                }
+            }
+            self.now += rtt * MS;
+        }
+    }
+
+    #[test]
+    fn startup_paces_at_two_over_ln2_and_ends_when_the_bandwidth_stops_growing() {
+        let mut p = Path::new();
+        p.round(1e9, 50);
+        assert_eq!(p.bbr.mode(), Mode::Startup);
+        assert!((p.bbr.pacing_rate().unwrap() / p.bbr.btlbw() - HIGH_GAIN).abs() < 1e-9);
+        // A 1000 segments/s bottleneck at 50 ms: 50 segments per round trip.
+        let mut rounds = 1;
+        while p.bbr.mode() == Mode::Startup {
+            p.round(1000.0, 50);
+            rounds += 1;
+            assert!(rounds < 20, "Startup never ended");
+        }
+        assert!((p.bbr.btlbw() - 1000.0).abs() < 1.0, "{}", p.bbr.btlbw());
+        assert!(rounds <= 3 + 4, "{rounds} rounds: three without 25 % growth after reaching the rate");
+        // Drain, then ProbeBW once the flight fits the BDP.
+        p.round(1000.0, 50);
+        assert!(matches!(p.bbr.mode(), Mode::ProbeBw { .. }), "{:?}", p.bbr.mode());
+    }
+
+    #[test]
+    fn probe_bw_cycles_through_the_eight_gains_once_per_rtprop() {
+        let mut p = Path::new();
+        for _ in 0..12 {
+            p.round(1000.0, 50);
+        }
+        // A standing queue of 20 lets the 1.25 phase reach its in-flight target.
+        p.queued = 20;
+        p.phases.clear();
+        for _ in 0..20 {
+            p.round(1000.0, 50);
+        }
+        // Every phase in order, each lasting a round trip but 0.75, which ends once the
+        // queue is gone (here within its round trip).
+        let start = p.phases.iter().position(|&i| i == 0).expect("a 1.25 phase");
+        let cycle: Vec<usize> = p.phases[start..].iter().copied().take(9).collect();
+        assert_eq!(cycle, vec![0, 1, 2, 3, 4, 5, 6, 7, 0], "{:?}", p.phases);
+        // 2·BDP plus three send quanta of 2 segments (1000 segments/s of 1040 bytes: 8.3 Mb/s).
+        assert!((p.s.cwnd - (2.0 * 50.0 + 6.0)).abs() < 1.0, "cwnd {}", p.s.cwnd);
+    }
+
+    #[test]
+    fn rtprop_older_than_ten_seconds_sends_bbr_to_probe_rtt_at_four_segments() {
+        let mut p = Path::new();
+        for _ in 0..12 {
+            p.round(1000.0, 50);
+        }
+        // The queue never empties again: every RTT sample is 60 ms, none lowers RTprop.
+        let mut probe_rtt_at = None;
+        while p.now < 11_000 * MS {
+            p.round(1000.0, 60);
+            if probe_rtt_at.is_none() && matches!(p.bbr.mode(), Mode::ProbeRtt { .. }) {
+                probe_rtt_at = Some(p.now);
+                assert_eq!(p.s.cwnd, MIN_CWND);
+            }
+        }
+        let at = probe_rtt_at.expect("ProbeRTT");
+        assert!((10_000 * MS..10_700 * MS).contains(&at), "{} ms", at / MS);
+        assert!(matches!(p.bbr.mode(), Mode::ProbeBw { .. }), "left after 200 ms: {:?}", p.bbr.mode());
+        assert!(p.s.cwnd > 50.0, "the window from before is restored: {}", p.s.cwnd);
+        assert_eq!(p.bbr.rtprop, Some(60 * MS), "the expired RTprop took the new sample");
+    }
+
+    #[test]
+    fn the_bandwidth_filter_forgets_a_maximum_after_ten_round_trips() {
+        let mut f = MaxFilter::default();
+        f.update(1, 100.0);
+        f.update(2, 50.0);
+        assert_eq!(f.get(), 100.0);
+        f.update(10, 60.0);
+        assert_eq!(f.get(), 100.0);
+        f.update(11, 40.0);
+        assert_eq!(f.get(), 60.0);
+    }
+
+    #[test]
+    fn fast_recovery_conserves_packets_and_leaving_it_restores_the_window() {
+        let mut p = Path::new();
+        for _ in 0..12 {
+            p.round(1000.0, 50);
+        }
+        let before = p.s.cwnd;
+        assert_eq!(p.bbr.ssthresh(&p.s, p.now), before, "no multiplicative decrease");
+        p.s.ca_state = CaState::Recovery;
+        let rs = RateSample { newly_delivered: 1, delivered_total: p.delivered + 1, in_flight: 30, ..RateSample::default() };
+        p.bbr.on_delivery(&mut p.s, &rs, p.now);
+        assert_eq!(p.s.cwnd, 31.0, "packet conservation: in flight + delivered");
+        p.s.ca_state = CaState::Open;
+        let rs = RateSample { newly_delivered: 1, delivered_total: p.delivered + 2, in_flight: 30, ..RateSample::default() };
+        p.bbr.on_delivery(&mut p.s, &rs, p.now);
+        assert_eq!(p.s.cwnd, before, "restored on leaving recovery");
+    }
+
+    #[test]
+    fn sack_off_recovers_as_newreno_and_the_initial_pacing_rate_assumes_one_millisecond() {
+        let cfg = TcpConfig { sack: Some(false), ..TcpConfig::default() };
+        let b = Bbr::new(&cfg);
+        assert_eq!(b.recovery(), Recovery::NewReno(PartialAckTimer::EveryPartialAck));
+        assert!((b.pacing_rate().unwrap() - HIGH_GAIN * 2.0 / 1e-3).abs() < 1e-6);
+    }
+}
