@@ -335,8 +335,10 @@ def fmt_num(x: float) -> str:
     return ("%.6f" % x).rstrip("0").rstrip(".")
 
 
-def ns3_args_for(s: dict) -> tuple[list[str], list[str]]:
-    """dumbbell.py options equivalent to our scenario; and notes on what does not map."""
+def ns3_args_for(s: dict, ns3_variant: str = "TcpNewReno") -> tuple[list[str], list[str]]:
+    """dumbbell.py options equivalent to our scenario, with `ns3_variant` as ns-3's congestion
+    control (simulator/validation/ns3_crosscheck.py passes the others); and notes on what does
+    not map."""
     d = s["topology"]["dumbbell"]
     bn = d["bottleneck"]
     acc = d.get("access", {})
@@ -358,7 +360,7 @@ def ns3_args_for(s: dict) -> tuple[list[str], list[str]]:
         if start:
             notes.append(f"fixed start {start} s not mapped")
     variant = f.get("variant", "")
-    if not variant.startswith("newreno"):
+    if ns3_variant == "TcpNewReno" and not variant.startswith("newreno"):
         notes.append(f"variant {variant} compared with TcpNewReno")
     q = bn["queue"]
     if q.get("type") != "droptail":
@@ -377,7 +379,7 @@ def ns3_args_for(s: dict) -> tuple[list[str], list[str]]:
         notes.append("limited_transmit off: ns-3 has RFC 3042 limited transmit on")
     args = [
         "--flows", str(f.get("count", 1)),
-        "--variant", "TcpNewReno",
+        "--variant", ns3_variant,
         "--bottleneck-mbps", fmt_num(bn["rate_mbps"]),
         "--rtt-ms", fmt_num(rtt),
         "--queue-pkts", str(q.get("limit_pkts", 150)),

@@ -1,0 +1,437 @@
+#!/usr/bin/env python3
+"""Cross-check of tcpsim's variants against ns-3.44 on the same dumbbells.
+
+    .venv/bin/python simulator/validation/ns3_crosscheck.py                  # everything, ~12 min
+    .venv/bin/python simulator/validation/ns3_crosscheck.py --variants cubic --seeds 1
+    .venv/bin/python simulator/validation/ns3_crosscheck.py --dry-run        # scenarios and commands only
+
+For each variant that ns-3 has (newreno, sack, vegas, cubic, bbr) and each dumbbell of
+SHAPES, both simulators run the same scenario with the same TCP settings (those of
+simulator/scenarios/reference-dumbbell.json, which match ns-3's defaults: 1000-byte segments
+with 54 header bytes, initial window 10, an ACK per segment, timestamps on every ACK,
+limited transmit, initial and minimum RTO 1 s, 1 ms timer granularity) and the recovery
+ns-3 has closest to ours (VARIANTS says which and why). Reported per variant, averaged over
+the seeds: aggregate goodput, per-flow goodput (min / max), Jain's index, the time-averaged
+bottleneck queue and the drops, each as tcpsim, ns-3 and the difference.
+
+tcpsim runs in-process (the `tcpsim` package); ns-3 runs one process at a time through
+ns3_dumbbell_probe.py (the peer's dumbbell.py plus a queue meter and attribute defaults),
+with the helpers of simulator/bench/bench.py (venv discovery, --install-ns3, the measured
+process runner, the scenario -> dumbbell.py option mapping). docs/validation/ns3-crosscheck.md
+has the table and the reasons for the differences that remain.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import datetime as dt
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parents[1]
+sys.path.insert(0, str(REPO / "simulator" / "bench"))
+import bench  # noqa: E402  (simulator/bench/bench.py: standard library only)
+
+PROBE = HERE / "ns3_dumbbell_probe.py"
+TOLERANCE_PCT = 10.0
+
+# Our variant and the ns-3 configuration compared with it. ns-3 separates congestion control
+# (SocketType) from loss recovery (RecoveryType) and SACK (a socket attribute).
+# ns-3's TcpClassicRecovery sets cwnd = ssthresh on entry and sends while BytesInFlight (the
+# RFC 6675 pipe, from the SACK scoreboard or, with SACK off, from one "Reno SACK" per
+# duplicate ACK) is below cwnd; a partial ACK retransmits the next hole and restarts the
+# retransmission timer (every new ACK does). That is our `sack` (RFC 6675) with SACK on and,
+# with SACK off, NewReno's one-hole-per-partial-ACK with the timer reset each time: our
+# `newreno-sbs` (whose cwnd inflation by one per duplicate ACK admits one segment per
+# duplicate ACK, as the shrinking pipe does in ns-3). ns-3's default recovery, PRR
+# (RFC 6937), is not in tcpsim; the --extras configurations show how much it changes.
+VARIANTS: dict[str, dict] = {
+    "newreno": {
+        "ours": "newreno-sbs",
+        "tcp": {"sack": False},
+        "ns3": "TcpNewReno",
+        "recovery": "TcpClassicRecovery",
+        "sack": "off",
+        "set": [],
+        "about": "newreno-sbs (RFC 6582, timer reset on every partial ACK) vs TcpNewReno + TcpClassicRecovery, SACK off",
+    },
+    "sack": {
+        "ours": "sack",
+        "tcp": {"sack": True},
+        "ns3": "TcpNewReno",
+        "recovery": "TcpClassicRecovery",
+        "sack": "on",
+        "set": [],
+        "about": "sack (RFC 6675) vs TcpNewReno + TcpClassicRecovery, SACK on (RFC 6675 pipe and scoreboard)",
+    },
+    "vegas": {
+        "ours": "vegas",
+        # ns-3's Vegas takes diff = cwnd - floor(cwnd * BaseRTT / RTT) in whole segments with
+        # Alpha 2, Beta 4, Gamma 1: it grows while the real-valued diff is <= 1 and shrinks
+        # once it is > 4, and leaves slow start once it is > 1. Ours compares the real value,
+        # so alpha 1, beta 4, gamma 1 is the same rule.
+        "tcp": {"sack": False, "vegas": {"alpha": 1, "beta": 4, "gamma": 1}},
+        "ns3": "TcpVegas",
+        "recovery": "TcpClassicRecovery",
+        "sack": "off",
+        "set": [],
+        "about": "vegas (alpha 1, beta 4, gamma 1 on the real-valued diff) vs TcpVegas (Alpha 2, Beta 4, Gamma 1 on the integer diff) + TcpClassicRecovery, SACK off",
+    },
+    "cubic": {
+        "ours": "cubic",
+        "tcp": {"sack": True},
+        "ns3": "TcpCubic",
+        "recovery": "TcpClassicRecovery",
+        "sack": "on",
+        # Ours has no HyStart (RFC 9438 leaves it optional); ns-3 runs it by default.
+        "set": ["ns3::TcpCubic::HyStart=false"],
+        "about": "cubic (RFC 9438, no HyStart, SACK recovery) vs TcpCubic with HyStart off + TcpClassicRecovery, SACK on",
+    },
+    "bbr": {
+        "ours": "bbr",
+        "tcp": {"sack": True},
+        "ns3": "TcpBbr",
+        "recovery": "TcpClassicRecovery",
+        "sack": "on",
+        "set": [],
+        "about": "bbr (BBRv1, paced) vs TcpBbr (BBRv1, which turns pacing on itself) + TcpClassicRecovery, SACK on",
+    },
+}
+
+# Further ns-3 configurations (--extras), each against the same tcpsim run as its variant.
+EXTRAS: dict[str, dict] = {
+    "newreno/prr": {"variant": "newreno", "recovery": "TcpPrrRecovery", "about": "ns-3's default recovery, PRR (RFC 6937), SACK off"},
+    "sack/prr": {"variant": "sack", "recovery": "TcpPrrRecovery", "about": "ns-3's defaults: PRR + SACK"},
+    "cubic/hystart": {"variant": "cubic", "set": ["ns3::TcpCubic::HyStart=true"], "about": "TcpCubic with HyStart on (ns-3's default)"},
+    "vegas/sack": {"variant": "vegas", "sack": "on", "about": "TcpVegas with SACK on"},
+}
+
+# The dumbbells: N flows, one bottleneck, 50 ms round-trip propagation (24 ms bottleneck,
+# 0.5 ms access links on either side), a DropTail buffer of about one BDP of 1054-byte packets.
+SHAPES: dict[str, dict] = {
+    "4x10M": {"flows": 4, "rate_mbps": 10, "queue_pkts": 60, "duration_s": 60, "warmup_s": 10},
+    "8x15M": {"flows": 8, "rate_mbps": 15, "queue_pkts": 90, "duration_s": 60, "warmup_s": 10},
+}
+RTT_MS = 50
+BOTTLENECK_DELAY_MS = 24
+
+
+def log(*a: object) -> None:
+    print(*a, file=sys.stderr, flush=True)
+
+
+# --------------------------------------------------------------------------- scenarios
+
+
+def reference_tcp() -> dict:
+    """The reference dumbbell's TCP settings: the ones aligned with ns-3's defaults."""
+    return copy.deepcopy(bench.load_reference()["flows"][0]["tcp"])
+
+
+def build_scenario(variant: str, shape: str, seed: int) -> dict:
+    """Our scenario for one variant on one dumbbell."""
+    v, sh = VARIANTS[variant], SHAPES[shape]
+    tcp = reference_tcp()
+    tcp.update(copy.deepcopy(v["tcp"]))
+    return {
+        "name": f"ns3-crosscheck-{variant}-{shape}-s{seed}",
+        "description": f"{sh['flows']} x {v['ours']}, {sh['rate_mbps']} Mb/s, {RTT_MS} ms RTT, DropTail {sh['queue_pkts']} p; compared with ns-3: {v['about']}",
+        "duration_s": sh["duration_s"],
+        "warmup_s": sh["warmup_s"],
+        "seed": seed,
+        "topology": {
+            "dumbbell": {
+                "bottleneck": {"rate_mbps": sh["rate_mbps"], "delay_ms": BOTTLENECK_DELAY_MS, "queue": {"type": "droptail", "limit_pkts": sh["queue_pkts"]}},
+                "access": {"rate_mbps": 1000, "queue": {"type": "droptail", "limit_pkts": 1000}},
+            }
+        },
+        "flows": [
+            {
+                "name": "f",
+                "count": sh["flows"],
+                "variant": v["ours"],
+                "rtt_ms": RTT_MS,
+                "start_s": {"uniform": [0, 1]},
+                "tcp": tcp,
+            }
+        ],
+    }
+
+
+def ns3_config(variant: str, extra: str | None = None) -> dict:
+    """The ns-3 side of a variant (or of an --extras configuration)."""
+    v = VARIANTS[variant]
+    c = {"ns3": v["ns3"], "recovery": v["recovery"], "sack": v["sack"], "set": list(v["set"]), "about": v["about"]}
+    if extra:
+        e = EXTRAS[extra]
+        for k in ("recovery", "sack", "set", "about"):
+            if k in e:
+                c[k] = e[k]
+    return c
+
+
+def ns3_command(scenario: dict, variant: str, extra: str | None = None) -> tuple[list[str], list[str]]:
+    """ns3_dumbbell_probe.py's arguments for our scenario; and the mapping notes."""
+    c = ns3_config(variant, extra)
+    args, notes = bench.ns3_args_for(scenario, c["ns3"])
+    notes = [n for n in notes if not n.startswith("variant ")]  # the variant pairing is VARIANTS'
+    sets = []
+    for s in c["set"]:
+        sets += ["--set", s]
+    return sets + ["--", *args, "--recovery", c["recovery"], "--sack", c["sack"]], notes
+
+
+# --------------------------------------------------------------------------- running
+
+
+def run_ours(scenario: dict) -> dict:
+    import tcpsim  # noqa: PLC0415  (the project's .venv)
+
+    t0 = time.perf_counter()
+    r = tcpsim.run(scenario)
+    wall = time.perf_counter() - t0
+    g = [f["goodput_bps"] / 1e6 for f in r["flows"]]
+    bn = next(link for link in r["links"] if link["name"] == "bottleneck")
+    return {
+        "per_flow_mbps": g,
+        "aggregate_mbps": sum(g),
+        "wire_mbps": sum(f["throughput_bps"] for f in r["flows"]) / 1e6,
+        "jain": r["fairness"]["jain"],
+        "mean_queue_pkts": bn["mean_queue_pkts"],
+        "drops": bn["drops"],
+        "utilization": bn["utilization"],
+        "timeouts": sum(f.get("timeouts", 0) for f in r["flows"]),
+        "retransmits": sum(f.get("retransmits", 0) for f in r["flows"]),
+        "wall_s": wall,
+    }
+
+
+def run_ns3(py: Path, peer_script: Path, probe_args: list[str]) -> dict:
+    n = bench.run_ns3(py, PROBE, ["--peer-script", str(peer_script), *probe_args], 1)
+    if "error" in n:
+        return n
+    o = n["raw"]
+    return {
+        "per_flow_mbps": o["per_flow_goodput_mbps"],
+        "aggregate_mbps": o["aggregate_goodput_mbps"],
+        "jain": o["jain_fairness"],
+        "mean_queue_pkts": o.get("mean_queue_pkts"),
+        "drops": o["window_queue_drops"] + o["window_error_drops"],
+        "utilization": o["link_utilization"],
+        "wire_mbps": o["link_utilization"] * o["bottleneck_mbps"],
+        "wall_s": n["process_wall_s"]["median"],
+        "run_wall_s": o["run_wall_s"],
+        "config_defaults": o.get("config_defaults"),
+        "recovery": o["recovery"],
+        "sack": o["sack"],
+        "raw": o,
+    }
+
+
+# --------------------------------------------------------------------------- comparing
+
+METRICS = [
+    # key, label, how the difference is given
+    ("aggregate_mbps", "aggregate goodput Mb/s", "pct"),
+    ("flow_min_mbps", "per-flow goodput min Mb/s", "pct"),
+    ("flow_max_mbps", "per-flow goodput max Mb/s", "pct"),
+    ("jain", "Jain index", "abs"),
+    ("mean_queue_pkts", "mean queue pkts", "pct"),
+    ("drops", "drops (window)", "pct"),
+]
+
+
+def seed_mean(runs: list[dict]) -> dict:
+    """Per-metric mean over seeds (per-flow min and max taken in each run first)."""
+
+    def m(f):
+        xs = [f(r) for r in runs if f(r) is not None]
+        return statistics.fmean(xs) if xs else None
+
+    return {
+        "aggregate_mbps": m(lambda r: r["aggregate_mbps"]),
+        "flow_min_mbps": m(lambda r: min(r["per_flow_mbps"])),
+        "flow_max_mbps": m(lambda r: max(r["per_flow_mbps"])),
+        "jain": m(lambda r: r["jain"]),
+        "mean_queue_pkts": m(lambda r: r["mean_queue_pkts"]),
+        "drops": m(lambda r: r["drops"]),
+    }
+
+
+def diff(ours: float | None, ns3: float | None, how: str) -> float | None:
+    if ours is None or ns3 is None:
+        return None
+    if how == "abs":
+        return ours - ns3
+    return 100.0 * (ours - ns3) / ns3 if ns3 else None
+
+
+def within(key: str, d: float | None) -> bool | None:
+    """The ~10 % rule applies to throughput and queue; Jain by 0.1 absolute; drops are shown only."""
+    if d is None or key == "drops":
+        return None
+    if key == "jain":
+        return abs(d) <= 0.1
+    return abs(d) <= TOLERANCE_PCT
+
+
+def fmt(x: float | None, key: str) -> str:
+    if x is None:
+        return "-"
+    if key == "jain":
+        return f"{x:.3f}"
+    if key == "drops":
+        return f"{x:,.0f}"
+    if key == "mean_queue_pkts":
+        return f"{x:.1f}"
+    return f"{x:.3f}"
+
+
+def fmt_diff(d: float | None, how: str) -> str:
+    if d is None:
+        return "-"
+    return f"{d:+.3f}" if how == "abs" else f"{d:+.1f} %"
+
+
+def markdown_table(rows: list[dict]) -> str:
+    out = ["| variant | dumbbell | metric | tcpsim | ns-3 | difference | within |", "|---|---|---|---|---|---|---|"]
+    for r in rows:
+        for key, label, how in METRICS:
+            d = diff(r["ours"][key], r["ns3"][key], how)
+            w = within(key, d)
+            mark = "" if w is None else ("yes" if w else "**no**")
+            out.append(f"| {r['label']} | {r['shape']} | {label} | {fmt(r['ours'][key], key)} | {fmt(r['ns3'][key], key)} | {fmt_diff(d, how)} | {mark} |")
+    return "\n".join(out)
+
+
+def text_table(rows: list[dict]) -> str:
+    header = ["variant", "dumbbell"] + [lab for _, lab, _ in METRICS]
+    lines = []
+    for r in rows:
+        cells = [r["label"], r["shape"]]
+        for key, _, how in METRICS:
+            d = diff(r["ours"][key], r["ns3"][key], how)
+            w = within(key, d)
+            flag = "" if w in (None, True) else " !"
+            cells.append(f"{fmt(r['ours'][key], key)} / {fmt(r['ns3'][key], key)} ({fmt_diff(d, how)}){flag}")
+        lines.append(cells)
+    return bench.table(lines, header) + "\n  (tcpsim / ns-3 (difference); ! = outside the tolerance; means over seeds)"
+
+
+# --------------------------------------------------------------------------- main
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(description="tcpsim against ns-3.44, variant by variant, on the same dumbbells.")
+    p.add_argument("--variants", default=",".join(VARIANTS), help=f"comma-separated, from {', '.join(VARIANTS)}")
+    p.add_argument("--shapes", default=",".join(SHAPES), help=f"comma-separated dumbbells, from {', '.join(SHAPES)}")
+    p.add_argument("--seeds", default="1,2", help="comma-separated seeds (default 1,2)")
+    p.add_argument("--extras", nargs="?", const=",".join(EXTRAS), default="",
+                   help=f"also run these ns-3 configurations (default when given: all of {', '.join(EXTRAS)})")
+    p.add_argument("--no-ns3", action="store_true", help="tcpsim only")
+    p.add_argument("--ns3-python", help="Python with the ns3 package (default .venv-ns3/bin/python)")
+    p.add_argument("--ns3-script", help="the peer's dumbbell.py (default ../shared/peers/ns3/dumbbell.py)")
+    p.add_argument("--install-ns3", action="store_true", help="create .venv-ns3 if it is missing (~2 min)")
+    p.add_argument("--dry-run", action="store_true", help="print the scenarios' ns-3 commands and exit")
+    p.add_argument("--json", help="write everything here (default bench-results/ns3-crosscheck-<date>.json)")
+    p.add_argument("--markdown", action="store_true", help="also print the table as Markdown")
+    a = p.parse_args(argv)
+    a.variants = [v.strip() for v in a.variants.split(",") if v.strip()]
+    a.shapes = [s.strip() for s in a.shapes.split(",") if s.strip()]
+    a.seeds = [int(s) for s in a.seeds.split(",") if s.strip()]
+    a.extras = [e.strip() for e in a.extras.split(",") if e.strip()]
+    for name, given, known in (("--variants", a.variants, VARIANTS), ("--shapes", a.shapes, SHAPES), ("--extras", a.extras, EXTRAS)):
+        bad = [x for x in given if x not in known]
+        if bad:
+            p.error(f"{name}: unknown {bad}; choose from {', '.join(known)}")
+    a.extras = [e for e in a.extras if EXTRAS[e]["variant"] in a.variants]
+    return a
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    started = dt.datetime.now(dt.timezone.utc)
+    # (label, variant, extra): the variants, then the extra ns-3 configurations.
+    configs = [(v, v, None) for v in args.variants] + [(e, EXTRAS[e]["variant"], e) for e in args.extras]
+
+    if args.dry_run:
+        for shape in args.shapes:
+            for label, v, extra in configs:
+                s = build_scenario(v, shape, args.seeds[0])
+                cmd, notes = ns3_command(s, v, extra)
+                print(f"{label} {shape}: tcpsim {s['flows'][0]['variant']} tcp={json.dumps(s['flows'][0]['tcp'], sort_keys=True)}")
+                print(f"  ns-3: ns3_dumbbell_probe.py --peer-script dumbbell.py {' '.join(cmd)}")
+                for n in notes:
+                    print(f"  mapping note: {n}")
+        return 0
+
+    ns3_py = ns3_script = None
+    if not args.no_ns3:
+        ns3_py, ns3_script, msg = bench.find_ns3(argparse.Namespace(no_ns3=False, ns3_script=args.ns3_script, ns3_python=args.ns3_python, install_ns3=args.install_ns3))
+        log(f"ns3_crosscheck: {msg}")
+        if ns3_py is None:
+            return 2
+
+    n_ns3 = len(args.shapes) * len(configs) * len(args.seeds)
+    log(f"ns3_crosscheck: {len(args.shapes)} dumbbell(s) x {len(configs)} configuration(s) x {len(args.seeds)} seed(s): {n_ns3} ns-3 runs of about 20-40 s each, one at a time")
+    runs: list[dict] = []
+    for shape in args.shapes:
+        for label, v, extra in configs:
+            for seed in args.seeds:
+                s = build_scenario(v, shape, seed)
+                entry = {"label": label, "variant": v, "extra": extra, "shape": shape, "seed": seed, "scenario": s}
+                # The extras reuse their variant's tcpsim run.
+                prior = next((r for r in runs if r["variant"] == v and r["shape"] == shape and r["seed"] == seed and r["extra"] is None), None)
+                entry["ours"] = prior["ours"] if prior else run_ours(s)
+                if ns3_py:
+                    cmd, notes = ns3_command(s, v, extra)
+                    entry["ns3_command"] = cmd
+                    entry["mapping_notes"] = notes
+                    t0 = time.perf_counter()
+                    entry["ns3"] = run_ns3(ns3_py, ns3_script, cmd)
+                    if "error" in entry["ns3"]:
+                        log(f"ns3_crosscheck: ns-3 FAILED for {label} {shape} seed {seed}: {entry['ns3']['error']}")
+                    else:
+                        log(f"ns3_crosscheck: {label} {shape} seed {seed}: goodput {entry['ours']['aggregate_mbps']:.3f} / "
+                            f"{entry['ns3']['aggregate_mbps']:.3f} Mb/s, queue {entry['ours']['mean_queue_pkts']:.1f} / "
+                            f"{entry['ns3']['mean_queue_pkts'] or 0:.1f} p ({time.perf_counter() - t0:.0f} s)")
+                runs.append(entry)
+
+    rows = []
+    for shape in args.shapes:
+        for label, v, extra in configs:
+            rs = [r for r in runs if r["label"] == label and r["shape"] == shape]
+            ok = [r for r in rs if r.get("ns3") and "error" not in r["ns3"]]
+            rows.append({
+                "label": label, "variant": v, "extra": extra, "shape": shape,
+                "about": ns3_config(v, extra)["about"],
+                "ours": seed_mean([r["ours"] for r in rs]),
+                "ns3": seed_mean([r["ns3"] for r in ok]) if ok else {k: None for k, _, _ in METRICS},
+                "seeds": [r["seed"] for r in ok],
+            })  # fmt: skip
+
+    print(f"tcpsim vs ns-3.44: {', '.join(args.shapes)}; seeds {', '.join(map(str, args.seeds))}; "
+          f"{RTT_MS} ms RTT, DropTail of about one BDP, window [{SHAPES[args.shapes[0]]['warmup_s']}, {SHAPES[args.shapes[0]]['duration_s']}] s")
+    for label, v, extra in configs:
+        print(f"  {label}: {ns3_config(v, extra)['about']}")
+    print(text_table(rows))
+    if args.markdown:
+        print()
+        print(markdown_table(rows))
+
+    out = Path(args.json) if args.json else REPO / "bench-results" / f"ns3-crosscheck-{started:%Y-%m-%d-%H%M%S}.json"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    elapsed = (dt.datetime.now(dt.timezone.utc) - started).total_seconds()
+    out.write_text(json.dumps({"date": started.isoformat(timespec="seconds"), "elapsed_s": elapsed, "machine": bench.machine_info(),
+                               "rows": rows, "runs": runs}, indent=1, default=str) + "\n")
+    print(f"\nAll figures: {out} ({elapsed:.0f} s)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
