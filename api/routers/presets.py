@@ -46,7 +46,10 @@ class TableOut(BaseModel):
     name: str = Field(description='The paper\'s name for it ("Table II").')
     caption: str
     columns: list[ColumnOut]
-    rows: list[dict[str, float | int]] = Field(description="One object per row, keyed by column name.")
+    rows: list[dict[str, float | int | str | None]] = Field(
+        description="One object per row, keyed by column name: a number, or a label such as the "
+        "algorithm's name (null where the paper prints none)."
+    )
 
 
 class PublishedOut(BaseModel):
