@@ -46,7 +46,11 @@ def authenticate(session: Session, token: str | None, settings: Settings) -> Ide
         )
     bootstrap = settings.admin_token.get_secret_value() if settings.admin_token else None
     if bootstrap and hmac.compare_digest(token.encode(), bootstrap.encode()):
-        return identity_of(repo.ensure_admin(session, BOOTSTRAP_ADMIN), settings)
+        admin = repo.user_by_name(session, BOOTSTRAP_ADMIN)
+        if admin is None or not admin.is_admin or admin.disabled_at is not None:
+            # First use on this database (or someone demoted it): a write, once.
+            admin = repo.ensure_admin(session, BOOTSTRAP_ADMIN)
+        return identity_of(admin, settings)
     found = repo.user_by_token_hash(session, hash_token(token))
     if found is None:
         raise NotAuthenticatedError("the API token is unknown or revoked")
