@@ -206,6 +206,7 @@ def run_ours(scenario: dict) -> dict:
         "drops": bn["drops"],
         "utilization": bn["utilization"],
         "timeouts": sum(f.get("timeouts", 0) for f in r["flows"]),
+        "fast_recoveries": sum(f.get("fast_recoveries", 0) for f in r["flows"]),
         "retransmits": sum(f.get("retransmits", 0) for f in r["flows"]),
         "wall_s": wall,
     }
@@ -224,6 +225,9 @@ def run_ns3(py: Path, peer_script: Path, probe_args: list[str]) -> dict:
         "drops": o["window_queue_drops"] + o["window_error_drops"],
         "utilization": o["link_utilization"],
         "wire_mbps": o["link_utilization"] * o["bottleneck_mbps"],
+        "timeouts": o.get("timeouts_window"),
+        "fast_recoveries": o.get("fast_recoveries_window"),
+        "duplicate_arrivals": o["bneck_data_pkts_rx"] - o["total_segments_received"],
         "wall_s": n["process_wall_s"]["median"],
         "run_wall_s": o["run_wall_s"],
         "config_defaults": o.get("config_defaults"),
@@ -243,7 +247,9 @@ METRICS = [
     ("jain", "Jain index", "abs"),
     ("mean_queue_pkts", "mean queue pkts", "pct"),
     ("drops", "drops (window)", "pct"),
+    ("timeouts", "timeouts (window)", "pct"),
 ]
+SHOWN_ONLY = {"drops", "timeouts"}  # context for the explanations, not held to the tolerance
 
 
 def seed_mean(runs: list[dict]) -> dict:
@@ -260,6 +266,7 @@ def seed_mean(runs: list[dict]) -> dict:
         "jain": m(lambda r: r["jain"]),
         "mean_queue_pkts": m(lambda r: r["mean_queue_pkts"]),
         "drops": m(lambda r: r["drops"]),
+        "timeouts": m(lambda r: r.get("timeouts")),
     }
 
 
@@ -272,8 +279,9 @@ def diff(ours: float | None, ns3: float | None, how: str) -> float | None:
 
 
 def within(key: str, d: float | None) -> bool | None:
-    """The ~10 % rule applies to throughput and queue; Jain by 0.1 absolute; drops are shown only."""
-    if d is None or key == "drops":
+    """The ~10 % rule applies to throughput and queue; Jain by 0.1 absolute; drops and timeouts
+    are shown only."""
+    if d is None or key in SHOWN_ONLY:
         return None
     if key == "jain":
         return abs(d) <= 0.1
@@ -285,7 +293,7 @@ def fmt(x: float | None, key: str) -> str:
         return "-"
     if key == "jain":
         return f"{x:.3f}"
-    if key == "drops":
+    if key in SHOWN_ONLY:
         return f"{x:,.0f}"
     if key == "mean_queue_pkts":
         return f"{x:.1f}"
@@ -333,6 +341,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--seeds", default="1,2", help="comma-separated seeds (default 1,2)")
     p.add_argument("--extras", nargs="?", const=",".join(EXTRAS), default="",
                    help=f"also run these ns-3 configurations (default when given: all of {', '.join(EXTRAS)})")
+    p.add_argument("--extras-only", action="store_true", help="run only the --extras configurations (their variants' tcpsim runs too)")
     p.add_argument("--no-ns3", action="store_true", help="tcpsim only")
     p.add_argument("--ns3-python", help="Python with the ns3 package (default .venv-ns3/bin/python)")
     p.add_argument("--ns3-script", help="the peer's dumbbell.py (default ../shared/peers/ns3/dumbbell.py)")
@@ -357,7 +366,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     started = dt.datetime.now(dt.timezone.utc)
     # (label, variant, extra): the variants, then the extra ns-3 configurations.
-    configs = [(v, v, None) for v in args.variants] + [(e, EXTRAS[e]["variant"], e) for e in args.extras]
+    configs = [] if args.extras_only else [(v, v, None) for v in args.variants]
+    configs += [(e, EXTRAS[e]["variant"], e) for e in args.extras]
 
     if args.dry_run:
         for shape in args.shapes:
@@ -386,7 +396,7 @@ def main(argv: list[str] | None = None) -> int:
                 s = build_scenario(v, shape, seed)
                 entry = {"label": label, "variant": v, "extra": extra, "shape": shape, "seed": seed, "scenario": s}
                 # The extras reuse their variant's tcpsim run.
-                prior = next((r for r in runs if r["variant"] == v and r["shape"] == shape and r["seed"] == seed and r["extra"] is None), None)
+                prior = next((r for r in runs if r["variant"] == v and r["shape"] == shape and r["seed"] == seed), None)
                 entry["ours"] = prior["ours"] if prior else run_ours(s)
                 if ns3_py:
                     cmd, notes = ns3_command(s, v, extra)

@@ -11,7 +11,7 @@ Run it with the ns-3 venv's Python (it imports `ns`); ns3_crosscheck.py does:
    defaults (which it never touches for these: e.g. `ns3::TcpCubic::HyStart`,
    `ns3::TcpVegas::Alpha`). Values are typed by their spelling: true/false, an integer, a
    float, else a string.
-2. A time-averaged queue length: a C++ sink on the bottleneck device queue's
+2. Measurements in the window: a time-averaged queue length: a C++ sink on the bottleneck device queue's
    `PacketsInQueue` (L's DropTailQueue<Packet>, the slowest point-to-point device; the packet
    being serialised is not in it, as in tcpsim's `mean_queue_pkts`) integrates the length
    over the measurement window [warmup, sim-seconds]. Nothing Python runs inside the event
@@ -19,7 +19,8 @@ Run it with the ns-3 venv's Python (it imports `ns`); ns3_crosscheck.py does:
 
 The peer script (read-only, beside the repository) is run unchanged: its `main()` is called
 with the options after `--`, its one JSON line is captured, and this script prints it again
-with `mean_queue_pkts`, `max_queue_pkts` and `config_defaults` added.
+with `mean_queue_pkts`, `max_queue_pkts`, `timeouts_window`, `fast_recoveries_window` (entries
+into CA_LOSS and CA_RECOVERY of any TCP socket in the window) and `config_defaults` added.
 """
 
 from __future__ import annotations
@@ -124,19 +125,36 @@ def main(argv: list[str] | None = None) -> int:
                 "PacketsInQueue", ns3::MakeCallback(&QueueMeter::Changed, m));
           }
         }
-        void Arm(QueueMeter* m, double from, double to) {
+        // Congestion-state entries of every TCP socket from the start of the window (all
+        // sockets exist by then): CA_LOSS is entered on a retransmission timeout (not again on
+        // a backed-off repeat while still in CA_LOSS), CA_RECOVERY on a fast retransmit.
+        struct StateCounter {
+          uint64_t loss = 0, recovery = 0;
+          void Changed(ns3::TcpSocketState::TcpCongState_t was, ns3::TcpSocketState::TcpCongState_t now) {
+            if (now == ns3::TcpSocketState::CA_LOSS && was != ns3::TcpSocketState::CA_LOSS) ++loss;
+            if (now == ns3::TcpSocketState::CA_RECOVERY && was != ns3::TcpSocketState::CA_RECOVERY) ++recovery;
+          }
+        };
+        void AttachStates(StateCounter* c) {
+          ns3::Config::ConnectWithoutContextFailSafe(
+              "/NodeList/*/$ns3::TcpL4Protocol/SocketList/*/CongState",
+              ns3::MakeCallback(&StateCounter::Changed, c));
+        }
+        void Arm(QueueMeter* m, StateCounter* c, double from, double to) {
           m->from = from;
           ns3::Simulator::Schedule(ns3::Seconds(0), &Attach, m);
           ns3::Simulator::Schedule(ns3::Seconds(from), &QueueMeter::Open, m);
+          ns3::Simulator::Schedule(ns3::Seconds(from), &AttachStates, c);
           ns3::Simulator::Schedule(ns3::Seconds(to), &QueueMeter::Close, m);
         }
         }
         """
     )
     meter = cppyy.gbl.xcheck.QueueMeter()
+    states = cppyy.gbl.xcheck.StateCounter()
     # Scheduled before the peer builds anything: the events run first at their times (t = 0,
     # the warm-up, the end), ahead of the peer's own Stop events at the same times.
-    cppyy.gbl.xcheck.Arm(meter, float(pa.warmup_seconds), float(pa.sim_seconds))
+    cppyy.gbl.xcheck.Arm(meter, states, float(pa.warmup_seconds), float(pa.sim_seconds))
 
     buf = io.StringIO()
     with contextlib.redirect_stdout(buf):
@@ -148,6 +166,8 @@ def main(argv: list[str] | None = None) -> int:
     out = json.loads(line)
     out["mean_queue_pkts"] = round(float(meter.Mean()), 4) if meter.connected else None
     out["max_queue_pkts"] = int(meter.maxLen) if meter.connected else None
+    out["timeouts_window"] = int(states.loss)
+    out["fast_recoveries_window"] = int(states.recovery)
     out["config_defaults"] = applied
     print(json.dumps(out), flush=True)
     return 0
