@@ -307,13 +307,17 @@ def fmt_diff(d: float | None, how: str) -> str:
 
 
 def markdown_table(rows: list[dict]) -> str:
-    out = ["| variant | dumbbell | metric | tcpsim | ns-3 | difference | within |", "|---|---|---|---|---|---|---|"]
+    """One row per variant and dumbbell; each cell "tcpsim / ns-3 (difference)", in bold when
+    outside the tolerance."""
+    head = ["variant", "dumbbell"] + [lab for _, lab, _ in METRICS]
+    out = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for r in rows:
-        for key, label, how in METRICS:
-            d = diff(r["ours"][key], r["ns3"][key], how)
-            w = within(key, d)
-            mark = "" if w is None else ("yes" if w else "**no**")
-            out.append(f"| {r['label']} | {r['shape']} | {label} | {fmt(r['ours'][key], key)} | {fmt(r['ns3'][key], key)} | {fmt_diff(d, how)} | {mark} |")
+        cells = [r["label"], r["shape"]]
+        for key, _, how in METRICS:
+            d = diff(r["ours"].get(key), r["ns3"].get(key), how)
+            cell = f"{fmt(r['ours'].get(key), key)} / {fmt(r['ns3'].get(key), key)} ({fmt_diff(d, how)})"
+            cells.append(f"**{cell}**" if within(key, d) is False else cell)
+        out.append("| " + " | ".join(cells) + " |")
     return "\n".join(out)
 
 
@@ -323,10 +327,10 @@ def text_table(rows: list[dict]) -> str:
     for r in rows:
         cells = [r["label"], r["shape"]]
         for key, _, how in METRICS:
-            d = diff(r["ours"][key], r["ns3"][key], how)
+            d = diff(r["ours"].get(key), r["ns3"].get(key), how)
             w = within(key, d)
             flag = "" if w in (None, True) else " !"
-            cells.append(f"{fmt(r['ours'][key], key)} / {fmt(r['ns3'][key], key)} ({fmt_diff(d, how)}){flag}")
+            cells.append(f"{fmt(r['ours'].get(key), key)} / {fmt(r['ns3'].get(key), key)} ({fmt_diff(d, how)}){flag}")
         lines.append(cells)
     return bench.table(lines, header) + "\n  (tcpsim / ns-3 (difference); ! = outside the tolerance; means over seeds)"
 
