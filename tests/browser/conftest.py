@@ -168,7 +168,7 @@ def signed_in_cookie(base_url: str, token: str) -> dict[str, Any]:
 def browser_page(browser: Any, server: Server) -> Iterator[Any]:
     """One page for the module, which each test navigates: a new page compiles Plotly (4.8 MB)
     anew, about 2.5 s here; a page that has loaded it once loads the next page in 0.3 s.
-    Signed in as the bootstrap admin (the login cookie; tests/browser/test_access.py signs in
+    Signed in as the bootstrap admin (the login cookie; test_dashboards.py's sign-in test goes
     through the login page itself)."""
     context = browser.new_context(accept_downloads=True, viewport={"width": 1280, "height": 900})
     context.add_cookies([signed_in_cookie(server.base_url, ADMIN_TOKEN)])
