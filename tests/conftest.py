@@ -199,14 +199,27 @@ def db_engine(test_settings: Settings) -> Iterator[Engine]:
     engine.dispose()
 
 
-def truncate_all(engine: Engine) -> None:
+def truncate_all(engine: Engine, attempts: int = 5) -> None:
+    """Empties every table. A worker may still be finishing the last test's run (it locks
+    the run, then writes the result and dispatches): TRUNCATE takes its table locks one by one,
+    so PostgreSQL may pick it as a deadlock's victim. It rolls back whole; try again."""
+    from psycopg.errors import DeadlockDetected
+    from sqlalchemy.exc import OperationalError
+
     from services.db import Base
 
     tables = ", ".join(f'"{t.name}"' for t in Base.metadata.sorted_tables)
-    with engine.begin() as conn:
-        # A worker mid-transaction holds locks: wait for it, but never forever.
-        conn.execute(text("SET LOCAL lock_timeout = '15s'"))
-        conn.execute(text(f"TRUNCATE {tables} RESTART IDENTITY CASCADE"))
+    for attempt in range(attempts):
+        try:
+            with engine.begin() as conn:
+                # A worker mid-transaction holds locks: wait for it, but never forever.
+                conn.execute(text("SET LOCAL lock_timeout = '15s'"))
+                conn.execute(text(f"TRUNCATE {tables} RESTART IDENTITY CASCADE"))
+            return
+        except OperationalError as exc:
+            if not isinstance(exc.orig, DeadlockDetected) or attempt == attempts - 1:
+                raise
+            time.sleep(0.2 * (attempt + 1))
 
 
 @pytest.fixture

@@ -28,7 +28,7 @@ import pytest
 
 from services.settings import Settings
 from tests.browser.harness import SWEEP, Lab, Server, Tab
-from tests.conftest import ADMIN_TOKEN, AUTH
+from tests.conftest import ADMIN_TOKEN, AUTH, truncate_all
 from tests.support import free_port, wait_for
 
 CHROMIUM_ARGS = [
@@ -116,15 +116,9 @@ def lab(
 ) -> Iterator[Lab]:
     """On an emptied database: a run of the Fig. 2 preset with cwnd/ssthresh/queue traces, the
     same without traces, and a 3-point × 3-seed sweep, all finished by a worker of our own."""
-    from sqlalchemy import text
-
-    from services.db import Base
     from worker.app import app as celery_app
 
-    tables = ", ".join(f'"{t.name}"' for t in Base.metadata.sorted_tables)
-    with db_engine.begin() as conn:  # what the clean_db fixture does, once for the module
-        conn.execute(text("SET LOCAL lock_timeout = '15s'"))
-        conn.execute(text(f"TRUNCATE {tables} RESTART IDENTITY CASCADE"))
+    truncate_all(db_engine)  # what the clean_db fixture does, once for the module
     celery_app.control.purge()
     worker = start_worker(f"browser-{os.getpid()}")
     try:

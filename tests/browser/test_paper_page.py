@@ -19,15 +19,11 @@ MARK = {"agree": "✓", "partly": "◐", "disagree": "✗", "no_data": "?", "not
 @pytest.fixture(scope="module")
 def reproduced(server: Server, db_engine: Any) -> dict[str, Any]:
     """On an emptied database: the admin's finished reproduction of paper 002's experiment 2."""
-    from sqlalchemy import text
     from sqlalchemy.orm import Session
 
-    from services.db import Base
+    from tests.conftest import truncate_all
 
-    tables = ", ".join(f'"{t.name}"' for t in Base.metadata.sorted_tables)
-    with db_engine.begin() as conn:
-        conn.execute(text("SET LOCAL lock_timeout = '15s'"))
-        conn.execute(text(f"TRUNCATE {tables} RESTART IDENTITY CASCADE"))
+    truncate_all(db_engine)  # what the clean_db fixture does, once for the module
     r = server.client.post("/v1/reproductions/002", json=SHORT)
     assert r.status_code == 201, r.text
     with Session(db_engine) as session:

@@ -49,15 +49,10 @@ def _fire_and_finish(server: Server, schedule_id: str) -> str:
 @pytest.fixture(scope="module")
 def fired(server: Server, db_engine: Any, start_worker: Any, test_settings: Settings) -> Iterator[Fired]:
     """On an emptied database: a schedule fired twice alike, then once with 12 s runs."""
-    from sqlalchemy import text
-
-    from services.db import Base
+    from tests.conftest import truncate_all
     from worker.app import app as celery_app
 
-    tables = ", ".join(f'"{t.name}"' for t in Base.metadata.sorted_tables)
-    with db_engine.begin() as conn:
-        conn.execute(text("SET LOCAL lock_timeout = '15s'"))
-        conn.execute(text(f"TRUNCATE {tables} RESTART IDENTITY CASCADE"))
+    truncate_all(db_engine)  # what the clean_db fixture does, once for the module
     celery_app.control.purge()
     worker = start_worker(f"browser-schedules-{os.getpid()}")
     try:
