@@ -57,16 +57,15 @@ def _override(text: str) -> tuple[str, Any]:
         return key, value
 
 
-def main(paper: str | None = None) -> None:
+def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    if paper is None:
-        parser.add_argument("paper", help="000, 002, 004, …")
+    parser.add_argument("paper", help="000, 002, 003, 004")
     parser.add_argument("--only", nargs="*", help="only these experiments (keys)")
     parser.add_argument("--override", action="append", default=[], type=_override, metavar="PATH=JSON",
                         help="an override for every experiment's preset (repeatable)")
     parser.add_argument("--markdown", type=Path, help="also write the Markdown here")
     args = parser.parse_args()
-    p = get_paper(paper or args.paper)
+    p = get_paper(args.paper)
     started = time.perf_counter()
     evaluation = p.evaluate(simulate_paper(p, dict(args.override) or None, only=args.only))
     lines = [f"# Paper {p.number}: {p.title}", "", *markdown(evaluation),

@@ -477,6 +477,62 @@ def _ratio(new: Sequence[float | None], old: Sequence[float | None]) -> list[flo
     return [a / b for a, b in zip(new, old, strict=False) if a is not None and b]
 
 
+# A table of two sides per algorithm and their ratio: (column key, label) of each side.
+Sides = tuple[tuple[str, str], tuple[str, str]]
+NEW_OLD: Sides = (("new", "new"), ("old", "old"))
+RENO_OTHER: Sides = (("reno", "Reno"), ("other", "other"))
+
+
+def _ratio_row(
+    name: str,
+    sides: Sides,
+    paper: tuple[float, float],
+    paper_ratio: float,
+    ours: tuple[Sequence[float | None], Sequence[float | None]],
+    ratio: Sequence[float],
+) -> dict[str, Any]:
+    (a, _), (b, _) = sides
+    return {
+        "algorithm": name,
+        f"paper_{a}": paper[0],
+        f"paper_{b}": paper[1],
+        "paper_ratio": paper_ratio,
+        f"{a}_kbps": _kbps(_mean(ours[0])),
+        f"{b}_kbps": _kbps(_mean(ours[1])),
+        "ratio": _mean(ratio),
+        "ratio_half_width": _hw(ratio),
+    }
+
+
+def _ratio_table(key: str, n: int, caption: str, sides: Sides, ratio_label: str, rows: list[dict[str, Any]]) -> Table:
+    (a, a_label), (b, b_label) = sides
+    return Table(
+        f"{key}-n{n}",
+        f"{_title(key)}, n = {n}",
+        caption,
+        key,
+        (
+            Column("algorithm", "algorithm"),
+            Column(f"paper_{a}", f"paper {a_label}"),
+            Column(f"paper_{b}", f"paper {b_label}"),
+            Column("paper_ratio", f"paper {ratio_label}"),
+            Column(f"{a}_kbps", f"ours {a_label}", "kb/s"),
+            Column(f"{b}_kbps", f"ours {b_label}", "kb/s"),
+            Column("ratio", f"ours {ratio_label}"),
+            Column("ratio_half_width", "±"),
+        ),
+        rows,
+        Plot(
+            x="algorithm",
+            y=("ratio",),
+            paper_y="paper_ratio",
+            kind="bars",
+            x_label="algorithm",
+            y_label=ratio_label.replace("/", " / "),
+        ),
+    )
+
+
 def _table3(cells: Cells, key: str) -> tuple[list[Table], list[Judged]]:
     if not cells:
         return [], _not_run("table3", key)
@@ -491,46 +547,12 @@ def _table3(cells: Cells, key: str) -> tuple[list[Table], list[Judged]]:
             new, old = _per_seed(cells, "new", at), _per_seed(cells, "old", at)
             ratio[(name, n)] = _ratio(new, old)
             p = published[f"n{n}"][name]
-            rows.append(
-                {
-                    "algorithm": name,
-                    "paper_new": p[0],
-                    "paper_old": p[1],
-                    "paper_ratio": p[0] / p[1],
-                    "new_kbps": _kbps(_mean(new)),
-                    "old_kbps": _kbps(_mean(old)),
-                    "ratio": _mean(ratio[(name, n)]),
-                    "ratio_half_width": _hw(ratio[(name, n)]),
-                }
-            )
-        tables.append(
-            Table(
-                f"{key}-n{n}",
-                f"{_title(key)}, n = {n}",
-                f"Goodput per connection between 10 and 50 s, means of {TABLE_SEEDS} seeds; new/old per seed, then the "
-                "mean (± 95 %). The paper's MT as printed and its new/old.",
-                key,
-                (
-                    Column("algorithm", "algorithm"),
-                    Column("paper_new", "paper new"),
-                    Column("paper_old", "paper old"),
-                    Column("paper_ratio", "paper new/old"),
-                    Column("new_kbps", "ours new", "kb/s"),
-                    Column("old_kbps", "ours old", "kb/s"),
-                    Column("ratio", "ours new/old"),
-                    Column("ratio_half_width", "±"),
-                ),
-                rows,
-                Plot(
-                    x="algorithm",
-                    y=("ratio",),
-                    paper_y="paper_ratio",
-                    kind="bars",
-                    x_label="algorithm",
-                    y_label="new / old",
-                ),
-            )
+            rows.append(_ratio_row(name, NEW_OLD, (p[0], p[1]), p[0] / p[1], (new, old), ratio[(name, n)]))
+        caption = (
+            f"Goodput per connection between 10 and 50 s, means of {TABLE_SEEDS} seeds; new/old per seed, then the "
+            "mean (± 95 %). The paper's MT as printed and its new/old."
         )
+        tables.append(_ratio_table(key, n, caption, NEW_OLD, "new/old", rows))
 
     def r(name: str, n: int) -> float:
         return _mean(ratio[(name, n)]) or 0.0
@@ -599,46 +621,12 @@ def _table4(cells: Cells, key: str) -> tuple[list[Table], list[Judged]]:
             res[(name, n)] = (reno, other)
             ratio = _ratio(other, reno)
             p = published[f"n{n}"][name]
-            rows.append(
-                {
-                    "algorithm": name,
-                    "paper_reno": p[0],
-                    "paper_other": p[1],
-                    "paper_ratio": p[1] / p[0],
-                    "reno_kbps": _kbps(_mean(reno)),
-                    "other_kbps": _kbps(_mean(other)),
-                    "ratio": _mean(ratio),
-                    "ratio_half_width": _hw(ratio),
-                }
-            )
-        tables.append(
-            Table(
-                f"{key}-n{n}",
-                f"{_title(key)}, n = {n}",
-                f"Goodput per connection over 50 s, means of {TABLE_SEEDS} seeds; other/Reno per seed, then the mean "
-                "(± 95 %). The paper's MT as printed and its other/Reno.",
-                key,
-                (
-                    Column("algorithm", "algorithm"),
-                    Column("paper_reno", "paper Reno"),
-                    Column("paper_other", "paper other"),
-                    Column("paper_ratio", "paper other/Reno"),
-                    Column("reno_kbps", "ours Reno", "kb/s"),
-                    Column("other_kbps", "ours other", "kb/s"),
-                    Column("ratio", "ours other/Reno"),
-                    Column("ratio_half_width", "±"),
-                ),
-                rows,
-                Plot(
-                    x="algorithm",
-                    y=("ratio",),
-                    paper_y="paper_ratio",
-                    kind="bars",
-                    x_label="algorithm",
-                    y_label="other / Reno",
-                ),
-            )
+            rows.append(_ratio_row(name, RENO_OTHER, (p[0], p[1]), p[1] / p[0], (reno, other), ratio))
+        caption = (
+            f"Goodput per connection over 50 s, means of {TABLE_SEEDS} seeds; other/Reno per seed, then the mean "
+            "(± 95 %). The paper's MT as printed and its other/Reno."
         )
+        tables.append(_ratio_table(key, n, caption, RENO_OTHER, "other/Reno", rows))
     judged = []
     for cid, want in (("interop-reno-robs-avoidance", "less"), ("interop-recovery-beats-reno", "more")):
         c = next(x for x in conclusions("table4") if x["id"] == cid)
