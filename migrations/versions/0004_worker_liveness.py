@@ -1,0 +1,22 @@
+"""worker liveness: run heartbeats
+
+Revision ID: 0004
+Revises: 0003
+Create Date: 2026-11-23 21:45:00.000000
+
+"""
+
+from collections.abc import Sequence
+
+revision: str = "0004"
+down_revision: str | None = "0003"
+branch_labels: str | Sequence[str] | None = None
+depends_on: str | Sequence[str] | None = None
+
+
+def upgrade() -> None:
+    """Upgrade schema."""
+
+
+def downgrade() -> None:
+    """Downgrade schema."""
