@@ -30,6 +30,19 @@ def later(seconds: float = 3600) -> dt.datetime:
     return dt.datetime.now(dt.UTC) + dt.timedelta(seconds=seconds)
 
 
+def broker_holds(settings: Any, run_ids: set[str], count: int, timeout_s: float = 30.0) -> set[str]:
+    """The ids among `run_ids` the broker holds, once there are `count` of them.
+
+    Waited for, never read once: a message can be out of Redis for a moment while a worker
+    holds it. The shared test worker is parked with cancel_consumer, but a BRPOP it had already
+    sent (kombu polls with a 1 s timeout) still pops the next message of the queue, and kombu
+    puts it back (``_reject_inbound_message``) a moment later — on a loaded machine, long
+    enough for a single read to find the message neither queued nor unacknowledged."""
+    return wait_for(
+        lambda: len(held := run_ids & run_ids_in_broker(settings)) == count and held, timeout_s=timeout_s
+    )
+
+
 def test_runs_whose_messages_redis_lost_are_sent_again_and_complete_once(client, test_settings, start_worker, db_session):
     sweep = client.post("/v1/sweeps", json=SWEEP).json()
     run_ids = {r["run_id"] for r in client.get(f"/v1/sweeps/{sweep['id']}/runs").json()}
@@ -37,8 +50,8 @@ def test_runs_whose_messages_redis_lost_are_sent_again_and_complete_once(client,
     # No worker consumes in this test yet. The broker holds the window's worth (one per
     # worker process: one here); the other runs wait in PostgreSQL for their turn.
     window = test_settings.effective_dispatch_window
-    sent = run_ids & run_ids_in_broker(test_settings)
-    assert len(sent) == window == 1
+    assert window == 1
+    sent = broker_holds(test_settings, run_ids, window)
     nothing = reconcile(test_settings, now=later())
     assert (nothing.stale, nothing.resent, nothing.dispatched) == (window, [], [])
 
@@ -82,10 +95,12 @@ def test_every_pass_dispatches_runs_waiting_for_room_nobody_filled(client, test_
     dispatched run is cancelled behind the API's back, and no worker runs): the reconciler's
     pass hands the next run to the broker. (Cancelling through the API fills it at once.)"""
     sweep = client.post("/v1/sweeps", json={**SWEEP, "seed": 32}).json()
-    runs = client.get(f"/v1/sweeps/{sweep['id']}/runs").json()
-    (first,) = [r["run_id"] for r in runs if r["run_id"] in run_ids_in_broker(test_settings)]
+    run_ids = {r["run_id"] for r in client.get(f"/v1/sweeps/{sweep['id']}/runs").json()}
+    (first,) = broker_holds(test_settings, run_ids, 1)
     assert client.post(f"/v1/runs/{first}/cancel").json()["status"] == "cancelled"
-    (second,) = [r["run_id"] for r in runs if r["run_id"] in run_ids_in_broker(test_settings) and r["run_id"] != first]
+    # The cancelled run's message stays in the broker (its task will skip it); the freed slot
+    # went to the next run.
+    (second,) = broker_holds(test_settings, run_ids - {first}, 1)
     assert _waiting(db_session, sweep["id"]) == 2
 
     db_session.execute(update(Run).where(Run.id == second).values(status=RunStatus.cancelled))
@@ -93,7 +108,8 @@ def test_every_pass_dispatches_runs_waiting_for_room_nobody_filled(client, test_
     report = reconcile(test_settings)
     assert len(report.dispatched) == 1 and report.resent == []
     (third,) = report.dispatched
-    assert str(third) in run_ids_in_broker(test_settings) and str(third) not in (first, second)
+    assert str(third) not in (first, second)
+    broker_holds(test_settings, {str(third)}, 1)
     assert _waiting(db_session, sweep["id"]) == 1
     assert reconcile(test_settings).dispatched == []  # the window is full again
 
