@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import gc
 import logging
 import math
 import tomllib
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from typing import Any
 
 import tcpsim
@@ -18,7 +19,7 @@ from sqlalchemy.exc import DataError, DBAPIError, InterfaceError, OperationalErr
 
 from api import dashboard, observability
 from api.auth import current_user
-from api.limits import BodyLimit
+from api.limits import MAX_ERRORS, BodyLimit, bounded_errors, echo
 from api.routers import comparisons, health, models, presets, reproductions, runs, schedules, sweeps, users
 from services.db.session import create_db_engine, create_session_factory
 from services.embedded import effective_database_url, effective_redis_url
@@ -37,6 +38,9 @@ from services.schedules import install_builtin_schedules
 from services.settings import REPO_ROOT, Settings, get_settings
 
 log = logging.getLogger("tcplab.api")
+
+# Python's are (700, 10, 10): a full pass every 100 young ones, once the old grew by a quarter.
+GC_THRESHOLDS = (50_000, 20, 100)
 
 VERSION = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text())["project"]["version"]
 
@@ -65,7 +69,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         install_builtin_schedules(app.state.session_factory)  # the core benchmark, disabled
-        yield
+        with _long_lived_heap():
+            yield
         if engine is not None:
             engine.dispose()
 
@@ -94,24 +99,44 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     return app
 
 
+@contextmanager
+def _long_lived_heap() -> Iterator[None]:
+    """While the app serves: the objects made at start-up (modules, schemas, routes) kept out
+    of the garbage collector's full passes, and those passes rarer. A request of megabytes
+    makes a million objects; each full pass over them and the start-up heap holds the GIL, and
+    so the event loop, for up to 300 ms (issue 11, finding 6). Parsed JSON and models hold no
+    reference cycles, so collecting less often costs little memory."""
+    thresholds = gc.get_threshold()
+    gc.freeze()
+    gc.set_threshold(*GC_THRESHOLDS)
+    try:
+        yield
+    finally:
+        gc.set_threshold(*thresholds)
+        gc.unfreeze()
+
+
 def _add_exception_handlers(app: FastAPI) -> None:
     @app.exception_handler(ScenarioInvalid)
     async def scenario_invalid(request: Request, exc: ScenarioInvalid) -> JSONResponse:
-        # Every problem the schema or the core found, each with its JSON path.
+        # Every problem the schema or the core found (the first MAX_ERRORS), each with its JSON path.
+        errors, omitted = exc.errors[:MAX_ERRORS], max(0, len(exc.errors) - MAX_ERRORS)
         detail = [
-            {"loc": json_path_parts(e.path), "msg": e.reason, "type": f"{e.source}.{e.kind}", "path": e.path}
-            for e in exc.errors
+            {"loc": json_path_parts(e.path), "msg": echo(e.reason), "type": f"{e.source}.{e.kind}", "path": e.path}
+            for e in errors
         ]
-        return JSONResponse({"detail": detail}, status_code=422)
+        return _invalid(detail, omitted)
 
     @app.exception_handler(RequestValidationError)
     async def request_invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
-        # FastAPI's own 422, plus the JSON path inside the body (`$.scenario.flows[0].rtt_ms`).
+        # FastAPI's own 422, plus the JSON path inside the body (`$.scenario.flows[0].rtt_ms`);
+        # bounded: a huge input is never echoed whole.
+        errors, omitted = bounded_errors(list(exc.errors()))
         detail = [
             {**e, "path": json_path(e["loc"][1:])} if tuple(e.get("loc", ()))[:1] == ("body",) else e
-            for e in _finite(jsonable_encoder(exc.errors()))
+            for e in _finite(jsonable_encoder(errors))
         ]
-        return JSONResponse({"detail": detail}, status_code=422)
+        return _invalid(detail, omitted)
 
     @app.exception_handler(NotFoundError)
     async def not_found(request: Request, exc: NotFoundError) -> JSONResponse:
@@ -174,6 +199,14 @@ def _finite(value: Any) -> Any:
     if isinstance(value, list | tuple):
         return [_finite(v) for v in value]
     return value
+
+
+def _invalid(detail: list[Any], omitted: int) -> JSONResponse:
+    """422 with `detail`, and how many more errors there were beyond it (`omitted_errors`)."""
+    body: dict[str, Any] = {"detail": detail}
+    if omitted:
+        body["omitted_errors"] = omitted
+    return JSONResponse(body, status_code=422)
 
 
 def _unprocessable(path: str, reason: str, kind: str) -> JSONResponse:

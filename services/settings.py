@@ -87,6 +87,18 @@ class Settings(BaseSettings):
     max_body_bytes: int = Field(
         10_000_000, ge=1024, description="the largest request body the API reads (413 beyond)"
     )
+    # Each resource's own, smaller limit (never above max_body_bytes): api/limits.py.
+    max_model_body_bytes: int = Field(
+        4_000_000, ge=1024, description="the largest body of a model query (/v1/models; 413 beyond)"
+    )
+    max_scenario_body_bytes: int = Field(
+        5_000_000, ge=1024, description="the largest body of a run submission (/v1/runs; 413 beyond)"
+    )
+    max_sweep_body_bytes: int = Field(
+        5_000_000,
+        ge=1024,
+        description="the largest body of a sweep or schedule (/v1/sweeps, /v1/schedules; 413 beyond)",
+    )
     reconcile_interval_s: float = Field(
         60.0,
         gt=0,

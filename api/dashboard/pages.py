@@ -37,6 +37,7 @@ from pydantic import BaseModel, Field
 
 from api.auth import TOKEN_COOKIE, token_of
 from api.deps import SessionDep, SettingsDep
+from api.limits import JsonBodyRoute
 from services import runs, schedules, sweeps, users
 from services.errors import NotAuthenticatedError, NotFoundError
 from services.reproductions import UnknownPaper, get_paper
@@ -46,7 +47,7 @@ HERE = Path(__file__).parent
 STATIC_DIR = HERE / "static"
 PLOTLY_JS = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
 
-router = APIRouter(include_in_schema=False)
+router = APIRouter(include_in_schema=False, route_class=JsonBodyRoute)
 templates = Jinja2Templates(directory=HERE / "templates")
 
 # Per-flow metrics a sweep or a comparison can plot (the numeric columns of a flow's result).

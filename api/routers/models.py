@@ -20,6 +20,7 @@ from fastapi import APIRouter, Body, HTTPException
 from fastapi.exceptions import RequestValidationError
 from pydantic import BaseModel
 
+from api.limits import ModelBodyRoute
 from api.schemas.models import (
     MAX_POINTS,
     CrossoverRequest,
@@ -36,7 +37,7 @@ from services.models import MODELS, ModelDomainError, UnknownModelError, crossov
 from services.models.common import ModelWarning
 from services.models.newreno import REGION_LABELS, REGION_MEANING
 
-router = APIRouter(prefix="/v1/models", tags=["models"])
+router = APIRouter(prefix="/v1/models", tags=["models"], route_class=ModelBodyRoute)
 
 
 # ---- helpers ---------------------------------------------------------------------------------

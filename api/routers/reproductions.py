@@ -12,6 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from api.auth import CurrentUser, Submitter
 from api.deps import SessionDep, SettingsDep
+from api.limits import JsonBodyRoute
 from api.tabular import FORMAT_QUERY, TableFormat, table_response
 from services.db.session import run_after_commit
 from services.errors import NotFoundError
@@ -19,7 +20,7 @@ from services.reproductions import PAPERS, VERDICTS, Paper
 from services.reproductions import service as reproductions
 from worker.tasks import enqueue
 
-router = APIRouter(prefix="/v1/reproductions", tags=["reproductions"])
+router = APIRouter(prefix="/v1/reproductions", tags=["reproductions"], route_class=JsonBodyRoute)
 
 CONCLUSION_COLUMNS = ("id", "experiment", "conclusion", "where", "verdict", "ours", "reason")
 

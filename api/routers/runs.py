@@ -10,13 +10,14 @@ from fastapi import APIRouter, Query, Response, status
 
 from api.auth import CurrentUser, Submitter
 from api.deps import SessionDep, SettingsDep
+from api.limits import ScenarioBodyRoute
 from api.schemas.runs import RunList, RunOut, RunSharing, RunSubmission
 from services import runs
 from services.db.models import RunStatus
 from services.db.session import run_after_commit
 from worker.tasks import enqueue
 
-router = APIRouter(prefix="/v1/runs", tags=["runs"])
+router = APIRouter(prefix="/v1/runs", tags=["runs"], route_class=ScenarioBodyRoute)
 
 
 @router.post("", status_code=status.HTTP_201_CREATED, response_model=RunOut)

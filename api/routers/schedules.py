@@ -10,6 +10,7 @@ from fastapi import APIRouter, Query, Response, status
 
 from api.auth import CurrentUser, Submitter
 from api.deps import SessionDep, SettingsDep
+from api.limits import SweepBodyRoute
 from api.schemas.schedules import ScheduleList, ScheduleOut
 from api.schemas.sweeps import SweepList, SweepOut
 from api.tabular import FORMAT_QUERY, TableFormat, table_response
@@ -21,7 +22,7 @@ from services.schedules import BASELINE_FIRINGS, HISTORY_METRICS, MEASURED_METRI
 from services.stats import DEFAULT_CONFIDENCE
 from worker.tasks import enqueue
 
-router = APIRouter(prefix="/v1/schedules", tags=["schedules"])
+router = APIRouter(prefix="/v1/schedules", tags=["schedules"], route_class=SweepBodyRoute)
 
 
 def _out(session: SessionDep, schedule: Schedule) -> ScheduleOut:

@@ -10,6 +10,7 @@ from fastapi import APIRouter, Query, Response, status
 
 from api.auth import CurrentUser, Submitter
 from api.deps import SessionDep, SettingsDep
+from api.limits import SweepBodyRoute
 from api.schemas.runs import RunSharing
 from api.schemas.sweeps import PointList, PointOut, SweepList, SweepOut, SweepRunOut
 from api.tabular import FORMAT_QUERY, TableFormat, table_response
@@ -21,7 +22,7 @@ from services.stats import DEFAULT_CONFIDENCE
 from services.sweeps import NUMERIC_METRICS, Created, SweepExtension, SweepSpec
 from worker.tasks import enqueue
 
-router = APIRouter(prefix="/v1/sweeps", tags=["sweeps"])
+router = APIRouter(prefix="/v1/sweeps", tags=["sweeps"], route_class=SweepBodyRoute)
 
 
 def _out(session: SessionDep, sweep: Sweep, created: Created | None = None) -> SweepOut:

@@ -10,6 +10,7 @@ from fastapi import APIRouter, status
 
 from api.auth import CurrentUser
 from api.deps import SessionDep
+from api.limits import JsonBodyRoute
 from api.schemas.users import (
     MeOut,
     NewTokenOut,
@@ -23,7 +24,7 @@ from api.schemas.users import (
 )
 from services import users
 
-router = APIRouter(prefix="/v1", tags=["users"])
+router = APIRouter(prefix="/v1", tags=["users"], route_class=JsonBodyRoute)
 
 
 @router.get("/me", response_model=MeOut)
