@@ -30,11 +30,16 @@ def _out(session: SessionDep, schedule: Schedule) -> ScheduleOut:
 
 
 @router.post("", status_code=status.HTTP_201_CREATED, response_model=ScheduleOut)
-def create_schedule(body: ScheduleSpec, viewer: CurrentUser, session: SessionDep, response: Response) -> Any:
+def create_schedule(
+    body: ScheduleSpec, viewer: CurrentUser, session: SessionDep, settings: SettingsDep, response: Response
+) -> Any:
     """Stores the caller's schedule: a sweep template (the body of POST /v1/sweeps, every
     point built and validated now: a refusal is a 422 under `$.template`) and a five-field
-    cron line in UTC (`$.cron`). Enabled, it first fires at the cron's next time."""
-    schedule = schedules.create(session, body, owner=viewer)
+    cron line in UTC (`$.cron`). Enabled, it first fires at the cron's next time. A firing
+    needs room for every run of its template, so a template with more runs than the caller's
+    quota of queued runs (or the per-sweep cap, or the server's limit) is a 422 at
+    `$.template.axes`: it could never fire."""
+    schedule = schedules.create(session, body, owner=viewer, max_queued=settings.max_queued_runs)
     response.headers["Location"] = f"/v1/schedules/{schedule.id}"
     return _out(session, schedule)
 
@@ -67,7 +72,8 @@ def update_schedule(
 ) -> Any:
     """Changes `name`, `cron`, `template`, `enabled` or `shared` (owner or admin). A new cron
     line or enabling sets the next firing from now; disabling clears it. The beat tick reads
-    the change at its next pass: nothing restarts."""
+    the change at its next pass: nothing restarts. A template that could never fire is a 422,
+    as at create (and enabling one that has outgrown its owner's quota, at `$.enabled`)."""
     return _out(session, schedules.update(session, schedule_id, body, viewer, settings))
 
 

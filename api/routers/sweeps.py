@@ -87,7 +87,8 @@ def share_sweep(sweep_id: uuid.UUID, body: RunSharing, viewer: CurrentUser, sess
 
 @router.get("/{sweep_id}/points", response_model=PointList)
 def list_points(sweep_id: uuid.UUID, viewer: CurrentUser, session: SessionDep) -> Any:
-    """Every grid point: its axis values, its flow groups and its runs' progress."""
+    """Every grid point: its axis values, its flow groups, its runs' progress and, with a
+    stopping rule, why the rule stopped there (`stop_reason`)."""
     return PointList(items=[PointOut.of(p, pr) for p, pr in sweeps.points_with_progress(session, sweep_id, viewer)])
 
 
@@ -108,8 +109,9 @@ def summary(
 ) -> Response:
     """Per grid point, flow group and metric over the succeeded replications: count, mean,
     sample standard deviation and the 95 % Student-t confidence interval (`ci_low`,
-    `ci_high`, `half_width`); the axis values are columns named by their paths. JSON, CSV or
-    Parquet (`format`)."""
+    `ci_high`, `half_width`); the axis values are columns named by their paths. With a
+    stopping rule, `stop_reason` says why it stopped at the point (null: not stopped), e.g.
+    "target met" or "capped: quota". JSON, CSV or Parquet (`format`)."""
     metrics = metric or list(NUMERIC_METRICS)
     for i, name in enumerate(metrics):
         if name not in NUMERIC_METRICS:
@@ -118,6 +120,10 @@ def summary(
             )
     sweep = sweeps.get_sweep(session, sweep_id, viewer)
     rows = sweeps.summary_rows(sweeps.observations(session, sweep_id), metrics=metrics, flow=flow)
+    reasons = sweeps.stop_reasons(session, sweep)
+    if reasons is not None:
+        for row in rows:
+            row["stop_reason"] = reasons.get(row["point"])
     axes = [{"path": a["path"], "values": a["values"]} for a in sweep.spec["axes"]]
     body = {"sweep_id": str(sweep_id), "preset": sweep.preset, "axes": axes, "confidence": DEFAULT_CONFIDENCE}
     first = ["point", *(a["path"] for a in axes), "flow", "variant", "metric"]

@@ -9,7 +9,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from services.db.models import Run, RunStatus, Sweep, SweepPoint
+from services.db.models import Run, RunStatus, StopReason, Sweep, SweepPoint
 from services.sweeps import Created, Progress, status_of
 
 
@@ -94,10 +94,22 @@ class PointOut(BaseModel):
     values: dict[str, Any]
     flow_groups: list[dict[str, Any]]
     progress: Progress = Field(description="the runs by status")
+    stop_reason: str | None = Field(
+        default=None,
+        description="why the stopping rule stopped adding replications here: "
+        + ", ".join(f'"{r.value}"' for r in StopReason)
+        + " (a capped point resumes when the sweep is extended); null while it may still grow, or without a rule",
+    )
 
     @classmethod
     def of(cls, point: SweepPoint, progress: Progress) -> PointOut:
-        return cls(point=point.index, values=point.values, flow_groups=point.flow_groups, progress=progress)
+        return cls(
+            point=point.index,
+            values=point.values,
+            flow_groups=point.flow_groups,
+            progress=progress,
+            stop_reason=point.stop_reason,
+        )
 
 
 class PointList(BaseModel):

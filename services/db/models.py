@@ -318,6 +318,22 @@ class Sweep(Base):
     )
 
 
+class StopReason(enum.StrEnum):
+    """Why a sweep's stopping rule stopped adding replications at a point (docs/sweeps.md).
+    A capped point resumes when its sweep is extended."""
+
+    target_met = "target met"
+    max_replications = "max_replications reached, target not met"
+    no_values = "no values to estimate"
+    capped_quota = "capped: quota"
+    capped_sweep = "capped: sweep cap"
+    capped_server = "capped: server queue"
+
+    @property
+    def capped(self) -> bool:
+        return self.value.startswith("capped:")
+
+
 class SweepPoint(Base):
     """One grid point: the axis values, and the layout of the scenario's flow groups there
     (names, counts, variants), so per-flow results map back to the groups a researcher wrote."""
@@ -330,10 +346,19 @@ class SweepPoint(Base):
     flow_groups: Mapped[list[dict[str, Any]]] = mapped_column(
         comment="[{name, count, variant, type}] in the scenario's order"
     )
+    stop_reason: Mapped[str | None] = mapped_column(
+        Text, comment="why the stopping rule stopped here (StopReason); null while it may grow, or without a rule"
+    )
 
     sweep: Mapped[Sweep] = relationship(back_populates="points")
 
-    __table_args__ = (CheckConstraint('"index" >= 0', name="index_not_negative"),)
+    __table_args__ = (
+        CheckConstraint('"index" >= 0', name="index_not_negative"),
+        CheckConstraint(
+            "stop_reason IS NULL OR stop_reason IN (" + ", ".join(f"'{r.value}'" for r in StopReason) + ")",
+            name="stop_reason_known",
+        ),
+    )
 
 
 class User(Base):

@@ -7,7 +7,7 @@ import uuid
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import ColumnElement, any_, func, literal, select
+from sqlalchemy import ColumnElement, any_, func, literal, select, text
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.orm import Session
 
@@ -120,6 +120,19 @@ def unfinished_among(session: Session, run_ids: Sequence[uuid.UUID]) -> list[uui
         session.execute(
             select(Run.id).where(Run.id.in_(run_ids), Run.status.in_([RunStatus.queued, RunStatus.running]))
         ).scalars()
+    )
+
+
+# pg_advisory_xact_lock's first key for admissions (services/admission.py): the bytes "tcla".
+ADMISSION_LOCK = 0x74636C61
+
+
+def lock_admissions(session: Session, owner_id: uuid.UUID | None) -> None:
+    """Serialises one owner's admissions (runs from before users: one owner) until the
+    transaction ends."""
+    session.execute(
+        text("SELECT pg_advisory_xact_lock(:kind, hashtext(:owner))"),
+        {"kind": ADMISSION_LOCK, "owner": str(owner_id)},
     )
 
 

@@ -11,8 +11,9 @@ from typing import Any
 import tcpsim
 from sqlalchemy.orm import Session
 
+from services import admission
 from services.db.models import FLOW_METRICS, Run, RunStatus
-from services.errors import ConflictError, InvalidInputError, NotFoundError, QuotaExceededError
+from services.errors import ConflictError, InvalidInputError, NotFoundError
 from services.presets import UnknownPreset, build_scenario
 from services.runs import repository as repo
 from services.scenarios import key_of_canonical, validate_scenario
@@ -55,10 +56,9 @@ def submit(
     check_scenario_size(canonical, owner, path="$.scenario.flows" if preset is None else "$.overrides")
     run = new_run(canonical, preset=preset, owner_id=owner.id, shared=shared)
     answer_from_cache(run, repo.result_id_by_key(session, run.cache_key))
+    admission.check(session, owner, queued=int(run.result_id is None), max_queued=max_queued)
     session.add(run)
     session.flush()
-    if run.result_id is None:
-        check_queue_room(session, max_queued, owner)
     return run, run.result_id is not None
 
 
@@ -72,26 +72,6 @@ def check_scenario_size(canonical: Mapping[str, Any], owner: Identity, *, path: 
             path=path,
             kind="quota.max_flows",
         )
-
-
-def check_queue_room(session: Session, max_queued: int | None, owner: Identity | None = None) -> None:
-    """After the new runs are flushed: refuse (QuotaExceededError, the request rolls back) when
-    more than `max_queued` runs now wait on the server, or more than the owner's quota of
-    theirs. A cached run adds nothing to the queue."""
-    if max_queued is not None:
-        queued = repo.queued_count(session)
-        if queued > max_queued:
-            raise QuotaExceededError(
-                f"the queue is full: {queued} runs would wait, this server takes at most {max_queued} "
-                "(TCPLAB_MAX_QUEUED_RUNS); try again once some have run",
-            )
-    if owner is not None:
-        mine = repo.queued_count(session, owner_id=owner.id)
-        if mine > owner.quotas.max_queued_runs:
-            raise QuotaExceededError(
-                f"{owner.name} would have {mine} runs queued, more than their quota of "
-                f"{owner.quotas.max_queued_runs}; try again once some have run",
-            )
 
 
 def new_run(canonical: dict[str, Any], *, preset: str | None, **fields: Any) -> Run:

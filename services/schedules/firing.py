@@ -78,10 +78,16 @@ def fire_into(
 ) -> tuple[Sweep, Created]:
     """Creates the sweep of one firing, as `owner`, linked to the schedule, inside a
     savepoint (a refusal leaves the caller's transaction usable). Raises what
-    `sweeps.create` raises, and IntegrityError when this firing's sweep exists already."""
+    `sweeps.create` raises, and IntegrityError when this firing's sweep exists already.
+
+    A firing must have room in the queues for every run of its template, stored results or
+    not: what counting alone decides, before anything is built, so a firing bound to fail
+    (a template past its owner's quota, a full queue) is refused in milliseconds."""
     spec = _sweep_spec(schedule, fired_for)
     with session.begin_nested():
-        sweep, created = sweeps.create(session, spec, owner=owner, max_queued=settings.max_queued_runs)
+        sweep, created = sweeps.create(
+            session, spec, owner=owner, max_queued=settings.max_queued_runs, room_for_every_run=True
+        )
         sweep.schedule_id = schedule.id
         sweep.fired_for = fired_for
         session.flush()

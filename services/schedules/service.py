@@ -11,6 +11,7 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
+from services import admission
 from services.db.models import Schedule, Sweep
 from services.errors import ConflictError, InvalidInputError, NotFoundError
 from services.runs.service import check_scenario_size
@@ -22,7 +23,6 @@ from services.schedules.spec import ScheduleSpec, ScheduleUpdate, next_fire, sto
 from services.settings import Settings
 from services.sweeps import Created, SweepSpec, grid_points, plan_point
 from services.sweeps.grid import axis_values
-from services.sweeps.spec import MAX_RUNS
 from services.users import Identity, check_modifiable, identity_of, visible_to
 from services.users.access import can_see
 
@@ -31,24 +31,37 @@ def _now() -> dt.datetime:
     return dt.datetime.now(dt.UTC)
 
 
-def check_template(template: SweepSpec, owner: Identity) -> None:
-    """Builds every point of the template as a firing would (`plan_point`), so a template
-    that cannot fire is refused now, with its path under `$.template`, not at 3 a.m."""
+def check_template(template: SweepSpec, owner: Identity, max_queued: int | None = None) -> None:
+    """Refuses now, with its path under `$.template`, a template that can never fire rather
+    than at 3 a.m.: first what counting tells (a firing needs room for every one of its runs,
+    `check_fits`), then every point built as a firing would (`plan_point`)."""
     try:
         values = grid_points(axis_values(template), template.combine)
-        runs = len(values) * template.replications
-        if runs > MAX_RUNS:
-            raise InvalidInputError(
-                f"each firing would create {runs} runs; at most {MAX_RUNS} (fewer axis values or replications)",
-                path="$.axes",
-                kind="too_many_runs",
-            )
+        check_fits(len(values) * template.replications, owner, max_queued)
         for v in values:
             check_scenario_size(plan_point(template, v).canonical, owner, path="$.axes")
     except InvalidInputError as e:
         raise InvalidInputError(e.reason, path="$.template" + e.path.removeprefix("$"), kind=e.kind) from None
     except ScenarioInvalid as e:
         raise ScenarioInvalid([_under_template(err, template) for err in e.errors]) from None
+
+
+def check_fits(runs: int, owner: Identity, max_queued: int | None) -> None:
+    """InvalidInputError (422, `$.axes`) when a firing of `runs` runs could not be admitted
+    even with nothing else queued: past the per-sweep cap, the owner's quota of queued runs or
+    the server's (a firing must have room for all of them: services/schedules/firing.py)."""
+    admission.check_sweep_size(runs, what="each firing")
+    limits = [(owner.quotas.max_queued_runs, f"{owner.name}'s quota of {owner.quotas.max_queued_runs} queued runs")]
+    if max_queued is not None:
+        limits.append((max_queued, f"the server's limit of {max_queued} queued runs (TCPLAB_MAX_QUEUED_RUNS)"))
+    for limit, what in limits:
+        if runs > limit:
+            raise InvalidInputError(
+                f"each firing needs room for {runs} queued runs, more than {what}: it could never fire "
+                "(fewer axis values or replications, or ask an admin to raise max_queued_runs)",
+                path="$.axes",
+                kind="too_many_runs",
+            )
 
 
 def _under_template(error: Any, template: SweepSpec) -> Any:
@@ -64,9 +77,17 @@ def _under_template(error: Any, template: SweepSpec) -> Any:
     )
 
 
-def create(session: Session, spec: ScheduleSpec, *, owner: Identity, now: dt.datetime | None = None) -> Schedule:
-    """Stores `owner`'s schedule; its first firing is the cron's next time after `now`."""
-    check_template(spec.template, owner)
+def create(
+    session: Session,
+    spec: ScheduleSpec,
+    *,
+    owner: Identity,
+    max_queued: int | None = None,
+    now: dt.datetime | None = None,
+) -> Schedule:
+    """Stores `owner`'s schedule; its first firing is the cron's next time after `now`.
+    `max_queued`: the server's TCPLAB_MAX_QUEUED_RUNS, which a firing must fit in too."""
+    check_template(spec.template, owner, max_queued)
     now = now or _now()
     schedule = Schedule(
         name=spec.name,
@@ -122,14 +143,18 @@ def update(
     now: dt.datetime | None = None,
 ) -> Schedule:
     """Owner or admin. A new cron line or enabling computes the next firing from `now`;
-    disabling clears it. Read at the next beat tick: no restart."""
+    disabling clears it. Read at the next beat tick: no restart. A template, or enabling a
+    schedule whose template has grown past its owner's limits since, is checked as at create."""
     schedule = get_schedule(session, schedule_id, viewer, for_update=True)
     check_modifiable(schedule, viewer, "schedule", "change")
     now = now or _now()
     given = changes.changes()
+    owner = _owner_identity(schedule, viewer, settings)
     if "template" in given:
-        check_template(given["template"], _owner_identity(schedule, viewer, settings))
+        check_template(given["template"], owner, settings.max_queued_runs)
         schedule.template = stored_template(given["template"])
+    elif given.get("enabled"):
+        _check_stored_fits(schedule, owner, settings.max_queued_runs)
     if "name" in given:
         schedule.name = given["name"]
     if "shared" in given and given["shared"] != schedule.shared:
@@ -145,6 +170,19 @@ def update(
     schedule.updated_at = now
     session.flush()
     return schedule
+
+
+def _check_stored_fits(schedule: Schedule, owner: Identity, max_queued: int | None) -> None:
+    """`check_fits` on the stored template (one that no longer validates is the firing's to
+    report, as before)."""
+    try:
+        template = SweepSpec.model_validate(schedule.template)
+    except ValueError:
+        return
+    try:
+        check_fits(len(grid_points(axis_values(template), template.combine)) * template.replications, owner, max_queued)
+    except InvalidInputError as e:
+        raise InvalidInputError(e.reason, path="$.enabled", kind=e.kind) from None
 
 
 def _owner_identity(schedule: Schedule, viewer: Identity, settings: Settings) -> Identity:
@@ -209,6 +247,7 @@ def history(
 
 
 __all__ = [
+    "check_fits",
     "check_template",
     "create",
     "delete",

@@ -24,6 +24,7 @@ from services.sweeps.service import (
     runs_of,
     set_shared,
     status_of,
+    stop_reasons,
 )
 from services.sweeps.spec import NUMERIC_METRICS, Axis, AxisRange, StoppingRule, SweepExtension, SweepSpec
 
@@ -55,5 +56,6 @@ __all__ = [
     "runs_of",
     "set_shared",
     "status_of",
+    "stop_reasons",
     "summary_rows",
 ]

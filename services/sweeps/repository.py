@@ -87,6 +87,17 @@ def runs_of(session: Session, sweep_id: uuid.UUID, point: int | None = None) -> 
     ).scalars().all()
 
 
+def run_count(session: Session, sweep_id: uuid.UUID) -> int:
+    """Every run the sweep has, whatever its status (the per-sweep cap counts them all)."""
+    return session.execute(select(func.count()).select_from(Run).where(Run.sweep_id == sweep_id)).scalar_one()
+
+
+def stop_reasons(session: Session, sweep_id: uuid.UUID) -> dict[int, str | None]:
+    """point -> why the stopping rule stopped there (None: it did not)."""
+    rows = session.execute(select(SweepPoint.index, SweepPoint.stop_reason).where(SweepPoint.sweep_id == sweep_id))
+    return dict(rows.all())
+
+
 def replications_at(session: Session, sweep_id: uuid.UUID) -> dict[int, set[int]]:
     """point -> the replications it has runs for."""
     rows = session.execute(select(Run.sweep_point, Run.replication).where(Run.sweep_id == sweep_id)).all()

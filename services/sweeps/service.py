@@ -4,6 +4,7 @@ commit: the API request or the worker task does, then enqueues the ids returned 
 from __future__ import annotations
 
 import datetime as dt
+import logging
 import math
 import uuid
 from collections.abc import Iterable, Sequence
@@ -12,10 +13,12 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
-from services.db.models import Run, RunStatus, Sweep, SweepPoint
+from services import admission
+from services.db.models import Run, RunStatus, StopReason, Sweep, SweepPoint
 from services.errors import InvalidInputError, NotFoundError
 from services.runs import repository as runs_repo
-from services.runs.service import answer_from_cache, check_queue_room, check_scenario_size, new_run
+from services.runs.service import answer_from_cache, check_scenario_size, new_run
+from services.settings import get_settings
 from services.stats import summarize, t_quantile
 from services.sweeps import repository as repo
 from services.sweeps.grid import (
@@ -26,9 +29,11 @@ from services.sweeps.grid import (
     with_seed,
 )
 from services.sweeps.observations import observations
-from services.sweeps.spec import MAX_RUNS, StoppingRule, SweepExtension, SweepSpec, point_key, value_key
-from services.users import Identity, check_modifiable, visible_to
+from services.sweeps.spec import StoppingRule, SweepExtension, SweepSpec, point_key, value_key
+from services.users import Identity, check_modifiable, identity_of, visible_to
 from services.users.access import can_see
+
+log = logging.getLogger("tcplab.sweeps")
 
 
 @dataclass
@@ -88,12 +93,27 @@ def _now() -> dt.datetime:
 
 
 def create(
-    session: Session, spec: SweepSpec, *, owner: Identity, max_queued: int | None = None
+    session: Session,
+    spec: SweepSpec,
+    *,
+    owner: Identity,
+    max_queued: int | None = None,
+    room_for_every_run: bool = False,
 ) -> tuple[Sweep, Created]:
     """Validates every point, stores `owner`'s sweep, its points and its runs (cached ones
-    already succeeded). Raises `ScenarioInvalid` naming the point, or `InvalidInputError`."""
+    already succeeded). Raises `ScenarioInvalid` naming the point, `InvalidInputError` (the
+    per-sweep cap: 422) or `QuotaExceededError` (a queue's limit: 429).
+
+    Admission (services/admission.py) comes before the costly part wherever it can: the grid's
+    size against the per-sweep cap, and, when every run will be queued (`reuse_results` false,
+    or `room_for_every_run`: a schedule's firing, refused without building anything), the
+    queues; otherwise the queues are checked on the runs no stored result answers, once they
+    are known and before any is stored."""
     values = grid_points(axis_values(spec), spec.combine)
-    _check_size(len(values) * spec.replications)
+    runs = len(values) * spec.replications
+    admission.check_sweep_size(runs)
+    if room_for_every_run or not spec.reuse_results:
+        admission.check(session, owner, queued=runs, max_queued=max_queued)
     planned = [plan_point(spec, v) for v in values]
     for p in planned:
         check_scenario_size(p.canonical, owner, path="$.axes")
@@ -103,10 +123,10 @@ def create(
     session.add_all(
         SweepPoint(sweep_id=sweep.id, index=i, values=p.values, flow_groups=p.flow_groups) for i, p in enumerate(planned)
     )
-    created = _add_runs(session, sweep, [(i, p.canonical, range(spec.replications)) for i, p in enumerate(planned)])
-    _grow_cached_points(session, sweep, spec, created, range(len(planned)))
-    if created.to_enqueue:
-        check_queue_room(session, max_queued, owner)
+    created = _admit_and_store(
+        session, sweep, [(i, p.canonical, range(spec.replications)) for i, p in enumerate(planned)], owner, max_queued
+    )
+    _apply_rule(session, sweep, spec, range(len(planned)) if created.cached else (), owner, max_queued, created)
     return sweep, created
 
 
@@ -119,10 +139,12 @@ def extend(
     max_queued: int | None = None,
 ) -> tuple[Sweep, Created]:
     """Adds replications (a new total per point) and/or axis values; only (point,
-    replication) pairs that have no run yet become runs. A cancelled sweep is reopened.
-    Owner or admin only; the new runs are the sweep owner's."""
+    replication) pairs that have no run yet become runs. A cancelled sweep is reopened, and
+    the stopping rule resumes at the points a limit capped. Owner or admin only; the new runs
+    are the sweep owner's, within the owner's quota."""
     sweep = get_sweep(session, sweep_id, viewer, for_update=True)
     check_modifiable(sweep, viewer, "sweep", "extend")
+    owner = _owner(sweep, viewer)
     spec = SweepSpec.model_validate(sweep.spec)
     replications = extension.replications or spec.replications
     if replications < spec.replications:
@@ -137,7 +159,10 @@ def extend(
     all_values = grid_points(axis_values(spec), spec.combine)
     new_points = [v for v in all_values if point_key(v) not in existing]
     missing = sum(len(set(range(replications)) - have.get(p.index, set())) for p in existing.values())
-    _check_size(sum(len(r) for r in have.values()) + missing + len(new_points) * replications)
+    added = missing + len(new_points) * replications
+    admission.check_sweep_size(sum(len(r) for r in have.values()) + added)
+    if not spec.reuse_results:
+        admission.check(session, owner, queued=added, max_queued=max_queued)
     planned_new = [plan_point(spec, v) for v in new_points]
     for p in planned_new:
         check_scenario_size(p.canonical, viewer, path="$.axes")
@@ -149,28 +174,46 @@ def extend(
             scenario = repo.scenario_of_point(session, sweep.id, point.index)
             assert scenario is not None, "a sweep point without runs"
             batches.append((point.index, scenario, todo))
+            point.stop_reason = None  # the rule looks again once these have run
     next_index = max((p.index for p in existing.values()), default=-1) + 1
     for offset, planned in enumerate(planned_new):
         index = next_index + offset
         session.add(SweepPoint(sweep_id=sweep.id, index=index, values=planned.values, flow_groups=planned.flow_groups))
         batches.append((index, planned.canonical, range(replications)))
     session.flush()
-    created = _add_runs(session, sweep, batches)
+    created = _admit_and_store(session, sweep, batches, owner, max_queued)
     sweep.spec = _stored_spec(spec)
     sweep.cancelled_at = None
-    _grow_cached_points(session, sweep, spec, created, [index for index, _, _ in batches])
-    if created.to_enqueue:
-        check_queue_room(session, max_queued, viewer)
+    again = {index for index, _, _ in batches} if created.cached else set()
+    again |= {p.index for p in existing.values() if p.stop_reason is not None and StopReason(p.stop_reason).capped}
+    _apply_rule(session, sweep, spec, sorted(again), owner, max_queued, created)
     return sweep, created
 
 
-def _grow_cached_points(session: Session, sweep: Sweep, spec: SweepSpec, created: Created, points: Iterable[int]) -> None:
-    """A point whose runs were all answered from the cache finishes with no worker to apply
-    the stopping rule: apply it here, so a sweep submitted again grows as the first did."""
-    if spec.stopping is None or created.cached == 0:
+def _owner(sweep: Sweep, viewer: Identity | None) -> Identity | None:
+    """Whose quota the sweep's new runs count against: its owner's (an admin extending
+    another's sweep adds runs of the owner); nobody's for a sweep from before users."""
+    if viewer is not None and viewer.owns(sweep.owner_id):
+        return viewer
+    return identity_of(sweep.owner, get_settings()) if sweep.owner is not None else None
+
+
+def _apply_rule(
+    session: Session,
+    sweep: Sweep,
+    spec: SweepSpec,
+    points: Iterable[int],
+    owner: Identity | None,
+    max_queued: int | None,
+    created: Created,
+) -> None:
+    """The stopping rule on `points` now, where no worker will apply it: a point whose runs
+    were all answered from the cache (so a sweep submitted again grows as the first did), and
+    a capped point an extension resumes. What it adds goes into `created`."""
+    if spec.stopping is None:
         return
     for index in points:
-        created.add(_grow_point(session, sweep, spec.stopping, index))
+        created.add(_grow_point(session, sweep, spec.stopping, index, owner=owner, max_queued=max_queued))
 
 
 def _stored_spec(spec: SweepSpec) -> dict[str, Any]:
@@ -202,18 +245,23 @@ def _with_more_values(spec: SweepSpec, extension: SweepExtension, replications: 
     return SweepSpec.model_validate(data)
 
 
-def _check_size(runs: int) -> None:
-    if runs > MAX_RUNS:
-        raise InvalidInputError(
-            f"the sweep would have {runs} runs; at most {MAX_RUNS} (fewer axis values or replications)",
-            path="$.axes",
-            kind="too_many_runs",
-        )
+Batches = Sequence[tuple[int, dict[str, Any], Iterable[int]]]
+"""(point index, canonical scenario, replications) per point."""
 
 
-def _add_runs(session: Session, sweep: Sweep, batches: Sequence[tuple[int, dict[str, Any], Iterable[int]]]) -> Created:
-    """One run per (point, replication) of `batches` (point index, canonical scenario,
-    replications), answered from the cache where possible, in one lookup."""
+def _admit_and_store(
+    session: Session, sweep: Sweep, batches: Batches, owner: Identity | None, max_queued: int | None
+) -> Created:
+    """The runs of `batches`, answered from stored results where possible, refused whole
+    (QuotaExceededError) unless the queues have room for the others; then stored."""
+    runs = _new_runs(session, sweep, batches)
+    admission.check(session, owner, queued=sum(r.result_id is None for r in runs), max_queued=max_queued)
+    return _store(session, runs)
+
+
+def _new_runs(session: Session, sweep: Sweep, batches: Batches) -> list[Run]:
+    """One run per (point, replication) of `batches`, answered from the cache where possible
+    (in one lookup); not stored yet."""
     runs: list[Run] = []
     for point, canonical, replications in batches:
         for r in replications:
@@ -234,6 +282,10 @@ def _add_runs(session: Session, sweep: Sweep, batches: Sequence[tuple[int, dict[
     cached = runs_repo.result_ids_by_keys(session, [r.cache_key for r in runs]) if reuse else {}
     for run in runs:
         answer_from_cache(run, cached.get(run.cache_key))
+    return runs
+
+
+def _store(session: Session, runs: Sequence[Run]) -> Created:
     session.add_all(runs)
     session.flush()
     return Created(
@@ -296,6 +348,14 @@ def points_with_progress(session: Session, sweep_id: uuid.UUID, viewer: Identity
     return [(p, Progress.of(counts.get((sweep_id, p.index)))) for p in repo.points_of(session, sweep_id)]
 
 
+def stop_reasons(session: Session, sweep: Sweep) -> dict[int, str | None] | None:
+    """Per point, why the stopping rule stopped there (None: not stopped); None for a sweep
+    without a stopping rule. The caller has checked that its viewer may see `sweep`."""
+    if sweep.spec.get("stopping") is None:
+        return None
+    return repo.stop_reasons(session, sweep.id)
+
+
 def runs_of(session: Session, sweep_id: uuid.UUID, viewer: Identity) -> Sequence[Run]:
     get_sweep(session, sweep_id, viewer)
     return repo.runs_of(session, sweep_id)
@@ -323,6 +383,11 @@ def after_run(session: Session, run_id: uuid.UUID) -> list[uuid.UUID]:
     runs. Otherwise it gets the replications the current spread says it needs (n ≈ (t·s /
     (target·|mean|))², at least one more, at most up to the maximum), in one go rather than
     one round trip per replication.
+
+    The replications it adds go through admission like any run (services/admission.py): it
+    adds what the owner's quota, the per-sweep cap and the server's queue leave room for, and a
+    point where nothing fits stops, its `stop_reason` naming the limit ("capped: quota"). Every
+    stop says why on the point (`StopReason`); an extension resumes a capped point.
     """
     run = runs_repo.run_by_id(session, run_id)
     if run is None or run.sweep_id is None or run.sweep_point is None:
@@ -331,49 +396,85 @@ def after_run(session: Session, run_id: uuid.UUID) -> list[uuid.UUID]:
     rule = SweepSpec.model_validate(sweep.spec).stopping
     if rule is None or sweep.cancelled_at is not None:
         return []
-    return _grow_point(session, sweep, rule, run.sweep_point).to_enqueue
+    grown = _grow_point(
+        session, sweep, rule, run.sweep_point, owner=_owner(sweep, None), max_queued=get_settings().max_queued_runs
+    )
+    return grown.to_enqueue
 
 
-def _grow_point(session: Session, sweep: Sweep, rule: StoppingRule, index: int) -> Created:
+CAPPED = {
+    admission.Limit.quota: StopReason.capped_quota,
+    admission.Limit.sweep_cap: StopReason.capped_sweep,
+    admission.Limit.server_queue: StopReason.capped_server,
+}
+
+
+def _grow_point(
+    session: Session, sweep: Sweep, rule: StoppingRule, index: int, *, owner: Identity | None, max_queued: int | None
+) -> Created:
     """The stopping rule on one point whose runs have all finished. Replications answered
-    from the cache count at once, so the rule is applied again until it is met, or the point
-    waits for simulations it enqueued."""
+    from the cache count at once, so the rule is applied again until it stops the point, or
+    the point waits for the simulations it enqueued."""
     grown = Created()
+    admission.lock(session, owner)  # before the point's row lock: the order every path takes
     while True:
         point = repo.point_for_update(session, sweep.id, index)
         assert point is not None
         runs = repo.runs_of(session, sweep.id, index)
         if any(not r.status.is_final for r in runs):
             return grown
-        needed = _replications_needed(session, sweep.id, index, rule.metric, rule.flow, rule.target_relative_half_width)
         have = len(runs)
-        if needed <= have or have >= rule.max_replications:
+        needed = _replications_needed(session, sweep.id, index, rule, have)
+        more = 0
+        if needed is None:
+            point.stop_reason = StopReason.no_values
+        elif needed <= have:
+            point.stop_reason = StopReason.target_met
+        elif have >= rule.max_replications:
+            point.stop_reason = StopReason.max_replications
+        else:
+            room = admission.room(session, owner, max_queued=max_queued, sweep_runs=repo.run_count(session, sweep.id))
+            more = min(min(needed, rule.max_replications) - have, room.runs)
+            if more <= 0:
+                assert room.limit is not None
+                point.stop_reason = CAPPED[room.limit]
+                log.info("sweep %s point %d stops at %d replications: %s", sweep.id, index, have, point.stop_reason)
+        if more <= 0:
             return grown
-        more = min(needed, rule.max_replications) - have
         start = max(r.replication for r in runs if r.replication is not None) + 1
         scenario = repo.scenario_of_point(session, sweep.id, index)
         assert scenario is not None
-        created = _add_runs(session, sweep, [(index, scenario, range(start, start + more))])
+        point.stop_reason = None  # growing again (an extension resumed it)
+        created = _store(session, _new_runs(session, sweep, [(index, scenario, range(start, start + more))]))
         grown.add(created)
         if created.to_enqueue:
             return grown
 
 
 def _replications_needed(
-    session: Session, sweep_id: uuid.UUID, point: int, metric: str, flow: str | None, target: float
-) -> int:
-    """The largest replication count any watched group needs for its CI to meet the target;
-    0 when every group meets it (or has nothing to estimate: no values, a zero mean)."""
-    obs = [o for o in observations(session, sweep_id, point) if o.type == "tcp" and (flow is None or o.flow == flow)]
-    needed = 0
+    session: Session, sweep_id: uuid.UUID, point: int, rule: StoppingRule, have: int
+) -> int | None:
+    """The runs the point needs (it has `have`) for every watched group's CI to meet the
+    target: `have` when they all do (or have nothing to estimate: a zero mean); None when no
+    watched group has a value at all (every run failed, or the metric is undefined there).
+
+    A group counts its values, not its runs (a run may leave the metric undefined): one value
+    asks for one more run; otherwise n ≈ (t·s / (target·|mean|))² values, at least one more."""
+    obs = [
+        o for o in observations(session, sweep_id, point) if o.type == "tcp" and (rule.flow is None or o.flow == rule.flow)
+    ]
+    needed: int | None = None
     for group in sorted({o.flow for o in obs}):
-        s = summarize(o.metrics.get(metric) for o in obs if o.flow == group)
-        if s.count < 2:
-            needed = max(needed, 2) if s.count == 1 else needed
+        s = summarize(o.metrics.get(rule.metric) for o in obs if o.flow == group)
+        if s.count == 0:
             continue
-        if s.mean == 0 or (s.relative_half_width is not None and s.relative_half_width <= target):
-            continue
-        assert s.std is not None and s.mean is not None
-        estimate = math.ceil((t_quantile(s.count) * s.std / (target * abs(s.mean))) ** 2)
-        needed = max(needed, estimate, s.count + 1)
+        if s.count == 1:
+            more = 1
+        elif s.mean == 0 or (s.relative_half_width is not None and s.relative_half_width <= rule.target_relative_half_width):
+            more = 0
+        else:
+            assert s.std is not None and s.mean is not None
+            estimate = math.ceil((t_quantile(s.count) * s.std / (rule.target_relative_half_width * abs(s.mean))) ** 2)
+            more = max(estimate - s.count, 1)
+        needed = max(needed or 0, have + more)
     return needed

@@ -27,9 +27,6 @@ from services.scenarios import Scenario
 MAX_AXES = 8
 MAX_AXIS_VALUES = 10_000
 MAX_REPLICATIONS = 1_000
-MAX_RUNS = 50_000
-"""Runs one sweep may create (points × replications, extensions and the stopping rule's
-extra replications included): a typo in a range should be a 422, not a million queued runs."""
 
 NUMERIC_METRICS: tuple[str, ...] = tuple(m for m in FLOW_METRICS if m not in ("name", "type", "variant"))
 """The per-flow metrics a sweep summarises."""

@@ -225,3 +225,33 @@ def test_the_history_checks_its_metric_and_comes_in_three_formats(client, db_ses
     assert parquet.status_code == 200 and pq.read_table(io.BytesIO(parquet.content)).num_rows == 0
     assert client.get(f"/v1/schedules/{uuid.uuid4()}/history").status_code == 404
     assert count(db_session, Run) == 4
+
+
+def test_a_template_that_could_never_fire_is_refused_at_create_and_patch(app, client, db_session):
+    """A firing needs room for every run of its template: one with more runs than its owner's
+    quota of queued runs (or than a sweep may have) could never fire, so it is a 422 now rather
+    than a refused firing every minute. Enabling a schedule whose owner's quota was lowered
+    below its template since is refused the same way."""
+    with user_client(app, make_user(client, "small", max_queued_runs=3)) as small:
+        r = small.post("/v1/schedules", json=body(cron="* * * * *"))  # 2 points x 2 replications
+        assert r.status_code == 422, r.text
+        [detail] = r.json()["detail"]
+        assert detail["path"] == "$.template.axes" and "room for 4 queued runs" in detail["msg"]
+        assert "small's quota of 3" in detail["msg"]
+        fits = small.post("/v1/schedules", json=body(template={**TEMPLATE, "replications": 1}))
+        assert fits.status_code == 201, fits.text
+        r = small.patch(f"/v1/schedules/{fits.json()['id']}", json={"template": TEMPLATE})
+        assert r.status_code == 422 and r.json()["detail"][0]["path"] == "$.template.axes", r.text
+        assert small.patch(f"/v1/schedules/{fits.json()['id']}", json={"enabled": False}).status_code == 200
+        me = small.get("/v1/me").json()["id"]
+        assert client.patch(f"/v1/users/{me}", json={"max_queued_runs": 1}).status_code == 200
+        r = small.patch(f"/v1/schedules/{fits.json()['id']}", json={"enabled": True})
+        assert r.status_code == 422 and r.json()["detail"][0]["path"] == "$.enabled", r.text
+        assert "small's quota of 1" in r.json()["detail"][0]["msg"]
+    huge = {**TEMPLATE, "axes": [{"path": "flows[*].loss.m", "range": {"start": 1, "stop": 60}}], "replications": 1000}
+    r = client.post("/v1/schedules", json=body(template=huge))
+    assert r.status_code == 422 and r.json()["detail"][0]["path"] == "$.template.axes"
+    assert "60000 runs; at most 50000" in r.json()["detail"][0]["msg"]
+    assert db_session.execute(select(Schedule).where(Schedule.builtin.is_(None))).scalars().all() == [
+        db_session.get(Schedule, uuid.UUID(fits.json()["id"]))
+    ]

@@ -25,7 +25,7 @@ from services import schedules, sweeps
 from services.db.models import Run, RunStatus, Schedule, Sweep, User
 from services.db.session import create_session_factory, session_scope
 from services.errors import ConflictError, InvalidInputError, NotFoundError, PermissionDeniedError
-from services.runs import claim, complete
+from services.runs import claim, complete, submit
 from services.scenarios import ScenarioInvalid
 from services.schedules import ScheduleSpec, ScheduleUpdate, check_cron, exact_shift, next_fire, welch_shift
 from services.schedules.builtin import BUILTIN_SCHEDULES, CORE_BENCHMARK, REFERENCE_DUMBBELL
@@ -357,9 +357,12 @@ def test_a_broken_template_or_a_full_quota_is_recorded_and_the_others_still_fire
     assert schedule.next_fire_at == at(2, 3)  # waits for its next time, does not retry every tick
     assert firings_of(factory, broken) == []
 
-    # The owner's queue quota: a 429 for a request, a recorded error for the beat.
-    greedy = make_user(factory, "greedy", max_queued_runs=1)
+    # The owner's queue quota: a 429 for a request, a recorded error for the beat. The 4-run
+    # template fits the quota of 4, but not beside the run already queued.
+    greedy = make_user(factory, "greedy", max_queued_runs=4)
     capped = new_schedule(factory, greedy, test_settings, now=at(1, 0), name="capped")
+    with session_scope(factory) as session:
+        submit(session, owner=identity(session, greedy, test_settings), scenario=tiny_template()["scenario"])
     [firing] = schedules.fire_due(factory, at(1, 4), test_settings)
     assert firing.schedule_id == capped
     assert "quota" in (firing.error or "") and firings_of(factory, capped) == []

@@ -173,13 +173,25 @@
 
     document.getElementById("table-card").hidden = false;
     const sorted = [...rows].sort((a, b) => (a.point - b.point) || String(a.flow).localeCompare(String(b.flow)));
+    const stopping = rows.some((r) => "stop_reason" in r);
     table(document.getElementById("points"), sorted, [
       "point", ...sweep.axes.map((a) => ({ name: a.path })), { name: "flow", text: true }, { name: "variant", text: true },
-      "count", "mean", "std", "ci_low", "ci_high", "half_width",
+      "count", "mean", "std", "ci_low", "ci_high", "half_width", ...(stopping ? [{ name: "stop_reason", text: true }] : []),
     ], { id: "points-table", empty: "No succeeded runs yet." });
+    document.getElementById("stop-note").textContent = stopping ? stopNote(rows) : "";
     const q = new URLSearchParams(location.search);
     q.set("metric", state.metric); q.set("axis", state.axis);
     history.replaceState(null, "", `${location.pathname}?${q}`);
+  }
+
+  // The stopping rule's verdicts, one per point: "target met" or why it stopped short of it.
+  function stopNote(rows) {
+    const byPoint = new Map(rows.map((r) => [r.point, r.stop_reason]));
+    const counts = new Map();
+    for (const reason of byPoint.values()) counts.set(reason, (counts.get(reason) || 0) + 1);
+    const parts = [...counts].map(([reason, n]) => `${n} ${n === 1 ? "point" : "points"} ${reason === null ? "still growing" : reason}`);
+    const capped = [...counts.keys()].some((reason) => reason && reason.startsWith("capped:"));
+    return `Stopping rule: ${parts.join(" · ")}.` + (capped ? " A capped point stopped at a limit (its owner's quota of queued runs, the per-sweep cap or the server's queue); extending the sweep resumes it." : "");
   }
 
   function setUpControls() {
