@@ -1,10 +1,12 @@
 """``python -m api.launch`` (``make run``): the one command that runs tcplab.
 
 With nothing configured it starts an embedded PostgreSQL and Redis in ``TCPLAB_STATE_DIR``,
-applies the migrations, starts a Celery worker (a subprocess, restarted if it dies) and serves
-the API with uvicorn on ``TCPLAB_HOST:TCPLAB_PORT``. With ``DATABASE_URL`` / ``REDIS_URL`` set
-it uses those servers instead. Ctrl-C or SIGTERM stops the API, then the worker (letting a
-running task finish for a few seconds), then the embedded servers.
+applies the migrations, starts two Celery workers (subprocesses, restarted if they die) — the
+simulation worker and the control worker (one process, Celery beat embedded: the schedules'
+tick and the reconciler, on a queue of their own so they never wait behind simulations) —
+and serves the API with uvicorn on ``TCPLAB_HOST:TCPLAB_PORT``. With ``DATABASE_URL`` /
+``REDIS_URL`` set it uses those servers instead. Ctrl-C or SIGTERM stops the API, then the
+workers (letting a running task finish for a few seconds), then the embedded servers.
 
 ``--no-worker`` serves the API alone (the lab server's api container, whose workers run in
 containers of their own).
@@ -23,17 +25,22 @@ import threading
 import time
 from collections import deque
 from contextlib import ExitStack
+from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
+from typing import TYPE_CHECKING
 
 from pydantic import SecretStr, ValidationError
 
 from services.settings import Settings, get_settings, settings_env
 
+if TYPE_CHECKING:
+    from worker.process import WorkerProcess
+
 log = logging.getLogger("tcplab.launch")
 
 WORKER_SHUTDOWN_GRACE_S = 10.0
-# A worker that dies more often than this is not restarted again: the service stops.
+# Workers that die more often than this (together) are not restarted again: the service stops.
 WORKER_RESTARTS = 5
 WORKER_RESTART_WINDOW_S = 300.0
 
@@ -53,7 +60,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Run tcplab: embedded or external PostgreSQL and Redis, migrations, a "
         "worker and the API. Configured by TCPLAB_* variables, DATABASE_URL and REDIS_URL.",
     )
-    parser.add_argument("--no-worker", action="store_true", help="serve the API without a worker")
+    parser.add_argument("--no-worker", action="store_true", help="serve the API without workers")
     return parser
 
 
@@ -159,8 +166,19 @@ def _start_and_serve(settings: Settings, stack: ExitStack, *, with_worker: bool)
     return 1 if supervisor.failed else 0
 
 
+@dataclass(frozen=True)
+class _Role:
+    """One of the launcher's workers: its node name, pid file and kind."""
+
+    name: str
+    pid_file: Path
+    control: bool
+    beat_schedule: Path | None = None
+
+
 class _Supervisor(threading.Thread):
-    """Keeps a worker running beside the API, and announces the API once it listens."""
+    """Keeps the simulation and control workers running beside the API, and announces the
+    API once it listens."""
 
     def __init__(
         self,
@@ -176,83 +194,102 @@ class _Supervisor(threading.Thread):
         self.with_worker = with_worker
         self.servers = servers
         self.failed = False
-        self.worker = None
+        self.workers: dict[_Role, WorkerProcess] = {}
         self._done = threading.Event()
         self._restarts: deque[float] = deque()
         self._lock = threading.Lock()
 
     @property
-    def _worker_name(self) -> str:
-        return f"tcplab-{self.settings.port}"
+    def roles(self) -> tuple[_Role, ...]:
+        port, state = self.settings.port, self.settings.state_dir
+        return (
+            _Role(f"tcplab-{port}", state / f"worker-{port}.pid", control=False),
+            # Beat inside the control worker: the schedules and the reconciler run on a lab of
+            # one machine too.
+            _Role(
+                f"tcplab-{port}-control",
+                state / f"control-{port}.pid",
+                control=True,
+                beat_schedule=state / f"celerybeat-{port}",
+            ),
+        )
 
-    @property
-    def _pid_file(self) -> Path:
-        return self.settings.state_dir / f"worker-{self.settings.port}.pid"
-
-    def _start_worker(self) -> None:
+    def _start_worker(self, role: _Role) -> None:
         from worker.process import WorkerProcess
 
         with self._lock:
             if self._done.is_set():
                 return
-            if self.worker is not None:
-                self.worker.stop(grace_s=0)  # reaps the pool processes of a dead worker
+            previous = self.workers.get(role)
+            if previous is not None:
+                previous.stop(grace_s=0)  # reaps the pool processes of a dead worker
             else:
-                _stop_leftover_worker(self._pid_file, self._worker_name)
-            self.worker = WorkerProcess(
-                self.settings,
-                name=self._worker_name,
-                # Beat inside the worker: the reconciler runs on a lab of one machine too.
-                beat_schedule=self.settings.state_dir / f"celerybeat-{self.settings.port}",
+                _stop_leftover_worker(role.pid_file, role.name)
+            worker = WorkerProcess(
+                self.settings, name=role.name, beat_schedule=role.beat_schedule, control=role.control
             )
-            self.worker.start()
-            self._pid_file.parent.mkdir(parents=True, exist_ok=True)
-            self._pid_file.write_text(f"{self.worker.pid}\n")
-            log.info(
-                "worker started (pid %d): %s", self.worker.pid, " ".join(self.worker.command[1:])
-            )
+            self.workers[role] = worker
+            worker.start()
+            role.pid_file.parent.mkdir(parents=True, exist_ok=True)
+            role.pid_file.write_text(f"{worker.pid}\n")
+            log.info("worker started (pid %d): %s", worker.pid, " ".join(worker.command[1:]))
 
     def run(self) -> None:
         if self.with_worker:
-            self._start_worker()
+            for role in self.roles:
+                self._start_worker(role)
         announced = False
         while not self._done.wait(0.5):
             if not announced and getattr(self.server, "started", False):
                 announced = True
                 _announce(self.settings, self.with_worker, self.servers)
-            worker = self.worker
-            if worker is None or worker.running() or self._done.is_set():
-                continue
-            code = worker.proc.returncode if worker.proc else None
-            now = time.monotonic()
-            while self._restarts and now - self._restarts[0] > WORKER_RESTART_WINDOW_S:
-                self._restarts.popleft()
-            if len(self._restarts) >= WORKER_RESTARTS:
-                log.error(
-                    "the worker exited (code %s) %d times within %g s: stopping tcplab",
-                    code,
-                    WORKER_RESTARTS,
-                    WORKER_RESTART_WINDOW_S,
-                )
-                self.failed = True
-                self.server.should_exit = True  # type: ignore[attr-defined]
-                return
-            self._restarts.append(now)
-            log.warning("the worker exited (code %s): starting a new one", code)
-            self._start_worker()
+            for role, worker in list(self.workers.items()):
+                if worker.running() or self._done.is_set():
+                    continue
+                if not self._may_restart(worker):
+                    return
+                self._start_worker(role)
+
+    def _may_restart(self, worker: WorkerProcess) -> bool:
+        """Counts a restart; False (and the service stops) past the allowed rate."""
+        code = worker.proc.returncode if worker.proc else None
+        now = time.monotonic()
+        while self._restarts and now - self._restarts[0] > WORKER_RESTART_WINDOW_S:
+            self._restarts.popleft()
+        if len(self._restarts) >= WORKER_RESTARTS:
+            log.error(
+                "the workers exited (%s: code %s) %d times within %g s: stopping tcplab",
+                worker.nodename,
+                code,
+                WORKER_RESTARTS,
+                WORKER_RESTART_WINDOW_S,
+            )
+            self.failed = True
+            self.server.should_exit = True  # type: ignore[attr-defined]
+            return False
+        self._restarts.append(now)
+        log.warning("the worker %s exited (code %s): starting a new one", worker.nodename, code)
+        return True
 
     def stop(self) -> None:
         with self._lock:
             self._done.set()
         if self.is_alive():
             self.join(timeout=5)
-        if self.worker is not None:
-            if self.worker.running():
+        # Both at once: each may take the grace period to finish its task.
+        stopping = []
+        for worker in self.workers.values():
+            if worker.running():
                 log.info(
-                    "stopping the worker (up to %g s for a running task)", WORKER_SHUTDOWN_GRACE_S
+                    "stopping the worker %s (up to %g s for a running task)", worker.nodename, WORKER_SHUTDOWN_GRACE_S
                 )
-            self.worker.stop(grace_s=WORKER_SHUTDOWN_GRACE_S)
-            self._pid_file.unlink(missing_ok=True)
+            thread = threading.Thread(target=worker.stop, kwargs={"grace_s": WORKER_SHUTDOWN_GRACE_S})
+            thread.start()
+            stopping.append(thread)
+        for thread in stopping:
+            thread.join()
+        for role in self.workers:
+            role.pid_file.unlink(missing_ok=True)
 
 
 def _stop_leftover_worker(pid_file: Path, name: str) -> None:
@@ -301,7 +338,9 @@ def _announce(settings: Settings, with_worker: bool, servers: str) -> None:
     host = f"[{settings.host}]" if ":" in settings.host else settings.host
     base = f"http://{host}:{settings.port}"
     worker = (
-        f"a worker of concurrency {settings.worker_concurrency}" if with_worker else "no worker"
+        f"a worker of concurrency {settings.worker_concurrency} and a control worker"
+        if with_worker
+        else "no worker"
     )
     print(
         f"\ntcplab is up ({servers}; {worker})\n"

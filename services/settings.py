@@ -201,6 +201,12 @@ class Settings(BaseSettings):
         return self.dispatch_window or self.worker_concurrency
 
     @property
+    def control_queue(self) -> str:
+        """The Celery queue of the control tasks (the schedules' tick, the reconciler), which a
+        worker of their own consumes: never behind simulations (worker/app.py)."""
+        return f"{self.queue}.control"
+
+    @property
     def uses_embedded_postgres(self) -> bool:
         return self.database_url is None
 

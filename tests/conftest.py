@@ -12,7 +12,9 @@
 - ``app`` / ``client``: the FastAPI app on those servers, and a TestClient (clean database).
 - ``celery_worker_process``: a real Celery worker subprocess consuming the test queue, ready
   when the test starts (restarted if a test killed it); ``start_worker``: a factory for more
-  (SIGKILL tests); ``launched_service``: ``python -m api.launch`` itself, on a free port.
+  (SIGKILL tests); ``control_worker``: a control worker (the control queue, beat embedded,
+  the schedules ticking every second), as the launcher's; ``launched_service``:
+  ``python -m api.launch`` itself, on a free port.
 
 Start-up times are printed at the end of the run ("tcplab test infrastructure").
 """
@@ -278,7 +280,13 @@ class WorkerFactory:
         self.workers: list[Any] = []
 
     def __call__(
-        self, name: str | None = None, *, timeout_s: float = 60.0, **overrides: Any
+        self,
+        name: str | None = None,
+        *,
+        timeout_s: float = 60.0,
+        control: bool = False,
+        beat_schedule: Path | None = None,
+        **overrides: Any,
     ) -> Any:
         from worker.app import app as celery_app
         from worker.process import WorkerProcess
@@ -291,6 +299,8 @@ class WorkerFactory:
             log_path=self.log_dir / f"{name}.log",
             # Faster start-up; one worker per test queue needs no neighbours.
             extra_args=("--without-gossip", "--without-mingle", "--without-heartbeat"),
+            control=control,
+            beat_schedule=beat_schedule,
         )
         self.workers.append(worker)
         with _timed(f"worker {name}" if name != "shared" else "worker"):
@@ -348,6 +358,23 @@ def celery_worker_process(
         assert replies, "the shared worker did not resume consuming"
         shared.consuming = True
     return shared.worker
+
+
+@pytest.fixture
+def control_worker(start_worker: WorkerFactory, tmp_path: Path) -> Iterator[Any]:
+    """A control worker as the launcher's: the control queue (the schedules' tick, the
+    reconciler), one process, beat embedded and ticking the schedules every second. Stopped
+    after the test; simulations need ``celery_worker_process`` as well."""
+    worker = start_worker(
+        f"control-{uuid.uuid4().hex[:8]}",
+        control=True,
+        beat_schedule=tmp_path / "celerybeat-schedule",
+        schedule_tick_s=1.0,
+    )
+    try:
+        yield worker
+    finally:
+        worker.stop(grace_s=5)
 
 
 def _with_fresh_broker_connection(call: Any) -> Any:

@@ -22,6 +22,12 @@ from services.settings import Settings, get_settings
 # Modules whose tasks every worker imports at start: add new task modules here.
 TASK_MODULES: tuple[str, ...] = ("worker.tasks", "worker.reconcile", "worker.schedules")
 
+# The periodic control tasks. They go to the control queue (`Settings.control_queue`), which a
+# worker of their own consumes (the launcher's control worker, compose's beat service): a
+# schedule's firing or a reconciler pass never waits behind simulations, and a simulation
+# worker never spends its time on them.
+CONTROL_TASKS: tuple[str, ...] = ("tcplab.reconcile", "tcplab.fire_schedules")
+
 
 def celery_config(settings: Settings) -> dict[str, Any]:
     visibility_timeout = settings.broker_visibility_timeout_s
@@ -48,25 +54,28 @@ def celery_config(settings: Settings) -> dict[str, Any]:
         # The broker went away: its unacknowledged tasks go back to the queue, so stop
         # running them here rather than simulate them twice.
         "worker_cancel_long_running_tasks_on_connection_loss": True,
+        # Simulations (and pings) on the default queue, which a worker consumes unless told
+        # otherwise (`--queues`); the control tasks on theirs.
         "task_default_queue": settings.queue,
+        "task_routes": {name: {"queue": settings.control_queue} for name in CONTROL_TASKS},
         "worker_concurrency": settings.worker_concurrency,
         "enable_utc": True,
         "timezone": "UTC",
         "imports": TASK_MODULES,
-        # Periodic tasks, for `celery beat` (compose's beat service; the launcher's worker
-        # embeds it): the reconciler re-sends runs whose broker message was lost; the
-        # schedules' tick fires scheduled sweeps.
+        # Periodic tasks, for `celery beat`, embedded in the control worker (the launcher's,
+        # compose's beat service): the reconciler re-sends runs whose broker message was lost;
+        # the schedules' tick fires scheduled sweeps. Both go to the control queue.
         "beat_schedule": {
             "tcplab.reconcile": {
                 "task": "tcplab.reconcile",
                 "schedule": settings.reconcile_interval_s,
-                # Behind a long queue of simulations, a pass that waited a whole interval is
-                # superseded by the next one: drop it rather than pile them up.
+                # A pass that waited a whole interval (the control worker was down, or busy
+                # firing) is superseded by the next one: drop it rather than pile them up.
                 "options": {"expires": settings.reconcile_interval_s},
             },
             # Scheduled sweeps: fire the schedules whose time has come (worker/schedules.py).
-            # A tick that waited behind simulations for four ticks is dropped: the next one
-            # fires whatever is due by then, once.
+            # A tick that waited for four ticks is dropped: the next one fires whatever is due
+            # by then, once.
             "tcplab.fire_schedules": {
                 "task": "tcplab.fire_schedules",
                 "schedule": settings.schedule_tick_s,

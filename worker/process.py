@@ -1,5 +1,9 @@
 """A Celery worker in a subprocess: started by the launcher, and by the end-to-end tests.
 
+Two kinds: a simulation worker (the simulation queue, `worker_concurrency` processes) and a
+control worker (the control queue: the schedules' tick and the reconciler, one process, beat
+embedded), so neither ever waits behind the other's tasks (worker/app.py).
+
 Shutdown goes warm, then cold, then kill: SIGTERM lets the running task finish (within
 ``grace_s``); SIGQUIT stops at once, and kombu puts the unacknowledged task back on the
 queue as the connection closes; SIGKILL to the whole process group is the last resort (the
@@ -38,14 +42,17 @@ class WorkerProcess:
         extra_args: Sequence[str] = (),
         env: Mapping[str, str] | None = None,
         beat_schedule: Path | None = None,
+        control: bool = False,
     ) -> None:
         self.settings = settings
         self.nodename = f"{name}@{socket.gethostname()}"
         self.log_path = log_path
         self.extra_args = tuple(extra_args)
-        # With a schedule file, the worker embeds Celery beat (the periodic reconciler): for a
-        # single-machine lab; a lab server runs one separate beat instead (docker-compose.yml).
+        # With a schedule file, the worker embeds Celery beat (the periodic tasks): the
+        # launcher's control worker does; a lab server runs one such worker (docker-compose.yml).
         self.beat_schedule = beat_schedule
+        # The control queue with one process, rather than the simulation queue.
+        self.control = control
         self.env = dict(env) if env is not None else {}
         self.proc: subprocess.Popen[bytes] | None = None
         self._log: IO[bytes] | None = None
@@ -60,11 +67,11 @@ class WorkerProcess:
             "worker.app",
             "worker",
             "--concurrency",
-            str(self.settings.worker_concurrency),
+            "1" if self.control else str(self.settings.worker_concurrency),
             "--loglevel",
             self.settings.log_level,
             "--queues",
-            self.settings.queue,
+            self.settings.control_queue if self.control else self.settings.queue,
             "--hostname",
             self.nodename,
             *(("--beat", "--schedule", str(self.beat_schedule)) if self.beat_schedule else ()),

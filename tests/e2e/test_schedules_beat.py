@@ -1,22 +1,18 @@
-"""Scheduled sweeps end to end: a real Celery worker embedding beat (as the launcher's does),
+"""Scheduled sweeps end to end: a real control worker embedding beat (as the launcher's does),
 ticking every second, fires a schedule made through the API once its time has come; the
-sweep's runs complete; a change made through the API is seen at the next tick, without a
-restart."""
+sweep's runs complete on the simulation worker; a change made through the API is seen at the
+next tick, without a restart."""
 
 from __future__ import annotations
 
 import datetime as dt
 import time
 import uuid
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
-import pytest
 from sqlalchemy import update
 
 from services.db.models import Schedule
-from services.settings import Settings
 from tests.support import wait_for
 
 TEMPLATE = {
@@ -37,29 +33,7 @@ TEMPLATE = {
     "replications": 2,
     "reuse_results": False,
 }
-TICK_S = 1.0
-
-
-@pytest.fixture
-def beat_worker(test_settings: Settings, tmp_path: Path) -> Iterator[Any]:
-    """A worker with beat embedded, ticking the schedules every second."""
-    from worker.app import app as celery_app
-    from worker.process import WorkerProcess
-
-    celery_app.control.purge()
-    worker = WorkerProcess(
-        test_settings.model_copy(update={"schedule_tick_s": TICK_S}),
-        name=f"beat-{uuid.uuid4().hex[:8]}",
-        log_path=tmp_path / "worker.log",
-        extra_args=("--without-gossip", "--without-mingle", "--without-heartbeat"),
-        beat_schedule=tmp_path / "celerybeat-schedule",
-    )
-    worker.start()
-    try:
-        worker.wait_ready(celery_app, timeout_s=60)
-        yield worker
-    finally:
-        worker.stop(grace_s=5)
+TICK_S = 1.0  # the control_worker fixture's
 
 
 def make_due(db_session: Any, schedule_id: str) -> None:
@@ -73,7 +47,9 @@ def firings(client: Any, schedule_id: str) -> list[dict[str, Any]]:
     return client.get(f"/v1/schedules/{schedule_id}/sweeps").json()["items"]
 
 
-def test_beat_fires_a_schedule_made_through_the_api_and_sees_changes_without_restart(client, db_session, beat_worker):
+def test_beat_fires_a_schedule_made_through_the_api_and_sees_changes_without_restart(
+    client, db_session, celery_worker_process, control_worker
+):
     s = client.post("/v1/schedules", json={"name": "every minute", "cron": "* * * * *", "template": TEMPLATE}).json()
     make_due(db_session, s["id"])
     started = time.monotonic()
@@ -111,3 +87,32 @@ def test_beat_fires_a_schedule_made_through_the_api_and_sees_changes_without_res
     assert second["throughput_pkts_per_rtt"]["shift"] is None and second["throughput_pkts_per_rtt"]["test"] == "exact"
     assert second["core_events_per_s"]["n"] == 2 and second["core_events_per_s"]["baseline_n"] == 2
     assert time.monotonic() - started < 40
+
+
+def test_a_firing_completes_while_the_only_simulation_worker_runs_a_long_simulation(
+    client, db_session, celery_worker_process, control_worker
+):
+    """The schedules' tick goes to the control queue, which the control worker consumes: a
+    firing made while the only simulation worker is busy (a run that lasts until the server's
+    wall-clock cap, 20 s in the tests) is made at once, not after that run. On one shared queue
+    it waited behind it (50 s late behind a 100-s run, measured on the launched service)."""
+    heavy = {
+        "duration_s": 3600,
+        "topology": {"dumbbell": {"bottleneck": {"rate_mbps": 1000, "delay_ms": 5}}},
+        "flows": [{"name": "bulk", "variant": "newreno-sbs", "rtt_ms": 40, "count": 50}],
+    }
+    long = client.post("/v1/runs", json={"scenario": heavy}).json()
+    wait_for(lambda: client.get(f"/v1/runs/{long['id']}").json()["status"] == "running", timeout_s=60, interval_s=0.2)
+    s = client.post("/v1/schedules", json={"name": "while busy", "cron": "* * * * *", "template": TEMPLATE}).json()
+    make_due(db_session, s["id"])
+    [sweep] = wait_for(lambda: firings(client, s["id"]), timeout_s=60, interval_s=0.2)
+    ended = wait_for(
+        lambda: (r := client.get(f"/v1/runs/{long['id']}").json())["finished_at"] and r, timeout_s=120, interval_s=0.5
+    )
+    assert dt.datetime.fromisoformat(sweep["created_at"]) < dt.datetime.fromisoformat(ended["finished_at"]), (
+        sweep,
+        ended,
+    )
+    # Its runs waited for the simulation worker, then ran.
+    done = wait_for(lambda: (x := client.get(f"/v1/sweeps/{sweep['id']}").json())["status"] == "done" and x, timeout_s=60)
+    assert done["progress"]["succeeded"] == 2
