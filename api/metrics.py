@@ -2,9 +2,9 @@
 
 Two kinds of figures:
 
-- the service's state — runs by status, each user's queue (waiting in PostgreSQL, handed to
-  the broker, running), the broker queue's depth, recent runs' durations, the core's speed —
-  read from PostgreSQL and Redis when Prometheus scrapes (:class:`ServiceCollector`,
+- the service's state — runs by status, each user's queue by user id (waiting in PostgreSQL,
+  handed to the broker, running), the broker queue's depth, recent runs' durations, the core's
+  speed — read from PostgreSQL and Redis when Prometheus scrapes (:class:`ServiceCollector`,
   a custom collector over services/metrics.py). Any API process answers the same, and the
   Celery pool processes need no shared metric files. The answer is kept ``cache_s`` seconds,
   so a burst of scrapes costs one set of queries; the figures of finished runs, which grow
@@ -12,7 +12,8 @@ Two kinds of figures:
   answer is reported as ``tcplab_dependency_up{dependency=…} 0`` and its figures are left
   out: the scrape itself never fails.
 - the API's own request latencies: a histogram in this process (:class:`HttpMetrics`), by
-  method, route template (``/v1/runs/{run_id}``, never the raw path) and status class.
+  method (``other`` for one HTTP does not define), route template (``/v1/runs/{run_id}``, never
+  the raw path; ``<unmatched>``) and status class: labels a client cannot multiply.
 
 Every app has its own registry (tests build many apps in one process).
 """
@@ -249,17 +250,19 @@ def _run_metrics(live: LiveRuns | None, settled: SettledRuns | None) -> Iterator
 
 
 def _user_queue_metrics(live: LiveRuns) -> Iterator[Metric]:
-    """Fair share's figures: each user's queue, and how much of it waits in PostgreSQL."""
+    """Fair share's figures: each user's queue, and how much of it waits in PostgreSQL. Users
+    are labelled by id, never by name: the scrape is open, and names identify people."""
     depth = GaugeMetricFamily(
         f"{NAMESPACE}_user_queue_depth",
         "a user's queued runs: waiting in PostgreSQL for their turn, or dispatched (handed to "
-        "the broker); user 'none' holds the runs from before users",
-        labels=["user", "state"],
+        "the broker); by user id (GET /v1/users/{id} names it, for admins); user_id 'none' holds "
+        "the runs from before users",
+        labels=["user_id", "state"],
     )
     running = GaugeMetricFamily(
         f"{NAMESPACE}_user_running_runs",
-        "a user's runs being simulated now",
-        labels=["user"],
+        "a user's runs being simulated now, by user id",
+        labels=["user_id"],
     )
     for user, queue in sorted(live.by_user.items()):
         depth.add_metric([user, "waiting"], queue.waiting)

@@ -10,6 +10,9 @@ The access log (logger ``tcplab.access``) writes one line per request with metho
 template, path, status, duration_ms and the client's address — never a header, and the query
 string only with secret parameters redacted. Probes (``/healthz``, ``/readyz``, ``/metrics``)
 that succeed are logged at DEBUG, so a load balancer's polling does not flood the log.
+
+The latency histogram's labels are bounded whatever clients send: a method HTTP does not
+define is ``other``, a path no route matches is ``<unmatched>``.
 """
 
 from __future__ import annotations
@@ -36,6 +39,10 @@ REQUEST_ID_HEADER = "X-Request-ID"
 _SANE_REQUEST_ID = re.compile(r"^[A-Za-z0-9._:-]{1,128}$")
 PROBES = frozenset({"/healthz", "/readyz", "/metrics"})
 UNMATCHED_ROUTE = "<unmatched>"
+# The methods a metric names; any other (HTTP lets a client make up its own) counts as "other",
+# so a client cannot grow the label set: one series per method it invents.
+KNOWN_METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
+OTHER_METHOD = "other"
 
 
 def install(app: FastAPI, settings: Settings) -> None:
@@ -86,7 +93,7 @@ class RequestObservability:
             seconds = time.perf_counter() - start
             route = route_template(scope)
             method = scope.get("method", "")
-            self.http.observe(method, route or UNMATCHED_ROUTE, status, seconds)
+            self.http.observe(method_label(method), route or UNMATCHED_ROUTE, status, seconds)
             _log_access(scope, request_id, method, route, status, seconds)
             request_id_var.reset(token)
 
@@ -99,6 +106,10 @@ def _request_id(scope: Scope) -> str:
                 return candidate
             break
     return uuid.uuid4().hex
+
+
+def method_label(method: str) -> str:
+    return method if method in KNOWN_METHODS else OTHER_METHOD
 
 
 def route_template(scope: Scope) -> str | None:

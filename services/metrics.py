@@ -63,7 +63,7 @@ class UserQueue:
 
 
 LEGACY_OWNER = "none"
-"""The name runs from before users (no owner) are reported under."""
+"""The label runs from before users (no owner) are reported under."""
 
 
 @dataclass(frozen=True)
@@ -75,7 +75,7 @@ class LiveRuns:
     oldest_queued_age_s: float | None  # None: nothing queued
     active_sweeps: int  # sweeps with a queued or running run
     by_user: dict[str, UserQueue] = field(default_factory=dict)
-    """Every user (zeros included), and ``none`` for runs without an owner when there are any."""
+    """Every user by id (zeros included), and ``none`` for runs without an owner when there are any."""
 
     @property
     def waiting(self) -> int:
@@ -139,11 +139,12 @@ def _queues_by_user(conn: Connection) -> dict[str, UserQueue]:
             "FROM runs WHERE status IN ('queued', 'running') GROUP BY owner_id"
         )
     ).all()
-    names = dict(conn.execute(text("SELECT id, name FROM users")).all())
-    queues = {name: UserQueue() for name in names.values()}
+    # By id, never by name: /metrics is open to any scraper, and names identify people (an
+    # admin maps an id to its user with GET /v1/users/{id}).
+    ids = [str(user_id) for user_id in conn.execute(text("SELECT id FROM users")).scalars()]
+    queues = {user_id: UserQueue() for user_id in ids}
     for owner_id, waiting, dispatched, running in rows:
-        name = names.get(owner_id, LEGACY_OWNER) if owner_id is not None else LEGACY_OWNER
-        queues[name] = UserQueue(waiting, dispatched, running)
+        queues[str(owner_id) if owner_id is not None else LEGACY_OWNER] = UserQueue(waiting, dispatched, running)
     return queues
 
 

@@ -82,9 +82,10 @@ def test_metrics_count_the_queued_runs_of_the_database_and_the_queue(
     assert window == 1
     assert value(samples, "tcplab_queued_runs", state="dispatched") == window
     assert value(samples, "tcplab_queued_runs", state="waiting") == 3 - window
-    assert value(samples, "tcplab_user_queue_depth", user="admin", state="dispatched") == window
-    assert value(samples, "tcplab_user_queue_depth", user="admin", state="waiting") == 3 - window
-    assert value(samples, "tcplab_user_running_runs", user="admin") == 0
+    admin = obs_client.get("/v1/me").json()["id"]
+    assert value(samples, "tcplab_user_queue_depth", user_id=admin, state="dispatched") == window
+    assert value(samples, "tcplab_user_queue_depth", user_id=admin, state="waiting") == 3 - window
+    assert value(samples, "tcplab_user_running_runs", user_id=admin) == 0
     assert value(samples, "tcplab_dispatch_window") == window
     assert value(samples, "tcplab_queue_depth", queue=test_settings.queue) >= window
     assert value(samples, "tcplab_oldest_queued_run_age_seconds") >= 0
@@ -138,11 +139,11 @@ def test_metrics_after_a_worker_ran_them_have_durations_and_the_cores_speed(
             assert {"time", "level", "logger", "message"} <= set(entry)
 
 
-def test_metrics_show_each_users_queue_by_name_and_runs_without_an_owner_as_none(
+def test_metrics_show_each_users_queue_by_id_never_by_name_and_runs_without_an_owner_as_none(
     obs_client: TestClient, clean_db: Engine
 ) -> None:
-    """Queue depth per user: every user is there (zeros included), by name; the runs from
-    before users under `none`."""
+    """Queue depth per user: every user is there (zeros included), by id — /metrics is open,
+    and it names nobody; the runs from before users under `none`."""
     alice, bob = make_user(obs_client, "alice"), make_user(obs_client, "bob")
     make_user(obs_client, "carol")  # nothing submitted
     with user_client(obs_client.app, alice) as as_alice, user_client(obs_client.app, bob) as as_bob:
@@ -162,18 +163,20 @@ def test_metrics_show_each_users_queue_by_name_and_runs_without_an_owner_as_none
         )
     assert owners == {"alice": 4, "bob": 1, "none": 1}, "the submissions must carry their owner"
     samples = scrape(obs_client)
+    assert not any(name in obs_client.get("/metrics").text for name in ("alice", "bob", "carol"))
+    ids = {u["name"]: u["id"] for u in obs_client.get("/v1/users").json()} | {"none": "none"}
     depth = "tcplab_user_queue_depth"
     queued = {
-        user: sum(value(samples, depth, user=user, state=s) or 0 for s in ("waiting", "dispatched"))
+        user: sum(value(samples, depth, user_id=ids[user], state=s) or 0 for s in ("waiting", "dispatched"))
         for user in ("alice", "bob", "carol", "none", "admin")
     }
     assert queued == {"alice": 4, "bob": 1, "carol": 0, "none": 1, "admin": 0}
     dispatched = sum(
-        value(samples, depth, user=user, state="dispatched") or 0 for user in queued
+        value(samples, depth, user_id=ids[user], state="dispatched") or 0 for user in queued
     )
     assert dispatched == value(samples, "tcplab_queued_runs", state="dispatched") == 1
     assert value(samples, "tcplab_queued_runs", state="waiting") == 5
-    assert value(samples, "tcplab_user_running_runs", user="carol") == 0
+    assert value(samples, "tcplab_user_running_runs", user_id=ids["carol"]) == 0
 
 
 def _json_lines(path: Path) -> list[str]:
