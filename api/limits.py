@@ -213,6 +213,7 @@ def _parse_and_validate(body: bytes, field: Any) -> tuple[Any, RequestValidation
 
 MAX_ERRORS = 50
 MAX_ECHO_CHARS = 200
+MAX_MESSAGE_CHARS = 2000  # a reason the server wrote, which may quote what it was given
 MAX_ECHO_ITEMS = 10
 MAX_ECHO_DEPTH = 3
 
@@ -226,17 +227,17 @@ def bounded_errors(errors: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], 
     return kept, max(0, len(errors) - MAX_ERRORS)
 
 
-def echo(value: Any, depth: int = 0) -> Any:
-    """`value` cut to a short excerpt: strings to MAX_ECHO_CHARS characters, lists and objects
-    to their first MAX_ECHO_ITEMS items, nesting to MAX_ECHO_DEPTH levels; what was cut says
-    how long it was. Never walks more of `value` than it keeps."""
+def echo(value: Any, depth: int = 0, chars: int = MAX_ECHO_CHARS) -> Any:
+    """`value` cut to a short excerpt: strings to `chars` characters, lists and objects to
+    their first MAX_ECHO_ITEMS items, nesting to MAX_ECHO_DEPTH levels; what was cut says how
+    long it was. Never walks more of `value` than it keeps."""
     if value is None or isinstance(value, bool | int | float):
         return value
     if isinstance(value, str | bytes | bytearray):
-        text = value if isinstance(value, str) else bytes(value[: MAX_ECHO_CHARS * 4]).decode("utf-8", "replace")
-        if len(value) <= MAX_ECHO_CHARS:
+        text = value if isinstance(value, str) else bytes(value[: chars * 4]).decode("utf-8", "replace")
+        if len(value) <= chars:
             return text
-        return f"{text[:MAX_ECHO_CHARS]}… ({len(value)} {'characters' if isinstance(value, str) else 'bytes'})"
+        return f"{text[:chars]}… ({len(value)} {'characters' if isinstance(value, str) else 'bytes'})"
     if isinstance(value, BaseModel):
         value = dict(value)  # its fields, not a dump of everything below them
     if isinstance(value, dict):

@@ -19,7 +19,7 @@ from sqlalchemy.exc import DataError, DBAPIError, InterfaceError, OperationalErr
 
 from api import dashboard, observability
 from api.auth import current_user
-from api.limits import MAX_ERRORS, BodyLimit, bounded_errors, echo
+from api.limits import MAX_ERRORS, MAX_MESSAGE_CHARS, BodyLimit, bounded_errors, echo
 from api.routers import comparisons, health, models, presets, reproductions, runs, schedules, sweeps, users
 from services.db.session import create_db_engine, create_session_factory
 from services.embedded import effective_database_url, effective_redis_url
@@ -122,7 +122,12 @@ def _add_exception_handlers(app: FastAPI) -> None:
         # Every problem the schema or the core found (the first MAX_ERRORS), each with its JSON path.
         errors, omitted = exc.errors[:MAX_ERRORS], max(0, len(exc.errors) - MAX_ERRORS)
         detail = [
-            {"loc": json_path_parts(e.path), "msg": echo(e.reason), "type": f"{e.source}.{e.kind}", "path": e.path}
+            {
+                "loc": json_path_parts(e.path),
+                "msg": echo(e.reason, chars=MAX_MESSAGE_CHARS),
+                "type": f"{e.source}.{e.kind}",
+                "path": e.path,
+            }
             for e in errors
         ]
         return _invalid(detail, omitted)
@@ -211,5 +216,5 @@ def _invalid(detail: list[Any], omitted: int) -> JSONResponse:
 
 def _unprocessable(path: str, reason: str, kind: str) -> JSONResponse:
     """422 in FastAPI's own shape (``detail[].loc/msg/type``), plus the JSON ``path``."""
-    detail = {"loc": json_path_parts(path), "msg": reason, "type": kind, "path": path}
+    detail = {"loc": json_path_parts(path), "msg": echo(reason, chars=MAX_MESSAGE_CHARS), "type": kind, "path": path}
     return JSONResponse({"detail": [detail]}, status_code=422)

@@ -156,8 +156,12 @@ def static(name: str, request: Request) -> Response:
     if name == "plotly.min.js":
         path = PLOTLY_JS
     else:
-        path = (STATIC_DIR / name).resolve()
-        if not path.is_relative_to(STATIC_DIR.resolve()) or not path.is_file():
+        try:
+            path = (STATIC_DIR / name).resolve()
+            found = path.is_relative_to(STATIC_DIR.resolve()) and path.is_file()
+        except (ValueError, OSError):  # a NUL byte, a name too long for the file system
+            found = False
+        if not found:
             return Response("not found", status_code=404, media_type="text/plain")
     media = {".js": "text/javascript; charset=utf-8", ".css": "text/css; charset=utf-8"}.get(
         path.suffix, "application/octet-stream"

@@ -8,7 +8,7 @@ from collections import Counter
 from typing import Any
 
 from fastapi import APIRouter, Response, status
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, StrictBool
 
 from api.auth import CurrentUser, Submitter
 from api.deps import SessionDep, SettingsDep
@@ -34,7 +34,7 @@ class ReproduceRequest(BaseModel):
     experiments: list[str] | None = Field(
         default=None, max_length=50, description="Only these experiments (keys from GET /v1/reproductions); default all."
     )
-    shared: bool = Field(default=False, description="Share the sweeps with the lab.")
+    shared: StrictBool = Field(default=False, description="Share the sweeps with the lab.")
 
 
 def _paper(p: Paper) -> dict[str, Any]:

@@ -168,8 +168,10 @@ class CrossoverResponse(BaseModel):
         description="beyond_model: m_t > W_SBS − 3 (no crossover inside the model); below_one: m_t < 1; "
         "overflow: inputs too extreme for double precision"
     )
-    w_sbs_at_m_t: list[float]
-    w_imp: list[float]
+    w_sbs_at_m_t: list[float | None] = Field(
+        description="W_SBS at m_t (at 1 below one); null where double precision overflows (status overflow)"
+    )
+    w_imp: list[float | None] = Field(description="W_IMP; null where double precision overflows")
     warnings: list[WarningOut]
 
 
@@ -195,5 +197,7 @@ class RegionsResponse(BaseModel):
     m_t: list[float | None] = Field(description="per p: the crossover (the upper bound of the SBS-superior region)")
     m_t_int: list[int | None]
     status: list[str]
-    w_imp_minus_3: list[float] = Field(description="per p: the upper bound of the IMP-superior region")
+    w_imp_minus_3: list[float | None] = Field(
+        description="per p: the upper bound of the IMP-superior region; null where double precision overflows"
+    )
     warnings: list[WarningOut]

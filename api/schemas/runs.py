@@ -6,7 +6,7 @@ import datetime as dt
 import uuid
 from typing import Any, Self
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, model_validator
 
 from services.db.models import Run, RunStatus
 from services.scenarios import Scenario
@@ -21,9 +21,9 @@ class RunSubmission(BaseModel):
     scenario: Scenario | None = Field(
         default=None, description="A scenario; the schema checks each field, the core the rest."
     )
-    preset: str | None = Field(default=None, description="A preset name (GET /v1/presets).")
+    preset: str | None = Field(default=None, max_length=100, description="A preset name (GET /v1/presets).")
     overrides: dict[str, Any] | None = Field(default=None, description="Overrides for the preset.")
-    shared: bool = Field(default=False, description="Visible to the whole lab (else to you and admins).")
+    shared: StrictBool = Field(default=False, description="Visible to the whole lab (else to you and admins).")
 
     @model_validator(mode="after")
     def one_of_scenario_or_preset(self) -> Self:
@@ -67,7 +67,7 @@ class RunOut(BaseModel):
 class RunSharing(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    shared: bool
+    shared: StrictBool
 
 
 class RunList(BaseModel):

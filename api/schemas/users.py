@@ -6,12 +6,15 @@ import datetime as dt
 import uuid
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, ValidationInfo, field_validator
 
 from services.db.models import ApiToken, User
 from services.users import Identity
 
-USER_NAME = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.@-]{0,63}$", description="letters, digits, _ . @ -")
+USER_NAME = Field(
+    pattern=r"^[A-Za-z0-9][A-Za-z0-9_.@-]{0,63}$",
+    description="letters, digits, _ . @ -; unique regardless of case (`alice` and `ALICE` are one name)",
+)
 
 
 class QuotaFields(BaseModel):
@@ -27,14 +30,23 @@ class QuotaFields(BaseModel):
 
 class UserCreate(QuotaFields):
     name: str = USER_NAME
-    is_admin: bool = False
+    is_admin: StrictBool = False
 
 
 class UserUpdate(QuotaFields):
-    """Only the fields given change (send null to return a quota to the server's default)."""
+    """Only the fields given change (send null to return a quota to the server's default;
+    `is_admin` and `disabled` are true or false, never null)."""
 
-    is_admin: bool | None = None
-    disabled: bool | None = None
+    is_admin: StrictBool = Field(default=None, description="absent: unchanged")  # type: ignore[assignment]
+    disabled: StrictBool = Field(default=None, description="absent: unchanged")  # type: ignore[assignment]
+
+    @field_validator("is_admin", "disabled", mode="before")
+    @classmethod
+    def not_null(cls, value: Any, info: ValidationInfo) -> Any:
+        # A null flag is a mistake, not "keep" (nor "false": it used to re-enable a user).
+        if value is None:
+            raise ValueError(f"`{info.field_name}` cannot be null: leave it out to keep it")
+        return value
 
 
 class EffectiveQuotas(BaseModel):

@@ -371,7 +371,7 @@ class User(Base):
     id: Mapped[uuid.UUID] = mapped_column(
         primary_key=True, default=uuid.uuid4, server_default=text("gen_random_uuid()")
     )
-    name: Mapped[str] = mapped_column(unique=True)
+    name: Mapped[str]  # unique regardless of case: uq_users_name_lower below
     is_admin: Mapped[bool] = mapped_column(default=False, server_default=text("false"))
     created_at: Mapped[dt.datetime] = mapped_column(server_default=_now())
     disabled_at: Mapped[dt.datetime | None]
@@ -381,6 +381,8 @@ class User(Base):
     submissions_per_minute: Mapped[int | None] = mapped_column(Integer, comment="null: the server's default")
 
     __table_args__ = (
+        # `alice` and `ALICE` are one name (migration 0007).
+        Index("uq_users_name_lower", func.lower(text("name")), unique=True),
         CheckConstraint("name ~ '^[A-Za-z0-9][A-Za-z0-9_.@-]{0,63}$'", name="name_format"),
         CheckConstraint("max_queued_runs IS NULL OR max_queued_runs >= 0", name="max_queued_runs_not_negative"),
         CheckConstraint("max_events_per_run IS NULL OR max_events_per_run >= 1", name="max_events_positive"),

@@ -204,6 +204,18 @@ class Crossover:
     warnings: list[ModelWarning]
 
 
+def _default_m_star(r: Any, t: Any) -> np.ndarray:
+    """m* = floor(RTO/R) + 2 for a caller who gave none. RTO/R past double precision (an RTO of
+    1e300 s over an R of 1e-300 s) has no m*: ModelDomainError, which the API answers with a
+    422 at `rto_s`, rather than an infinite m* no JSON can carry."""
+    with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+        ms = np.asarray(_derive_m_star(r, t), dtype=float)
+    if not np.isfinite(ms).all():
+        reason = "RTO/R is too large for double precision: m* = floor(RTO/R) + 2 has no value; give m_star"
+        raise ModelDomainError([DomainIssue("rto_s", reason)])
+    return ms
+
+
 def _crossover_arrays(p: np.ndarray, r: np.ndarray, t: np.ndarray, ms: np.ndarray | None):
     shape = np.broadcast_shapes(p.shape, r.shape, t.shape, () if ms is None else ms.shape)
     with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
@@ -216,7 +228,7 @@ def _crossover_arrays(p: np.ndarray, r: np.ndarray, t: np.ndarray, ms: np.ndarra
     ok = status == "crossover"
     m_t = np.where(ok, raw, np.nan)
     m_t_int = np.where(ok, np.ceil(raw), np.nan)
-    mstar = np.broadcast_to(_derive_m_star(r, t) if ms is None else ms, shape)
+    mstar = np.broadcast_to(_default_m_star(r, t) if ms is None else ms, shape)
     return shape, m_t, m_t_int, status, w_at, mstar
 
 
@@ -305,7 +317,7 @@ def regions(p: Any, m: Any, rtt_s: float, rto_s: float, m_star: float | None = N
     prep = prepare(params, {k: (np.atleast_1d(v) if k in ("p", "m") else v) for k, v in inputs.items()}, "grid", max_points)
     a = prep.arrays
     pp, mm, r, t = a["p"], a["m"], a["rtt_s"], a["rto_s"]  # pp (n_p, 1), mm (1, n_m)
-    mstar = float(a["m_star"]) if "m_star" in a else float(_derive_m_star(r, t))
+    mstar = float(a["m_star"]) if "m_star" in a else float(_default_m_star(r, t))
     with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
         sbs = sbs_pkts_per_rtt(pp, mm)
         imp = imp_timeout_pkts_per_rtt(pp, r, t)

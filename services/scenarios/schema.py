@@ -80,6 +80,12 @@ MIN_TIMER_S = 1e-6
 U32_MAX = 2**32 - 1
 U64_MAX = 2**64 - 1
 
+# Free text: names (of flows, links, nodes, the scenario) and the description are stored with
+# every run, so each is capped (a 422 naming the field beyond).
+MAX_NAME_CHARS = 200
+MAX_DESCRIPTION_CHARS = 10_000
+
+Name = Annotated[str, Field(max_length=MAX_NAME_CHARS)]
 U32 = Annotated[int, Field(ge=0, le=U32_MAX)]
 U64 = Annotated[int, Field(ge=0, le=U64_MAX)]
 Probability = Annotated[float, Field(ge=0.0, le=1.0)]
@@ -295,11 +301,11 @@ class Dumbbell(_Model):
 class GraphLink(_Model):
     """A duplex link of an explicit graph; its reverse direction is named `<name>-rev`."""
 
-    name: str | None = None
+    name: Name | None = None
     """Link name (default "<from>-<to>")."""
-    from_: str = Field(alias="from")
+    from_: Name = Field(alias="from")
     """Node at the forward direction's start."""
-    to: str
+    to: Name
     """Node at the forward direction's end."""
     rate_mbps: Annotated[float, Field(gt=0.0, le=1.0e7)]
     """Link rate, Mb/s."""
@@ -317,7 +323,7 @@ class Graph(_Model):
     """An explicit graph: named nodes and duplex links (paper 002's six-node topology). Routes
     are static shortest paths by propagation delay (ties by hop count)."""
 
-    nodes: Annotated[list[str], Field(max_length=MAX_NODES)]
+    nodes: Annotated[list[Name], Field(max_length=MAX_NODES)]
     links: list[GraphLink]
 
 
@@ -462,7 +468,7 @@ class TcpConfig(_Model):
 class FlowSpec(_Model):
     """One flow, or `count` identical flows (background traffic) named `<name>-0`, `<name>-1`, ..."""
 
-    name: str | None = None
+    name: Name | None = None
     """Flow name (default "flow<i>", i its index in `flows`)."""
     count: Annotated[U32, Field(ge=1, le=MAX_FLOWS)] = 1
     """How many flows this entry generates; distributions are drawn once per flow."""
@@ -473,9 +479,9 @@ class FlowSpec(_Model):
     rtt_ms: Value | None = None
     """Round-trip propagation delay, ms (dumbbell flows only, where it is required): a number or
     {"uniform": [a, b]}."""
-    from_: str | None = Field(default=None, alias="from")
+    from_: Name | None = Field(default=None, alias="from")
     """Sender node (graph flows only)."""
-    to: str | None = None
+    to: Name | None = None
     """Receiver node (graph flows only)."""
     start_s: Value = 0.0
     """Start time, seconds: a number or {"uniform": [a, b]}."""
@@ -499,9 +505,9 @@ class Outputs(_Model):
     """Sampling interval of the time series, seconds, at least 1 µs (default: no traces)."""
     trace: list[TraceKind] = Field(default_factory=lambda: ["cwnd", "ssthresh", "queue"])
     """Which series to record."""
-    trace_flows: list[str] | None = None
+    trace_flows: list[Name] | None = None
     """Flow names to trace (default: every flow)."""
-    trace_links: list[str] | None = None
+    trace_links: list[Name] | None = None
     """Link names whose queue to trace (default: the bottleneck, or every graph link)."""
     max_trace_points: Annotated[U64, Field(le=MAX_TRACE_POINTS * 10)] = 200_000
     """Upper bound on all trace samples together; a scenario that would exceed it is refused."""
@@ -526,10 +532,10 @@ class Scenario(_Model):
     scenario, seed and core version give bit-identical results.
     """
 
-    name: str | None = None
-    """Free text for people; ignored by the core."""
-    description: str | None = None
-    """Free text for people; ignored by the core."""
+    name: Name | None = None
+    """Free text for people (at most 200 characters); ignored by the core."""
+    description: Annotated[str, Field(max_length=MAX_DESCRIPTION_CHARS)] | None = None
+    """Free text for people (at most 10,000 characters); ignored by the core."""
     duration_s: Annotated[float, Field(gt=0.0, le=MAX_DURATION_S)]
     """Simulated seconds."""
     warmup_s: Annotated[float, Field(ge=0.0)] = 0.0

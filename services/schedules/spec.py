@@ -14,7 +14,7 @@ import datetime as dt
 from typing import Any, Self
 
 from croniter import CroniterError, croniter
-from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, ValidationInfo, field_validator, model_validator
 
 from services.sweeps import SweepSpec
 
@@ -56,8 +56,8 @@ class ScheduleSpec(BaseModel):
     template: SweepSpec = Field(
         description="The sweep each firing creates (the body of POST /v1/sweeps; its `shared` is the schedule's)."
     )
-    enabled: bool = True
-    shared: bool = Field(default=False, description="The schedule, its history and its sweeps visible to the lab.")
+    enabled: StrictBool = True
+    shared: StrictBool = Field(default=False, description="The schedule, its history and its sweeps visible to the lab.")
 
     @field_validator("cron")
     @classmethod
@@ -73,8 +73,8 @@ class ScheduleUpdate(BaseModel):
     name: str | None = Field(default=None, min_length=1, max_length=200)
     cron: str | None = Field(default=None, max_length=200)
     template: SweepSpec | None = None
-    enabled: bool | None = None
-    shared: bool | None = None
+    enabled: StrictBool | None = None
+    shared: StrictBool | None = None
 
     @field_validator("name", "cron", "template", "enabled", "shared", mode="before")
     @classmethod

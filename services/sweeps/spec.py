@@ -19,7 +19,7 @@ from collections.abc import Iterable, Mapping
 from enum import StrEnum
 from typing import Any, Self
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, field_validator, model_validator
 
 from services.db.models import FLOW_METRICS, U64_MAX
 from services.scenarios import Scenario
@@ -158,8 +158,8 @@ class SweepSpec(BaseModel):
     replications: int = Field(default=3, ge=1, le=MAX_REPLICATIONS, description="seeds per point")
     seed: int = Field(default=1, ge=0, le=U64_MAX, description="the sweep seed: replication seeds derive from it")
     stopping: StoppingRule | None = None
-    shared: bool = Field(default=False, description="Visible to the whole lab (else to you and admins).")
-    reuse_results: bool = Field(
+    shared: StrictBool = Field(default=False, description="Visible to the whole lab (else to you and admins).")
+    reuse_results: StrictBool = Field(
         default=True,
         description="Answer a run from a stored identical run (same scenario, seed and core version). "
         "false: simulate every run anyway (a benchmark of the core's speed); the result row is still "

@@ -6,7 +6,7 @@ import datetime as dt
 import uuid
 from collections.abc import Sequence
 
-from sqlalchemy import select, update
+from sqlalchemy import func, select, update
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.orm import Session
 
@@ -36,11 +36,11 @@ def touch_token(session: Session, token_id: uuid.UUID, now: dt.datetime, *, olde
 
 
 def ensure_admin(session: Session, name: str) -> User:
-    """The user `name`, created or promoted to admin (the bootstrap admin)."""
+    """The user `name` (in any case), created or promoted to admin (the bootstrap admin)."""
     user_id = session.execute(
         insert(User)
         .values(name=name, is_admin=True)
-        .on_conflict_do_update(index_elements=[User.name], set_={"is_admin": True, "disabled_at": None})
+        .on_conflict_do_update(index_elements=[func.lower(User.name)], set_={"is_admin": True, "disabled_at": None})
         .returning(User.id)
     ).scalar_one()
     user = session.get(User, user_id, populate_existing=True)
@@ -53,7 +53,8 @@ def user_by_id(session: Session, user_id: uuid.UUID) -> User | None:
 
 
 def user_by_name(session: Session, name: str) -> User | None:
-    return session.execute(select(User).where(User.name == name)).scalar_one_or_none()
+    """The user of that name, regardless of case (names are unique so: uq_users_name_lower)."""
+    return session.execute(select(User).where(func.lower(User.name) == name.lower())).scalar_one_or_none()
 
 
 def all_users(session: Session) -> Sequence[User]:

@@ -91,7 +91,7 @@ def create_user(
         with session.begin_nested():
             session.flush()
     except IntegrityError:
-        raise ConflictError(f"a user named {name!r} exists already") from None
+        raise ConflictError(f"a user named {name!r} exists already (names are unique regardless of case)") from None
     return user, _add_token(session, user.id, "initial")
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import threading
+import uuid
 from collections.abc import Iterator
 from typing import Any
 
@@ -141,3 +142,124 @@ def test_made_up_http_methods_and_paths_do_not_grow_the_metrics(client):
     assert "other" in methods
     assert not any("/no/such/path" in line for line in series)
     assert len(families) < 200_000
+
+
+# ---- finding 7: free text ---------------------------------------------------------------------
+
+DUMBBELL = {"dumbbell": {"bottleneck": {"rate_mbps": 10, "delay_ms": 10}}}
+
+
+@pytest.mark.parametrize(
+    ("scenario", "path"),
+    [
+        ({"description": "x" * 10_001}, "$.scenario.description"),
+        ({"name": "n" * 201}, "$.scenario.name"),
+        ({"flows": [{"rtt_ms": 100, "name": "f" * 201}]}, "$.scenario.flows[0].name"),
+        (
+            {
+                "topology": {"graph": {"nodes": ["a", "b" * 201], "links": [{"from": "a", "to": "b", "rate_mbps": 1, "delay_ms": 1}]}},
+                "flows": [{"from": "a", "to": "b"}],
+            },
+            "$.scenario.topology.graph.nodes[1]",
+        ),
+        ({"outputs": {"trace_interval_s": 1, "trace_flows": ["t" * 201]}}, "$.scenario.outputs.trace_flows[0]"),
+    ],
+)
+def test_free_text_past_its_cap_is_a_422_naming_the_field(client, db_session, scenario, path):
+    body = {"duration_s": 5, "topology": DUMBBELL, "flows": [{"rtt_ms": 100}], **scenario}
+    r = client.post("/v1/runs", json={"scenario": body})
+    assert r.status_code == 422, r.text[:300]
+    error = next(e for e in r.json()["detail"] if e["path"] == path)
+    assert "at most" in error["msg"], error
+    assert count(db_session, Run) == 0
+
+
+def test_a_description_within_its_cap_is_stored_and_a_preset_override_past_it_is_refused(client):
+    fine = {"duration_s": 5, "topology": DUMBBELL, "flows": [{"rtt_ms": 100}], "description": "d" * 10_000}
+    assert client.post("/v1/runs", json={"scenario": fine}).status_code == 201
+    long = {**FIG2_SHORT, "overrides": {**FIG2_SHORT["overrides"], "description": "d" * 20_000}}
+    r = client.post("/v1/runs", json=long)
+    assert r.status_code == 422 and "description" in r.text
+
+
+# ---- finding 7: the models answer extreme finite numbers --------------------------------------
+
+
+def test_a_crossover_whose_default_m_star_overflows_is_a_422_naming_rto_s(client):
+    r = client.post("/v1/models/newreno/crossover", json={"p": 0.01, "rtt_s": 1e-300, "rto_s": 1e300})
+    assert r.status_code == 422, r.text
+    (error,) = r.json()["detail"]
+    assert error["loc"] == ["body", "rto_s"] and "give m_star" in error["msg"]
+    r = client.post("/v1/models/newreno/regions", json={"p": [0.01], "m": [1, 2], "rtt_s": 1e-300, "rto_s": 1e300})
+    assert r.status_code == 422 and r.json()["detail"][0]["loc"] == ["body", "rto_s"]
+    given = client.post("/v1/models/newreno/crossover", json={"p": 0.01, "rtt_s": 1e-300, "rto_s": 1e300, "m_star": 4})
+    assert given.status_code == 200  # with m* given there is an answer
+
+
+# ---- finding 7: static files, PATCH nulls, strict booleans, user names ---------------------
+
+
+def test_a_static_name_with_a_nul_byte_is_not_found(anonymous_client):
+    for name in ("%00", "a%00b.js", "x" * 5000):
+        r = anonymous_client.get(f"/static/{name}")
+        assert r.status_code == 404, (name, r.status_code)
+
+
+def test_a_null_flag_in_a_patch_is_a_422_naming_it_and_changes_nothing(client):
+    user = client.post("/v1/users", json={"name": "dora"}).json()
+    assert client.patch(f"/v1/users/{user['id']}", json={"disabled": True}).json()["disabled"] is True
+    for field in ("is_admin", "disabled"):
+        r = client.patch(f"/v1/users/{user['id']}", json={field: None})
+        assert r.status_code == 422, r.text
+        (error,) = r.json()["detail"]
+        assert error["loc"] == ["body", field] and f"`{field}` cannot be null" in error["msg"]
+    after = client.get(f"/v1/users/{user['id']}").json()
+    assert (after["disabled"], after["is_admin"]) == (True, False)
+    # Every other PATCH: a null flag is a 422 naming it too.
+    run_id = client.post("/v1/runs", json=FIG2_SHORT).json()["id"]
+    r = client.patch(f"/v1/runs/{run_id}", json={"shared": None})
+    assert r.status_code == 422 and r.json()["detail"][0]["loc"] == ["body", "shared"]
+    # A quota's null still means "the server's default".
+    assert client.patch(f"/v1/users/{user['id']}", json={"max_flows": None}).status_code == 200
+
+
+def _boolean_fields(spec: dict[str, Any], schema: dict[str, Any]) -> list[str]:
+    """The top-level boolean properties of a request body schema ($ref, anyOf resolved)."""
+    if "$ref" in schema:
+        schema = spec["components"]["schemas"][schema["$ref"].rsplit("/", 1)[1]]
+    found = []
+    for name, prop in schema.get("properties", {}).items():
+        options = prop.get("anyOf", [prop])
+        if any(o.get("type") == "boolean" for o in options):
+            found.append(name)
+    return found
+
+
+def test_every_boolean_of_every_request_body_refuses_the_string_yes(app, client):
+    spec = app.openapi()
+    checked = []
+    for path, operations in spec["paths"].items():
+        for method, operation in operations.items():
+            content = operation.get("requestBody", {}).get("content", {}).get("application/json")
+            if content is None:
+                continue
+            schema = content["schema"]
+            for option in schema.get("anyOf", [schema]):
+                for field in _boolean_fields(spec, option):
+                    url = path.replace("{", "").replace("}", "")
+                    url = "/".join(str(uuid.uuid4()) if "id" in part else part for part in url.split("/"))
+                    r = client.request(method.upper(), url, json={field: "yes"})
+                    assert r.status_code == 422, (method, path, field, r.status_code)
+                    errors = [e for e in r.json()["detail"] if e["loc"] == ["body", field]]
+                    assert errors and errors[0]["type"] == "bool_type", (method, path, field, r.json())
+                    checked.append(f"{method.upper()} {path} {field}")
+    assert len(checked) >= 10, checked  # runs, sweeps, schedules, users, reproductions
+
+
+def test_user_names_are_unique_regardless_of_case(client):
+    assert client.post("/v1/users", json={"name": "alice"}).status_code == 201
+    for name in ("ALICE", "Alice", "alice"):
+        r = client.post("/v1/users", json={"name": name})
+        assert r.status_code == 409, (name, r.status_code)
+        assert "regardless of case" in r.json()["detail"]
+    assert [u["name"] for u in client.get("/v1/users").json()].count("alice") == 1
