@@ -189,7 +189,7 @@
     const byPoint = new Map(rows.map((r) => [r.point, r.stop_reason]));
     const counts = new Map();
     for (const reason of byPoint.values()) counts.set(reason, (counts.get(reason) || 0) + 1);
-    const parts = [...counts].map(([reason, n]) => `${n} ${n === 1 ? "point" : "points"} ${reason === null ? "still growing" : reason}`);
+    const parts = [...counts].map(([reason, n]) => `${n} ${n === 1 ? "point" : "points"}: ${reason === null ? "still growing" : reason}`);
     const capped = [...counts.keys()].some((reason) => reason && reason.startsWith("capped:"));
     return `Stopping rule: ${parts.join(" · ")}.` + (capped ? " A capped point stopped at a limit (its owner's quota of queued runs, the per-sweep cap or the server's queue); extending the sweep resumes it." : "");
   }
