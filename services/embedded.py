@@ -284,7 +284,10 @@ class EmbeddedRedis:
 
     def start(self, timeout_s: float = 20.0) -> str:
         """Start the server (or reuse the one running in ``directory``); return its URL."""
-        self.directory.mkdir(parents=True, exist_ok=True)
+        # The broker's data (task messages: run ids and their owners' work) is this user's
+        # alone: the folder 0700, and the server makes its files 0600 (umask below).
+        self.directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+        self.directory.chmod(0o700)
         self.socket_path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         if self._answers():
             log.info("embedded Redis already running in %s", self.directory)
@@ -306,6 +309,7 @@ class EmbeddedRedis:
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.PIPE,
                 timeout=timeout_s,
+                umask=0o077,  # the daemon keeps it: its append-only file, dump and log are 0600
             )
         except (subprocess.SubprocessError, OSError) as exc:
             raise EmbeddedServerError(

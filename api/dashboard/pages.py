@@ -190,9 +190,23 @@ class Login(BaseModel):
     next: str | None = None
 
 
+MAX_NEXT_CHARS = 2000
+
+
 def _safe_next(target: str | None) -> str:
-    """Only a path on this server (never `//other.host` or `https://…`): no open redirect."""
-    if target and target.startswith("/") and not target.startswith("//") and "\\" not in target:
+    """Only a path on this server, never another site: no open redirect.
+
+    A browser reads `//other.host`, `/\\other.host` and `\\\\other.host` as another host, and drops
+    tabs and newlines before it reads a URL at all (`/<TAB>/other.host` is `//other.host`): so
+    the path has no control character and no backslash, and starts with one `/` only."""
+    if (
+        target
+        and len(target) <= MAX_NEXT_CHARS
+        and target.startswith("/")
+        and not target.startswith("//")
+        and "\\" not in target
+        and not any(ord(c) < 0x20 or ord(c) == 0x7F for c in target)
+    ):
         return target
     return "/dashboard"
 

@@ -17,7 +17,7 @@ from fastapi.testclient import TestClient
 from pydantic import BaseModel, field_validator
 
 from api.limits import MAX_ERRORS, JsonBodyRoute
-from services.db.models import Run
+from services.db.models import Run, Sweep
 from tests.conftest import AUTH
 from tests.e2e.test_runs import FIG2_SHORT, count
 
@@ -263,3 +263,64 @@ def test_user_names_are_unique_regardless_of_case(client):
         assert r.status_code == 409, (name, r.status_code)
         assert "regardless of case" in r.json()["detail"]
     assert [u["name"] for u in client.get("/v1/users").json()].count("alice") == 1
+
+
+# ---- finding 7: the login's `next` and cookie-authenticated changes from other sites ----------
+
+
+@pytest.mark.parametrize(
+    "target",
+    ["//evil.example/", "/\t/evil.example", "/\n/evil.example", "/\r/evil.example", "/\\evil.example",
+     "\\\\evil.example", "https://evil.example/", " //evil.example", "/\x00//evil.example", "/" + "a" * 3000],
+)
+def test_the_login_never_sends_a_browser_to_another_site(anonymous_client, target):
+    """`/login?next=/%09/evil.com`: a browser drops the tab and reads `//evil.com`, another host."""
+    page = anonymous_client.get("/login", params={"next": target})
+    assert page.status_code == 200 and '"next": "/dashboard"' in page.text
+    r = anonymous_client.post("/login", json={"token": AUTH["Authorization"].split()[1], "next": target})
+    assert r.status_code == 200 and r.json()["next"] == "/dashboard"
+
+
+def test_the_login_keeps_a_path_of_this_server(anonymous_client):
+    target = "/dashboard/sweeps/123?metric=cwnd"
+    assert f'"next": "{target}"' in anonymous_client.get("/login", params={"next": target}).text
+
+
+@pytest.fixture
+def cookie_client(app, clean_db) -> Iterator[TestClient]:
+    """A browser signed in with the dashboard's cookie (the bootstrap admin), no bearer header."""
+    with TestClient(app, cookies={"tcplab_token": AUTH["Authorization"].split()[1]}) as c:
+        yield c
+
+
+FOREIGN = [{"Origin": "http://evil.example"}, {"Origin": "http://testserver:8001"}, {"Origin": "null"},
+           {"Sec-Fetch-Site": "cross-site"}, {"Sec-Fetch-Site": "same-site", "Origin": "http://testserver"}]
+
+
+def test_a_cookie_signed_change_from_another_origin_is_403_and_changes_nothing(client, cookie_client, db_session):
+    run_id = client.post("/v1/runs", json=FIG2_SHORT).json()["id"]
+    schedule = client.post(
+        "/v1/schedules",
+        json={"name": "s", "cron": "0 3 * * *", "template": {**FIG2_SHORT, "axes": [{"path": "flows[*].loss.m", "values": [2]}], "replications": 1}},
+    ).json()
+    for headers in FOREIGN:
+        for url in (f"/v1/runs/{run_id}/cancel", f"/v1/schedules/{schedule['id']}/fire"):
+            r = cookie_client.post(url, headers=headers)
+            assert r.status_code == 403, (url, headers, r.status_code)
+            assert "must come from this server's own pages" in r.json()["detail"]
+        r = cookie_client.patch(f"/v1/runs/{run_id}", json={"shared": True}, headers=headers)
+        assert r.status_code == 403
+    assert client.get(f"/v1/runs/{run_id}").json()["status"] == "queued"
+    assert count(db_session, Sweep) == 0
+    assert cookie_client.get(f"/v1/runs/{run_id}", headers=FOREIGN[0]).status_code == 200  # reading is fine
+    # From its own pages (what Chromium sends), or from a client that says nothing: allowed.
+    same = cookie_client.post(f"/v1/schedules/{schedule['id']}/fire", headers={"Sec-Fetch-Site": "same-origin"})
+    assert same.status_code == 201, same.text
+    r = cookie_client.post(f"/v1/runs/{run_id}/cancel", headers={"Origin": "http://testserver"})
+    assert r.status_code == 200 and r.json()["status"] == "cancelled"
+
+
+def test_a_bearer_token_from_any_origin_is_not_a_forgery(client):
+    run_id = client.post("/v1/runs", json=FIG2_SHORT).json()["id"]
+    r = client.post(f"/v1/runs/{run_id}/cancel", headers={"Origin": "http://evil.example", "Sec-Fetch-Site": "cross-site"})
+    assert r.status_code == 200 and r.json()["status"] == "cancelled"

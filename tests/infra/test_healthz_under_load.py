@@ -21,9 +21,11 @@ import pytest
 from tests.support import LaunchedService, free_port, launch_service, stop_service
 
 # A loaded 2-core machine (other test sessions, the worker, PostgreSQL): the median must stay
-# well under 100 ms, and no single probe may wait as long as a heavy request used to block.
-P50_BOUND_S = 0.05
-MAX_BOUND_S = 0.5
+# well under 100 ms, and no single probe may wait as long as a heavy request used to block it
+# (1.5-1.7 s on an idle machine, 4.6 s on a loaded one). Measured at a load average of 6 on 2
+# cores: medians of 8-33 ms, at most 320 ms.
+P50_BOUND_S = 0.075
+MAX_BOUND_S = 0.75
 PROBE_INTERVAL_S = 0.02
 
 
@@ -108,14 +110,19 @@ def _figures(latencies: list[float]) -> dict[str, float]:
     }
 
 
-def _while_posting(service: LaunchedService, path: str, body: bytes) -> tuple[httpx.Response, float, dict[str, float]]:
+def _while_posting(
+    service: LaunchedService, path: str, body: bytes, times: int = 1
+) -> tuple[httpx.Response, float, dict[str, float]]:
+    """Posts `body` `times` times in a row while /healthz is probed; the last response, the
+    mean time one took, and the probes' figures."""
     headers = {**service.headers, "Content-Type": "application/json"}
     with httpx.Client(base_url=service.base_url, timeout=120, headers=headers) as client:
         with Prober(service.base_url) as prober:
             time.sleep(0.2)  # a few probes before the body arrives
             start = time.perf_counter()
-            response = client.post(path, content=body)
-            took = time.perf_counter() - start
+            for _ in range(times):
+                response = client.post(path, content=body)
+            took = (time.perf_counter() - start) / times
             time.sleep(0.2)
     assert not prober.failures, prober.failures[:3]
     return response, took, _figures(prober.latencies)
@@ -123,7 +130,7 @@ def _while_posting(service: LaunchedService, path: str, body: bytes) -> tuple[ht
 
 def test_healthz_answers_quickly_while_a_75_mb_model_request_is_validated(service):
     body = model_body(7_500_000)
-    response, took, figures = _while_posting(service, "/v1/models/mathis/evaluate", body)
+    response, took, figures = _while_posting(service, "/v1/models/mathis/evaluate", body, times=4)
     print(f"\n7.5 MB model request: {response.status_code} in {took:.2f} s, "
           f"{len(response.content)} bytes answered; /healthz meanwhile: {figures}")
     assert response.status_code == 422

@@ -11,7 +11,9 @@
         headers: { "Content-Type": "application/json", Accept: "application/json" },
         body: JSON.stringify({ token, next: config.next }),
       });
-      window.location.assign(body.next);
+      // The server sends only a path of this site; a browser must never be sent elsewhere.
+      const next = new URL(body.next, window.location.origin);
+      window.location.assign(next.origin === window.location.origin ? next.href : "/dashboard");
     } catch (error) {
       message(error.status === 401 ? "That token is unknown, revoked or disabled." : String(error), "error");
     }
