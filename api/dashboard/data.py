@@ -4,7 +4,9 @@ so what a page draws is what a researcher downloads.
 
 GET /v1/runs/{id}/flows     one row per flow of a succeeded run (the result's `flows`)
 GET /v1/runs/{id}/traces    one row per sample time: `time_s`, `<flow>.cwnd`, `<flow>.ssthresh`,
-                            `<link>.queue` (no rows when the run recorded no traces)
+                            `<link>.queue` (no rows when the run recorded no traces), streamed;
+                            paged (`offset`, `limit`, `from_s`, `to_s`, `series`) and downsampled
+                            for plots (`points`)
 GET /v1/regions             one row per (p, m) cell of the map, with the crossover m_t and the
                             IMP bound W_IMP − 3 of its p
 """
@@ -15,13 +17,14 @@ import uuid
 from typing import Annotated, Any
 
 import numpy as np
-from fastapi import APIRouter, Query, Response
+from fastapi import APIRouter, Query, Request, Response
 from fastapi.exceptions import RequestValidationError
 
 from api.auth import CurrentUser
 from api.deps import SessionDep
-from api.tabular import FORMAT_QUERY, TableFormat, table_response
+from api.tabular import FORMAT_QUERY, TableFormat, stream_table, table_response
 from services import runs
+from services.runs import traces
 from services.models import ModelDomainError, regions
 from services.models.newreno import REGION_LABELS, REGION_MEANING
 
@@ -34,7 +37,7 @@ MAX_CELLS = 40_000
 def run_flows(run_id: uuid.UUID, session: SessionDep, viewer: CurrentUser, fmt: TableFormat = FORMAT_QUERY) -> Response:
     """The `flows` of `GET /v1/runs/{id}/result`, one row per flow. 409 while the run has no
     result."""
-    result = runs.result_of(session, run_id, viewer, traces=False)
+    result = runs.result_of(session, run_id, viewer)
     return table_response(
         result["flows"],
         fmt,
@@ -44,49 +47,69 @@ def run_flows(run_id: uuid.UUID, session: SessionDep, viewer: CurrentUser, fmt: 
     )
 
 
-def trace_table(traces: dict[str, Any]) -> tuple[list[dict[str, Any]], list[dict[str, str]]]:
-    """The core's traces (`time_s`, `flows[]`, `links[]`) as one row per sample time; and the
-    series, one per column after `time_s`: `{column, kind, name, quantity}`."""
-    series: list[tuple[dict[str, str], list[Any]]] = []
-    for kind, key in (("flow", "flows"), ("link", "links")):
-        for item in traces.get(key) or []:
-            for quantity, values in item.items():
-                if quantity == "name" or not isinstance(values, list):
-                    continue
-                column = f"{item['name']}.{quantity}"
-                series.append(
-                    (
-                        {
-                            "column": column,
-                            "kind": kind,
-                            "name": item["name"],
-                            "quantity": quantity,
-                        },
-                        values,
-                    )
-                )
-    rows = []
-    for i, t in enumerate(traces.get("time_s") or []):
-        row: dict[str, Any] = {"time_s": t}
-        for meta, values in series:
-            row[meta["column"]] = values[i] if i < len(values) else None
-        rows.append(row)
-    return rows, [meta for meta, _ in series]
+MAX_POINTS = 100_000
 
 
 @router.get(
     "/v1/runs/{run_id}/traces", summary="A run's cwnd, ssthresh and queue traces as a table"
 )
-def run_traces(run_id: uuid.UUID, session: SessionDep, viewer: CurrentUser, fmt: TableFormat = FORMAT_QUERY) -> Response:
-    """The traces of `GET /v1/runs/{id}/result?traces=true`, one row per sample time; the
-    JSON body also lists the `series` (column, flow or link, name, quantity) and whether any
-    were `recorded` (a scenario without `outputs.trace` records none: no rows). 409 while the
-    run has no result."""
-    result = runs.result_of(session, run_id, viewer, traces=True)
-    traces = result.get("traces")
-    rows, series = trace_table(traces) if traces else ([], [])
-    body = {"run_id": str(run_id), "recorded": bool(traces), "series": series}
-    return table_response(rows, fmt, f"run-{run_id}-traces", body=body, first_columns=("time_s",))
+def run_traces(
+    run_id: uuid.UUID,
+    request: Request,
+    session: SessionDep,
+    viewer: CurrentUser,
+    fmt: TableFormat = FORMAT_QUERY,
+    series: Annotated[
+        list[str] | None,
+        Query(description="only these columns besides `time_s` (repeat for several: `series=f1.cwnd&series=f1.ssthresh`); all when absent"),
+    ] = None,
+    offset: Annotated[int, Query(ge=0, description="the first sample (row) index")] = 0,
+    limit: Annotated[int | None, Query(ge=1, description="at most this many samples from the first one; all when absent")] = None,
+    from_s: Annotated[float | None, Query(allow_inf_nan=False, description="only samples at or after this time [s]")] = None,
+    to_s: Annotated[float | None, Query(allow_inf_nan=False, description="only samples at or before this time [s]")] = None,
+    points: Annotated[
+        int | None,
+        Query(ge=2, le=MAX_POINTS, description="at most this many rows: min and max of every series per bucket of samples (for plots)"),
+    ] = None,
+) -> Response:
+    """The traces of `GET /v1/runs/{id}/result?traces=true`, one row per sample time, streamed
+    (any size of trace costs the API the same memory). The JSON body also lists the `series`
+    (column, flow or link, name, quantity), whether any were `recorded` (a scenario without
+    `outputs.trace` records none: no rows), the trace's `samples`, and the selection: its first
+    sample `offset`, its `count` of samples, `next_offset` (the next page's offset, null on
+    the last) and `downsampled` (null, or the `points` and `buckets`). 409 while the run has
+    no result.
+
+    Pages: `offset` and `limit` (sample indices); a time range: `from_s`, `to_s`; some
+    columns: `series`. `points` cuts the selection into points / 2 buckets of consecutive
+    samples, each two rows at the bucket's first and last sample times holding every series'
+    minimum and maximum in the order they occur: a plot of it shows what a plot of every
+    sample shows, at that many pixels; a selection of at most `points` samples is whole."""
+    if from_s is not None and to_s is not None and to_s < from_s:
+        raise RequestValidationError([{"type": "value_error", "loc": ("query", "to_s"), "msg": "must not be below from_s", "input": to_s}])
+    layout = traces.layout_of(session, run_id, viewer)
+    name = f"run-{run_id}-traces"
+    if layout is None:
+        body = {"run_id": str(run_id), "recorded": False, "series": [], "samples": 0, "offset": 0, "count": 0, "next_offset": None, "downsampled": None}
+        return table_response([], fmt, name, body=body, first_columns=("time_s",))
+    chosen = layout.columns(series)
+    selection = traces.window(session, layout, offset=offset, from_s=from_s, to_s=to_s)
+    rows = selection if limit is None else selection[:limit]
+    buckets = 0 if points is None else traces.buckets_of(len(rows), points)
+    body = {
+        "run_id": str(run_id),
+        "recorded": True,
+        "series": [layout.series[i].public() for i in chosen[1:]],
+        "samples": layout.samples,
+        "offset": rows.start,
+        "count": len(rows),
+        "next_offset": rows.stop if rows.stop < selection.stop else None,
+        "downsampled": {"points": points, "buckets": buckets} if buckets else None,
+    }
+    pieces = traces.blocks(request.app.state.session_factory, layout, chosen, rows)
+    if buckets:
+        pieces = traces.downsample(pieces, len(rows), points, [layout.series[i].dtype for i in chosen])
+    return stream_table([layout.series[i].column for i in chosen], pieces, fmt, name, body=body)
 
 
 _POSITIVE = {"gt": 0, "allow_inf_nan": False}

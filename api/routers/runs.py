@@ -4,15 +4,19 @@ from __future__ import annotations
 
 import datetime as dt
 import uuid
+from collections.abc import Iterator
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Query, Response, status
+from fastapi import APIRouter, Query, Request, Response, status
+from fastapi.responses import StreamingResponse
 
 from api.auth import CurrentUser, Submitter
 from api.deps import SessionDep, SettingsDep
 from api.limits import ScenarioBodyRoute
 from api.schemas.runs import RunList, RunOut, RunSharing, RunSubmission
+from api.tabular import finite, finite_list, json_text
 from services import runs
+from services.runs import traces as run_traces
 from services.db.models import RunStatus
 from services.db.session import run_after_commit
 from worker.tasks import enqueue
@@ -81,11 +85,57 @@ def share_run(run_id: uuid.UUID, body: RunSharing, viewer: CurrentUser, session:
 
 
 @router.get("/{run_id}/result")
-def get_result(run_id: uuid.UUID, viewer: CurrentUser, session: SessionDep, traces: bool = False) -> dict[str, Any]:
+def get_result(run_id: uuid.UUID, request: Request, viewer: CurrentUser, session: SessionDep, traces: bool = False) -> Any:
     """The stored result of a succeeded run: the summary (measurement window, links,
-    fairness, the core's stats), one row per flow, and the traces when `traces=true`.
-    409 while the run is not succeeded."""
-    return runs.result_of(session, run_id, viewer, traces=traces)
+    fairness, the core's stats), one row per flow, and the traces when `traces=true` (as the
+    core returned them, streamed: any size of trace costs the API the same memory; pages and
+    downsampled series: `GET /v1/runs/{id}/traces`). 409 while the run is not succeeded."""
+    body = runs.result_of(session, run_id, viewer)
+    if not traces:
+        return body
+    layout = run_traces.layout_of(session, run_id, viewer)
+    values = None if layout is None else run_traces.series_values(request.app.state.session_factory, layout)
+    return StreamingResponse(_with_traces(body, layout, values), media_type="application/json")
+
+
+def _with_traces(body: dict[str, Any], layout: run_traces.Layout | None, values: Iterator[tuple[int, Any]] | None) -> Iterator[bytes]:
+    """`body` with `"traces"` in the core's shape (`time_s`, `flows[]`, `links[]`; null when
+    none were recorded), written one chunk of one series at a time."""
+    yield (json_text(finite(body))[:-1] + ',"traces":').encode()
+    if layout is None or values is None:
+        yield b"null}"
+        return
+    # The text before each series' values: the structure around them, closed by the next.
+    before: list[str] = []
+    text = '{"time_s":['
+    before.append(text)
+    text = "]"
+    by_item: dict[tuple[str, str | None], list[int]] = {}
+    for i, s in enumerate(layout.series[1:], 1):
+        by_item.setdefault((s.kind, s.name), []).append(i)
+    for kind, key, names in (("flow", "flows", layout.flows), ("link", "links", layout.links)):
+        text += f',"{key}":['
+        for k, name in enumerate(names):
+            text += ("," if k else "") + '{"name":' + json_text(name)
+            for i in by_item.get((kind, name), []):
+                before.append(text + "," + json_text(layout.series[i].quantity) + ":[")
+                text = "]"
+            text += "}"
+        text += "]"
+    after = text + "}}"
+    current, separator = -1, ""
+    for number, chunk in values:
+        while current < number:  # the structure up to this series (and any empty ones before)
+            current += 1
+            yield before[current].encode()
+            separator = ""
+        if len(chunk):
+            yield (separator + json_text(finite_list(chunk))[1:-1]).encode()
+            separator = ","
+    while current < len(before) - 1:
+        current += 1
+        yield before[current].encode()
+    yield after.encode()
 
 
 @router.post("/{run_id}/cancel", response_model=RunOut)

@@ -5,7 +5,7 @@ commit — see services/db/session.py.
 """
 
 from services.db.base import Base
-from services.db.models import FLOW_METRICS, FlowResult, Result, Run, RunStatus, Trace
+from services.db.models import FLOW_METRICS, FlowResult, Result, Run, RunStatus, Trace, TraceChunk
 from services.db.session import (
     create_db_engine,
     create_session_factory,
@@ -25,6 +25,7 @@ __all__ = [
     "Run",
     "RunStatus",
     "Trace",
+    "TraceChunk",
     "create_db_engine",
     "create_session_factory",
     "get_engine",

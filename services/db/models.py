@@ -28,6 +28,7 @@ from sqlalchemy import (
     ForeignKey,
     Index,
     Integer,
+    LargeBinary,
     Numeric,
     Text,
     TypeDecorator,
@@ -258,16 +259,49 @@ FLOW_METRICS: tuple[str, ...] = tuple(
 
 
 class Trace(Base):
-    """The optional time series of a result (``result["traces"]``), as the core returned it."""
+    """The layout of a result's optional time series (``result["traces"]``); their values are
+    in ``trace_chunks``, so that a reader holds one chunk at a time (services/runs/traces.py)."""
 
     __tablename__ = "traces"
 
     result_id: Mapped[uuid.UUID] = mapped_column(
         ForeignKey("results.id", ondelete="CASCADE"), primary_key=True
     )
-    data: Mapped[dict[str, Any]]
+    samples: Mapped[int] = mapped_column(BigInteger, comment="sample times (the length of every series)")
+    chunk_samples: Mapped[int] = mapped_column(Integer, comment="samples per chunk of every series")
+    series: Mapped[list[dict[str, Any]]] = mapped_column(
+        comment="[{kind: time|flow|link, name, quantity, dtype: f8|i8}]; its index is trace_chunks.series"
+    )
+    items: Mapped[dict[str, Any]] = mapped_column(
+        comment='{"flows": [names], "links": [names]}: the traced flows and links, in the core\'s order'
+    )
 
     result: Mapped[Result] = relationship(back_populates="trace")
+
+    __table_args__ = (
+        CheckConstraint("samples >= 0", name="samples_not_negative"),
+        CheckConstraint("chunk_samples >= 1", name="chunk_samples_positive"),
+    )
+
+
+class TraceChunk(Base):
+    """Samples [chunk × chunk_samples, (chunk + 1) × chunk_samples) of one series: its values
+    as little-endian float64 (NaN for null) or int64, zlib-compressed."""
+
+    __tablename__ = "trace_chunks"
+
+    result_id: Mapped[uuid.UUID] = mapped_column(
+        ForeignKey("traces.result_id", ondelete="CASCADE"), primary_key=True
+    )
+    # (chunk, series) in this order: rows read in key order are the table's rows block by block.
+    chunk: Mapped[int] = mapped_column(Integer, primary_key=True)
+    series: Mapped[int] = mapped_column(Integer, primary_key=True)
+    data: Mapped[bytes] = mapped_column(LargeBinary)
+
+    __table_args__ = (
+        CheckConstraint("chunk >= 0", name="chunk_not_negative"),
+        CheckConstraint("series >= 0", name="series_not_negative"),
+    )
 
 
 class Sweep(Base):

@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import datetime as dt
 import uuid
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 from sqlalchemy import ColumnElement, any_, func, literal, select, text
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.orm import Session
 
-from services.db.models import FLOW_METRICS, FlowResult, Result, Run, RunStatus, Trace
+from services.db.models import FLOW_METRICS, FlowResult, Result, Run, RunStatus, Trace, TraceChunk
+from services.runs.trace_codec import encode as encode_traces
 
 
 def run_for_update(session: Session, run_id: uuid.UUID) -> Run | None:
@@ -59,7 +60,10 @@ def insert_result(session: Session, cache_key: str, core_version: str, result: d
         for i, flow in enumerate(result["flows"])
     )
     if result.get("traces") is not None:
-        session.add(Trace(result_id=inserted, data=result["traces"]))
+        layout, chunks = encode_traces(result["traces"])
+        session.execute(insert(Trace).values(result_id=inserted, **layout))
+        for start in range(0, len(chunks), 1000):
+            session.execute(insert(TraceChunk), [{"result_id": inserted, **c} for c in chunks[start : start + 1000]])
     session.flush()
     return inserted
 
@@ -74,8 +78,34 @@ def summary_of(session: Session, result_id: uuid.UUID) -> dict[str, Any]:
     return session.execute(select(Result.summary).where(Result.id == result_id)).scalar_one()
 
 
-def trace_of(session: Session, result_id: uuid.UUID) -> dict[str, Any] | None:
-    return session.execute(select(Trace.data).where(Trace.result_id == result_id)).scalar_one_or_none()
+def trace_of(session: Session, result_id: uuid.UUID) -> Trace | None:
+    """The layout of a result's traces; their values are read with `trace_chunks`."""
+    return session.get(Trace, result_id)
+
+
+def trace_chunks(
+    session: Session, result_id: uuid.UUID, *, series: Iterable[int], chunks: range, by_series: bool = False
+) -> Iterator[tuple[int, int, bytes]]:
+    """(chunk, series, data) of `series` in `chunks`, by chunk then series (the table's row
+    order) or by series then chunk; fetched a few rows at a time (a server-side cursor)."""
+    order = (TraceChunk.series, TraceChunk.chunk) if by_series else (TraceChunk.chunk, TraceChunk.series)
+    query = (
+        select(TraceChunk.chunk, TraceChunk.series, TraceChunk.data)
+        .where(
+            TraceChunk.result_id == result_id,
+            TraceChunk.series.in_(list(series)),
+            TraceChunk.chunk >= chunks.start,
+            TraceChunk.chunk < chunks.stop,
+        )
+        .order_by(*order)
+        .execution_options(yield_per=16)
+    )
+    result = session.execute(query)
+    try:
+        for row in result:
+            yield row.chunk, row.series, row.data
+    finally:
+        result.close()  # a reader that stops early frees the cursor now
 
 
 def page_of_runs(

@@ -202,14 +202,18 @@ def list_runs(
     )
 
 
-def result_of(session: Session, run_id: uuid.UUID, viewer: Identity, *, traces: bool) -> dict[str, Any]:
-    """The stored result of a succeeded run: summary, per-flow rows, traces on request."""
+def succeeded_run(session: Session, run_id: uuid.UUID, viewer: Identity) -> Run:
+    """The run if `viewer` may see it and it has a result; ConflictError while it has none."""
     run = get_run(session, run_id, viewer)
     if run.status != RunStatus.succeeded or run.result_id is None:
         raise ConflictError(f"run {run_id} has no result: it is {run.status.value}")
+    return run
+
+
+def result_of(session: Session, run_id: uuid.UUID, viewer: Identity) -> dict[str, Any]:
+    """The stored result of a succeeded run: summary and per-flow rows (its traces are read
+    in pieces: services/runs/traces.py)."""
+    run = succeeded_run(session, run_id, viewer)
     flows = [{m: getattr(f, m) for m in FLOW_METRICS} for f in repo.flows_of(session, run.result_id)]
-    body: dict[str, Any] = {"run_id": str(run.id), "cache_key": run.cache_key, **repo.summary_of(session, run.result_id), "flows": flows}
-    if traces:
-        body["traces"] = repo.trace_of(session, run.result_id)
-    return body
+    return {"run_id": str(run.id), "cache_key": run.cache_key, **repo.summary_of(session, run.result_id), "flows": flows}
 

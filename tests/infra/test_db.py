@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import uuid
 
+import numpy as np
 import pytest
 import tcpsim
 from sqlalchemy import Engine, func, select, text
@@ -20,11 +21,13 @@ from services.db import (
     Run,
     RunStatus,
     Trace,
+    TraceChunk,
     create_session_factory,
     run_after_commit,
     session_scope,
     sqlalchemy_url,
 )
+from services.runs import trace_codec
 
 KEY = hashlib.sha256(b"scenario+seed+core").hexdigest()
 
@@ -144,9 +147,12 @@ def test_a_core_result_maps_onto_the_tables(db_session: Session) -> None:
         FlowResult(position=i, **{m: flow[m] for m in FLOW_METRICS})
         for i, flow in enumerate(core["flows"])
     ]
-    result.trace = Trace(data=core["traces"])
+    layout, chunks = trace_codec.encode(core["traces"])
+    result.trace = Trace(**layout)
     db_session.add(result)
     db_session.add(_run(result=result, status=RunStatus.succeeded))
+    db_session.flush()
+    db_session.add_all(TraceChunk(result_id=result.id, **c) for c in chunks)
     db_session.commit()
     db_session.expunge_all()
 
@@ -154,13 +160,19 @@ def test_a_core_result_maps_onto_the_tables(db_session: Session) -> None:
     assert [f.name for f in stored.flows] == ["tcp", "cbr"]
     assert stored.flows[1].variant is None and stored.flows[1].mean_rtt_s is None
     assert stored.flows[0].goodput_bps == core["flows"][0]["goodput_bps"]
-    assert stored.trace.data == core["traces"]
+    rows = db_session.scalars(select(TraceChunk).order_by(TraceChunk.series, TraceChunk.chunk)).all()
+    values = [
+        np.concatenate([trace_codec.decode(r.data, s["dtype"]) for r in rows if r.series == i])
+        for i, s in enumerate(stored.trace.series)
+    ]
+    assert trace_codec.assemble(stored.trace.series, stored.trace.items, values) == core["traces"]
 
     # Deleting a result takes its flows and trace along, and unlinks its runs.
     db_session.delete(stored)
     db_session.commit()
     assert db_session.scalar(select(func.count()).select_from(FlowResult)) == 0
     assert db_session.scalar(select(func.count()).select_from(Trace)) == 0
+    assert db_session.scalar(select(func.count()).select_from(TraceChunk)) == 0
     assert db_session.scalar(select(Run.result_id)) is None
 
 
@@ -206,5 +218,5 @@ def test_session_scope_rolls_back_on_error(clean_db: Engine) -> None:
 
 
 def test_each_test_starts_with_empty_tables(db_session: Session) -> None:
-    for table in ("runs", "results", "flow_results", "traces"):
+    for table in ("runs", "results", "flow_results", "traces", "trace_chunks"):
         assert db_session.scalar(text(f"SELECT count(*) FROM {table}")) == 0
