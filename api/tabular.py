@@ -161,7 +161,7 @@ def json_chunks(body: Mapping[str, Any], columns: Sequence[str], batches: Iterab
 def csv_chunks(columns: Sequence[str], batches: Iterable[Sequence[Column]]) -> Iterator[bytes]:
     """A header line, then the rows (null as empty), text cells neutralised (`csv_text`)."""
     out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
+    writer = csv.writer(out, lineterminator="\r\n")  # RFC 4180; a lone CR in a cell is then quoted
 
     def drain() -> bytes:
         text = out.getvalue()

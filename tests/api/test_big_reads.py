@@ -146,7 +146,7 @@ def test_a_run_without_traces_reads_as_before(client, db_session) -> None:
     assert client.get(f"/v1/runs/{run_id}/result?traces=true").json()["traces"] is None
     body = client.get(f"/v1/runs/{run_id}/traces").json()
     assert (body["recorded"], body["rows"], body["series"]) == (False, [], [])
-    assert client.get(f"/v1/runs/{run_id}/traces?format=csv").text == "time_s\n"
+    assert client.get(f"/v1/runs/{run_id}/traces?format=csv").text == "time_s\r\n"
 
 
 @pytest.fixture
