@@ -9,8 +9,8 @@ import uuid
 
 import pyarrow.parquet as pq
 
-from api.dashboard.data import trace_table
 from api.dashboard.pages import PLOTLY_JS
+from tests.api.test_big_reads import run_with
 
 
 def test_plotly_is_the_installed_packages_file_gzipped_and_cached(client):
@@ -80,13 +80,14 @@ def test_a_run_that_is_missing_has_no_tables(client):
     assert client.get(f"/v1/runs/{missing}/flows").status_code == 404
 
 
-def test_traces_become_one_row_per_sample_time():
+def test_traces_become_one_row_per_sample_time(client, db_session):
     traces = {
         "time_s": [0.0, 0.5],
         "flows": [{"name": "a", "cwnd": [2.0, 10.0], "ssthresh": [None, 5.0]}],
         "links": [{"name": "bottleneck", "queue": [0, 3]}],
     }
-    rows, series = trace_table(traces)
+    body = client.get(f"/v1/runs/{run_with(client, db_session, traces)}/traces").json()
+    rows, series = body["rows"], body["series"]
     assert rows == [
         {"time_s": 0.0, "a.cwnd": 2.0, "a.ssthresh": None, "bottleneck.queue": 0},
         {"time_s": 0.5, "a.cwnd": 10.0, "a.ssthresh": 5.0, "bottleneck.queue": 3},

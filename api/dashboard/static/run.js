@@ -1,8 +1,9 @@
 // Run: status, per-flow table (GET /v1/runs/{id}/flows), cwnd / ssthresh / queue traces
-// (GET /v1/runs/{id}/traces), with their downloads.
+// (GET /v1/runs/{id}/traces?points=…: at most two rows per pixel, the min and max of each
+// bucket, fetched again for the range on zoom), with their downloads (every sample).
 "use strict";
 (async function () {
-  const { config, api, el, table, badge, fmt, downloads, message, plot, ready, fatal } = window.tcplab;
+  const { config, api, qs, el, table, badge, fmt, downloads, message, plot, ready, fatal } = window.tcplab;
   const id = config.run_id;
   const COLORS = ["#2463eb", "#e4572e", "#17a398", "#8e44ad", "#f39c12", "#34495e", "#c0392b", "#16a085"];
 
@@ -15,11 +16,57 @@
       run.cached ? " · answered from the cache" : "");
   }
 
+  // Rows per plot: two per pixel column (a bucket's min and max), within the API's bounds.
+  function points() {
+    const width = document.getElementById("plot-cwnd").clientWidth || 1000;
+    return Math.min(20000, Math.max(1000, 2 * Math.round(width)));
+  }
+
+  // The traces of the time range (all when null), downsampled by the API for this width.
+  function tracesOf(range) {
+    const params = { points: points() };
+    if (range) Object.assign(params, { from_s: range[0], to_s: range[1] });
+    return api(`/v1/runs/${id}/traces?${qs(params)}`);
+  }
+
+  function describe(traces) {
+    const note = document.getElementById("traces-note");
+    note.textContent = traces.downsampled
+      ? `${fmt(traces.count)} samples drawn as the minimum and maximum of ${fmt(traces.downsampled.buckets)} buckets `
+        + "(zoom in for every sample; the downloads hold every sample)."
+      : `Every sample (${fmt(traces.count)}) is drawn.`;
+    note.dataset.downsampled = traces.downsampled ? "1" : "0";
+  }
+
+  // On zoom, the range's samples at this width; on reset, the whole run again.
+  function follow(plotId) {
+    const div = document.getElementById(plotId);
+    let latest = 0;
+    div.on("plotly_relayout", async (change) => {
+      const range = change["xaxis.range[0]"] !== undefined ? [change["xaxis.range[0]"], change["xaxis.range[1]"]]
+        : Array.isArray(change["xaxis.range"]) ? change["xaxis.range"] : null;
+      if (!range && !change["xaxis.autorange"]) return;
+      const request = ++latest;
+      div.dataset.state = "drawing";
+      try {
+        const fresh = await tracesOf(range);
+        if (request !== latest) return;
+        const t = fresh.rows.map((r) => r.time_s);
+        const columns = div.data.map((d) => d.meta.column);
+        await Plotly.restyle(div, { x: columns.map(() => t), y: columns.map((c) => fresh.rows.map((r) => r[c])) });
+        if (plotId === "plot-cwnd") describe(fresh);
+        div.dataset.state = "ready";
+      } catch (e) {
+        fatal(e);
+      }
+    });
+  }
+
   async function showResult() {
     const [result, flows, traces] = await Promise.all([
       api(`/v1/runs/${id}/result`),
       api(`/v1/runs/${id}/flows`),
-      api(`/v1/runs/${id}/traces`),
+      tracesOf(null),
     ]);
     document.getElementById("flows-card").hidden = false;
     document.getElementById("links-card").hidden = false;
@@ -39,7 +86,9 @@
       return;
     }
     document.getElementById("traces-card").hidden = false;
+    // The downloads are every sample, whatever the plots draw.
     downloads(document.getElementById("traces-downloads"), "the traces", `/v1/runs/${id}/traces`, `run-${id}-traces`);
+    describe(traces);
     const t = traces.rows.map((r) => r.time_s);
     const column = (c) => traces.rows.map((r) => r[c]);
     const flowNames = [...new Set(traces.series.filter((s) => s.kind === "flow").map((s) => s.name))];
@@ -55,10 +104,12 @@
     await plot("plot-cwnd", windowTraces, {
       xaxis: { title: { text: "time [s]" } }, yaxis: { title: { text: "packets" }, rangemode: "tozero" },
     });
+    follow("plot-cwnd");
     if (queueTraces.length) {
       await plot("plot-queue", queueTraces, {
         xaxis: { title: { text: "time [s]" } }, yaxis: { title: { text: "queue [packets]" }, rangemode: "tozero" },
       });
+      follow("plot-queue");
     } else {
       document.getElementById("plot-queue").replaceChildren(el("p", { class: "muted" }, "No queue trace recorded."));
     }
