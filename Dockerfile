@@ -4,6 +4,10 @@
 #
 # Stage 1 builds the Rust core into the `tcpsim` wheel (maturin, release) and installs the
 # locked dependencies into /app/.venv with uv; stage 2 is that venv plus the service's code.
+# The base images are build arguments whose defaults are the official images (docker-compose.yml
+# passes its PYTHON_IMAGE / RUST_IMAGE): `--build-arg PYTHON_IMAGE=tcplab-local/python:3.11-bookworm
+# --build-arg RUST_IMAGE=tcplab-local/rust:bookworm --network host` builds from the local
+# stand-ins of ../shared/docker/build-base-images where no registry is reachable.
 
 ARG PYTHON_IMAGE=python:3.11-slim-bookworm
 ARG RUST_IMAGE=rust:1-slim-bookworm

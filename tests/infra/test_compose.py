@@ -1,5 +1,6 @@
-"""docker-compose.yml and the Dockerfile, checked by reading them (no Docker here): every
-command names a module and options that exist, every COPY source is in the repository."""
+"""docker-compose.yml and the Dockerfile, checked by reading them (no Docker needed): every
+command names a module and options that exist, every COPY source is in the repository, every
+base image comes from a variable. `make test-deploy` (tests/deploy/) runs them for real."""
 
 from __future__ import annotations
 
@@ -50,7 +51,8 @@ def test_tcplab_services_reach_postgres_and_redis_by_service_name() -> None:
             and "@postgres:5432/" in env["DATABASE_URL"]
         )
         assert env["REDIS_URL"].startswith("redis://redis:6379")
-        assert SERVICES[name]["image"] == "tcplab:latest" and SERVICES[name]["build"] == "."
+        assert SERVICES[name]["image"] == "${TCPLAB_IMAGE:-tcplab:latest}"
+        assert SERVICES[name]["build"]["context"] == "."
     postgres_env = SERVICES["postgres"]["environment"]
     assert f"{postgres_env['POSTGRES_USER']}:" in SERVICES["api"]["environment"]["DATABASE_URL"]
     assert SERVICES["api"]["environment"]["DATABASE_URL"].endswith(
@@ -139,7 +141,7 @@ def test_the_image_builds_the_core_and_installs_the_locked_dependencies() -> Non
 
 def test_flower_watches_the_lab_servers_broker_from_this_host_only() -> None:
     flower = SERVICES["flower"]
-    assert flower["image"].startswith("mher/flower:")
+    assert flower["image"].startswith("${FLOWER_IMAGE:-mher/flower:")
     command = [str(c) for c in flower["command"]]
     assert command[0] == "celery" and "flower" in command
     broker = next(c.split("=", 1)[1] for c in command if c.startswith("--broker="))
@@ -163,3 +165,71 @@ def test_the_api_refuses_to_start_without_a_bootstrap_admin_token_and_all_share_
     assert SERVICES["api"]["environment"]["TCPLAB_ADMIN_TOKEN"].startswith("${TCPLAB_ADMIN_TOKEN:?")
     windows = {SERVICES[name]["environment"]["TCPLAB_DISPATCH_WINDOW"] for name in TCPLAB_SERVICES}
     assert windows == {"${TCPLAB_DISPATCH_WINDOW:-4}"}
+
+
+# The official image each variable defaults to: a mirror or local stand-ins are a setting away,
+# and a lab server that sets nothing gets exactly these.
+OFFICIAL_IMAGES = {
+    "PYTHON_IMAGE": "python:3.11-slim-bookworm",
+    "RUST_IMAGE": "rust:1-slim-bookworm",
+    "POSTGRES_IMAGE": "postgres:16",
+    "REDIS_IMAGE": "redis:7",
+    "FLOWER_IMAGE": "mher/flower:2.0",
+}
+DEFAULTED = re.compile(r"^\$\{([A-Z_]+):-([^}]+)\}$")
+
+
+def test_every_base_image_comes_from_a_variable_whose_default_is_the_official_image() -> None:
+    named: dict[str, str] = {}
+    for name, service in SERVICES.items():
+        if "build" in service:
+            assert isinstance(service["build"], dict), f"{name}: `build: {service['build']}` passes no base images"
+            args = service["build"]["args"]
+            assert set(args) == {"PYTHON_IMAGE", "RUST_IMAGE"}, name
+            for arg, value in args.items():
+                variable, default = DEFAULTED.match(value).groups()
+                assert variable == arg, f"{name}: build arg {arg} comes from ${{{variable}}}"
+                named[variable] = default
+        else:
+            match = DEFAULTED.match(service["image"])
+            assert match, f"{name}: image {service['image']!r} is not a ${{VAR:-default}}"
+            named[match.group(1)] = match.group(2)
+    assert named == OFFICIAL_IMAGES
+
+
+def test_the_dockerfile_takes_every_base_image_from_the_build_args_compose_passes() -> None:
+    instructions = _dockerfile_instructions()
+    arg_defaults = dict(
+        rest.split("=", 1) for kw, rest in instructions if kw == "ARG" and "=" in rest
+    )
+    stages: set[str] = set()
+    bases = []
+    for keyword, rest in instructions:
+        if keyword == "FROM":
+            image, *alias = rest.split()
+            if image not in stages:
+                bases.append(image)
+            if alias:
+                stages.add(alias[-1])
+    assert bases and all(re.fullmatch(r"\$\{[A-Z_]+\}", b) for b in bases), f"literal base images: {bases}"
+    from_args = {b[2:-1] for b in bases}
+    assert from_args == set(SERVICES["api"]["build"]["args"])
+    for arg in from_args:
+        assert arg_defaults[arg] == OFFICIAL_IMAGES[arg], f"ARG {arg}={arg_defaults[arg]}"
+
+
+def test_make_test_deploy_runs_the_deploy_test_which_pytest_does_not_collect() -> None:
+    from tests.deploy import stack
+
+    makefile = (REPO_ROOT / "Makefile").read_text()
+    target = re.search(r"^test-deploy:.*\n((?:\t.*\n)+)", makefile, re.MULTILINE)
+    assert target and "-m tests.deploy.run" in target.group(1)
+    assert "test-deploy" in re.search(r"^\.PHONY:(.*)$", makefile, re.MULTILINE).group(1)
+    assert "make test-deploy" in (REPO_ROOT / "README.md").read_text()
+    deploy = REPO_ROOT / "tests" / "deploy"
+    assert (deploy / "run.py").exists()
+    assert not [p.name for p in deploy.glob("*.py") if p.name.startswith("test_") or p.name.endswith("_test.py")]
+    # It has a stand-in for every base image compose names, and publishes the API on loopback.
+    assert stack.official_images() == OFFICIAL_IMAGES and set(stack.STAND_INS) == set(OFFICIAL_IMAGES)
+    loopback = yaml.safe_load(stack.LOOPBACK_FILE.read_text().replace("!override", ""))
+    assert [p.startswith("127.0.0.1:") for p in loopback["services"]["api"]["ports"]] == [True]
