@@ -100,8 +100,9 @@ class EmbeddedPostgres:
             try:
                 server = pgserver.get_server(self.pgdata, cleanup_mode=None)
                 break
-            except (subprocess.SubprocessError, AssertionError, OSError) as exc:
-                # The backends of a killed server hold its shared memory for a moment.
+            except (subprocess.SubprocessError, AssertionError, OSError, ValueError) as exc:
+                # The backends of a killed server hold its shared memory for a moment; a
+                # standalone backend's negated pid in postmaster.pid is a ValueError in pgserver.
                 pgserver.PostgresServer._instances.pop(self.pgdata.resolve(), None)
                 if attempt == attempts:
                     raise EmbeddedServerError(
@@ -177,7 +178,9 @@ class EmbeddedPostgres:
         except (OSError, ValueError, IndexError):
             return None
         try:
-            proc = psutil.Process(pid)
+            # A standalone backend (initdb's bootstrap, `postgres --single`) writes its pid
+            # negated: it holds the folder all the same.
+            proc = psutil.Process(abs(pid))
             if proc.status() == psutil.STATUS_ZOMBIE or "postgres" not in proc.name():
                 return None
             cmdline = " ".join(proc.cmdline())

@@ -76,6 +76,26 @@ def test_postgres_recovers_from_an_interrupted_initdb(tmp_path: Path) -> None:
         server.stop()
 
 
+def test_postgres_starts_over_a_lock_file_left_by_a_standalone_backend(tmp_path: Path) -> None:
+    """A standalone backend (initdb's bootstrap) writes its pid negated into postmaster.pid;
+    one killed there leaves that file behind, which used to be a ValueError from psutil
+    ("pid must be a positive integer") instead of a stale lock to clear."""
+    pgdata = tmp_path / "postgres"
+    server = EmbeddedPostgres(pgdata)
+    server.start()
+    server.stop()
+    gone = psutil.Popen(["true"])
+    gone.wait()
+    (pgdata / "postmaster.pid").write_text(f"-{gone.pid}\n{pgdata}\n0\n\n\n\n\n")
+    assert not server.is_running()
+    try:
+        with psycopg.connect(server.start()) as conn:
+            assert conn.execute("SELECT 1").fetchone() == (1,)
+        assert server.is_running()
+    finally:
+        server.stop()
+
+
 def test_redis_lifecycle(tmp_path: Path) -> None:
     server = EmbeddedRedis(tmp_path / "redis")
     url = server.start()
