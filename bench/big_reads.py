@@ -35,6 +35,7 @@ import numpy as np
 import psutil
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(1, str(Path(__file__).resolve().parents[1]))
 from service import admin_headers, launched  # noqa: E402  (bench/service.py: the service as the README starts it)
 
 FLOWS = 100
@@ -79,6 +80,29 @@ def make_run(client: httpx.Client, points: int) -> str:
         raise SystemExit(f"the run {run['status']}: {run.get('error')}")
     print(f"run {run['id']}: {'from the cache' if run.get('cached') else 'simulated'}, {run.get('events')} events", flush=True)
     return run["id"]
+
+
+def stored_bytes(state: Path, run_id: str) -> int | None:
+    """What the run's traces take in the embedded PostgreSQL of `state` (None without one):
+    the chunks' bytes, or the JSONB document's before migration 0005."""
+    import psycopg
+
+    from services.embedded import running_postgres_url
+
+    url = running_postgres_url(state)
+    if url is None:
+        return None
+    queries = (
+        "SELECT sum(octet_length(c.data)) FROM trace_chunks c JOIN runs r ON r.result_id = c.result_id WHERE r.id = %s",
+        "SELECT pg_column_size(t.data) FROM traces t JOIN runs r ON r.result_id = t.result_id WHERE r.id = %s",
+    )
+    with psycopg.connect(url, autocommit=True) as conn:
+        for query in queries:
+            try:
+                return conn.execute(query, (run_id,)).fetchone()[0]
+            except psycopg.errors.UndefinedTable:
+                continue
+    return None
 
 
 def api_process(url: str) -> psutil.Process:
@@ -156,11 +180,13 @@ def measure(url: str, headers: dict[str, str], process: psutil.Process, path: st
     }
 
 
-def run(url: str, headers: dict[str, str], args: argparse.Namespace) -> dict[str, Any]:
+def run(url: str, state: Path, headers: dict[str, str], args: argparse.Namespace) -> dict[str, Any]:
     with httpx.Client(base_url=url, headers=headers, timeout=60) as client:
         run_id = make_run(client, args.points)
     process = api_process(url)
-    figures: dict[str, Any] = {"run_id": run_id, "points": (args.points // SERIES) * SERIES, "reads": {}}
+    stored = stored_bytes(state, run_id)
+    figures: dict[str, Any] = {"run_id": run_id, "points": (args.points // SERIES) * SERIES, "stored_bytes": stored, "reads": {}}
+    print(f"{figures['points']:,} trace points, stored in {stored / 1e6 if stored else float('nan'):.1f} MB; API RSS {process.memory_info().rss / 1e6:.0f} MB", flush=True)
     for name in args.reads:
         path = READS[name].format(id=run_id)
         download(url, headers, path)  # warm-up: the database's caches, the API's imports
@@ -190,7 +216,7 @@ def main() -> None:
         state = args.state or Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="tcplab-big-reads-")))
         state.mkdir(parents=True, exist_ok=True)
         url = args.url or stack.enter_context(launched(state))
-        figures = run(url, admin_headers(state), args)
+        figures = run(url, state, admin_headers(state), args)
     if args.json:
         args.json.write_text(json.dumps(figures, indent=2) + "\n")
 
