@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import uuid
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from sqlalchemy import ColumnElement, any_, func, literal, select, text
@@ -83,12 +83,9 @@ def trace_of(session: Session, result_id: uuid.UUID) -> Trace | None:
     return session.get(Trace, result_id)
 
 
-def trace_chunks(
-    session: Session, result_id: uuid.UUID, *, series: Iterable[int], chunks: range, by_series: bool = False
-) -> Iterator[tuple[int, int, bytes]]:
+def trace_chunks(session: Session, result_id: uuid.UUID, *, series: Iterable[int], chunks: range) -> list[tuple[int, int, bytes]]:
     """(chunk, series, data) of `series` in `chunks`, by chunk then series (the table's row
-    order) or by series then chunk; fetched a few rows at a time (a server-side cursor)."""
-    order = (TraceChunk.series, TraceChunk.chunk) if by_series else (TraceChunk.chunk, TraceChunk.series)
+    order). The caller asks for a few chunks at a time: their bytes are all in memory."""
     query = (
         select(TraceChunk.chunk, TraceChunk.series, TraceChunk.data)
         .where(
@@ -97,15 +94,9 @@ def trace_chunks(
             TraceChunk.chunk >= chunks.start,
             TraceChunk.chunk < chunks.stop,
         )
-        .order_by(*order)
-        .execution_options(yield_per=16)
+        .order_by(TraceChunk.chunk, TraceChunk.series)
     )
-    result = session.execute(query)
-    try:
-        for row in result:
-            yield row.chunk, row.series, row.data
-    finally:
-        result.close()  # a reader that stops early frees the cursor now
+    return [(row.chunk, row.series, row.data) for row in session.execute(query)]
 
 
 def page_of_runs(

@@ -15,11 +15,11 @@ Readers (all streaming from the database):
 
 from __future__ import annotations
 
-import math
 import uuid
-from contextlib import closing
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
+from itertools import groupby
 from typing import Any
 
 import numpy as np
@@ -29,6 +29,7 @@ from services.db.models import Trace
 from services.db.session import session_scope
 from services.errors import InvalidInputError
 from services.runs import repository as repo
+from services.runs import trace_codec
 from services.runs.trace_codec import I8, Series, decode
 from services.runs.service import succeeded_run
 from services.users import Identity
@@ -91,60 +92,56 @@ def window(session: Session, layout: Layout, *, offset: int = 0, from_s: float |
         return range(start, stop)
     # The sample times ascend: the first at or after from_s, the first after to_s.
     first, last = (0 if from_s is None else None), layout.samples
-    with closing(_chunks(session, layout, [0], range(layout.samples))) as chunks:
-        for base, (times,) in chunks:
-            if first is None and (i := int(np.searchsorted(times, from_s, side="left"))) < len(times):
-                first = base + i
-            if to_s is not None and (j := int(np.searchsorted(times, to_s, side="right"))) < len(times):
-                last = base + j
-                break
-            if to_s is None and first is not None:
-                break
+    for base, (times,) in _chunks(lambda: nullcontext(session), layout, [0], range(layout.samples)):
+        if first is None and (i := int(np.searchsorted(times, from_s, side="left"))) < len(times):
+            first = base + i
+        if to_s is not None and (j := int(np.searchsorted(times, to_s, side="right"))) < len(times):
+            last = base + j
+            break
+        if to_s is None and first is not None:
+            break
     start = max(start, layout.samples if first is None else first)
     return range(start, max(start, last))
 
 
-def _chunks(session: Session, layout: Layout, series: Sequence[int], rows: range) -> Iterator[tuple[int, list[np.ndarray]]]:
-    """(first sample, one array per series) for every chunk overlapping `rows`, cut to them."""
+def _chunks(
+    open_session: Callable[[], AbstractContextManager[Session]], layout: Layout, series: Sequence[int], rows: range
+) -> Iterator[tuple[int, list[np.ndarray]]]:
+    """(first sample, one array per series) for every chunk overlapping `rows`, cut to them.
+
+    Each query reads about CHUNK_POINTS values (as many chunks as that makes for `series`) in
+    a session of its own, closed before anything is yielded: a reader that is slow to take
+    the rows (a slow client) holds no connection meanwhile."""
     size = layout.chunk_samples
     if not rows:
         return
     wanted = range(rows.start // size, (rows.stop - 1) // size + 1)
+    per_query = max(1, trace_codec.CHUNK_POINTS // max(1, size * len(series)))
     position = {s: i for i, s in enumerate(series)}
-    current, arrays = -1, [np.empty(0)] * len(series)
-
-    def cut() -> tuple[int, list[np.ndarray]]:
-        base = current * size
-        lo, hi = max(rows.start, base) - base, min(rows.stop, base + size) - base
-        return base + lo, [a[lo:hi] for a in arrays]
-
-    with closing(repo.trace_chunks(session, layout.result_id, series=series, chunks=wanted)) as chunks:
-        for chunk, number, data in chunks:
-            if chunk != current:
-                if current >= 0:
-                    yield cut()
-                current, arrays = chunk, [np.empty(0)] * len(series)
-            arrays[position[number]] = decode(data, layout.series[number].dtype)
-    if current >= 0:
-        yield cut()
+    for first in range(wanted.start, wanted.stop, per_query):
+        with open_session() as session:
+            fetched = repo.trace_chunks(session, layout.result_id, series=series, chunks=range(first, min(first + per_query, wanted.stop)))
+        for chunk, group in groupby(fetched, key=lambda row: row[0]):
+            arrays = [np.empty(0)] * len(series)
+            for _, number, data in group:
+                arrays[position[number]] = decode(data, layout.series[number].dtype)
+            base = chunk * size
+            lo, hi = max(rows.start, base) - base, min(rows.stop, base + size) - base
+            yield base + lo, [a[lo:hi] for a in arrays]
 
 
 def blocks(factory: sessionmaker[Session], layout: Layout, series: Sequence[int], rows: range) -> Iterator[list[np.ndarray]]:
-    """The table's rows `rows` of `series`, one array per series, a chunk at a time, from a
-    session of its own (a streamed response outlives the request's session)."""
-    with session_scope(factory) as session:
-        for _, arrays in _chunks(session, layout, series, rows):
-            yield arrays
+    """The table's rows `rows` of `series`, one array per series, a chunk at a time, in
+    sessions of their own (a streamed response outlives the request's session)."""
+    for _, arrays in _chunks(lambda: session_scope(factory), layout, series, rows):
+        yield arrays
 
 
 def series_values(factory: sessionmaker[Session], layout: Layout) -> Iterator[tuple[int, np.ndarray]]:
     """Every series whole, one after another: (series, a chunk of its values) in order."""
-    with session_scope(factory) as session:
-        wanted = range(math.ceil(layout.samples / layout.chunk_samples))
-        chunks = repo.trace_chunks(session, layout.result_id, series=range(len(layout.series)), chunks=wanted, by_series=True)
-        with closing(chunks):
-            for _, number, data in chunks:
-                yield number, decode(data, layout.series[number].dtype)
+    for number in range(len(layout.series)):
+        for _, (values,) in _chunks(lambda: session_scope(factory), layout, [number], range(layout.samples)):
+            yield number, values
 
 
 # -------------------------------------------------------------------------- downsampling

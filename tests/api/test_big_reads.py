@@ -23,6 +23,7 @@ from hypothesis import strategies as st
 from services.runs import trace_codec
 from services.runs.service import claim, complete
 from services.runs.traces import downsample
+from tests.support import wait_for
 
 SCENARIO = {
     "duration_s": 1,
@@ -112,6 +113,18 @@ def test_reading_a_large_trace_holds_a_small_fraction_of_its_size_in_memory(clie
     if read == "json":
         assert size > 3 * MEMORY_BOUND, "the trace is not big enough to show anything"
     assert peak < MEMORY_BOUND, f"{read}: {size / 1e6:.1f} MB read with a peak of {peak / 1e6:.1f} MB"
+
+
+def test_a_client_slow_to_read_holds_no_database_connection(app, client, big_run) -> None:
+    """A reader that stops taking the body (a slow or stalled client) must not keep one of
+    the API's few pooled connections, nor a transaction open in PostgreSQL."""
+    pool = app.state.session_factory.kw["bind"].pool
+    for path in ("/v1/runs/{id}/traces", "/v1/runs/{id}/result?traces=true"):
+        with client.stream("GET", path.format(id=big_run)) as response:
+            chunks = response.iter_bytes()
+            for _ in range(3):
+                next(chunks)
+            wait_for(lambda: pool.checkedout() == 0, timeout_s=10)
 
 
 # ------------------------------------------------------------------------- what is read
