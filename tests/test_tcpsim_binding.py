@@ -184,6 +184,33 @@ def test_a_run_past_its_event_limit_raises_limit_exceeded():
     tcpsim.validate(scenario(limits={"max_events": 10}))
 
 
+def test_a_stop_token_ends_a_long_run_from_another_thread_within_moments():
+    import threading
+    import time
+
+    hours = scenario(duration_s=36_000)  # minutes of work unless stopped
+    token = tcpsim.StopToken()
+    signalled: list[float] = []
+
+    def stop_soon() -> None:
+        time.sleep(0.2)
+        signalled.append(time.monotonic())
+        token.stop()
+
+    threading.Thread(target=stop_soon).start()
+    with pytest.raises(tcpsim.Stopped, match="simulated time"):
+        tcpsim.run(hours, stop=token)
+    latency = time.monotonic() - signalled[0]
+    assert token.stopped and latency < 0.5, latency
+    assert not issubclass(tcpsim.Stopped, ValueError)  # not the scenario's fault
+
+
+def test_a_stop_token_never_stopped_changes_nothing():
+    plain, watched = tcpsim.run(scenario()), tcpsim.run(scenario(), stop=tcpsim.StopToken())
+    plain.pop("stats"), watched.pop("stats")
+    assert watched == plain
+
+
 @pytest.mark.parametrize("value", [None, 3, 2.5, b"{}", ["duration_s"], ("x",), object()])
 def test_anything_but_a_str_or_a_dict_raises_type_error(value):
     for call in (tcpsim.run, tcpsim.validate, tcpsim.normalize):

@@ -14,6 +14,9 @@ pub enum SimError {
     /// The run passed one of its limits (events or wall time) and was stopped.
     #[error("run stopped: {message}")]
     LimitExceeded { message: String },
+    /// The caller stopped the run through its `StopSignal` (a cancel, a worker shutting down).
+    #[error("run stopped by request: {message}")]
+    Stopped { message: String },
 }
 
 impl SimError {
@@ -25,7 +28,7 @@ impl SimError {
     pub fn path(&self) -> Option<&str> {
         match self {
             SimError::Parse { path, .. } | SimError::Invalid { path, .. } => Some(path),
-            SimError::LimitExceeded { .. } => None,
+            SimError::LimitExceeded { .. } | SimError::Stopped { .. } => None,
         }
     }
 
@@ -34,6 +37,7 @@ impl SimError {
             SimError::Parse { .. } => "parse",
             SimError::Invalid { .. } => "invalid",
             SimError::LimitExceeded { .. } => "limit_exceeded",
+            SimError::Stopped { .. } => "stopped",
         }
     }
 }

@@ -23,6 +23,7 @@ pub mod plan;
 pub mod rng;
 pub mod scenario;
 pub mod sim;
+pub mod stop;
 pub mod tcp;
 pub mod time;
 pub mod traffic;
@@ -30,6 +31,7 @@ pub mod traffic;
 pub use error::{Result, SimError};
 pub use metrics::{RunResult, CORE_VERSION};
 pub use scenario::Scenario;
+pub use stop::StopSignal;
 
 /// Checks a scenario completely (types, ranges, names, routes) without running it.
 pub fn validate(s: &Scenario) -> Result<()> {
@@ -44,6 +46,12 @@ pub fn run(s: &Scenario) -> Result<RunResult> {
 /// Parses and runs a scenario given as JSON text.
 pub fn run_json(text: &str) -> Result<RunResult> {
     run(&Scenario::from_json(text)?)
+}
+
+/// Runs a scenario given as JSON text until it ends or `stop` is signalled
+/// (`SimError::Stopped`). Results are those of `run_json` when it is never signalled.
+pub fn run_json_with_stop(text: &str, stop: &StopSignal) -> Result<RunResult> {
+    sim::Simulation::new(&Scenario::from_json(text)?)?.run_with_stop(Some(stop))
 }
 
 /// Parses and validates a scenario given as JSON text.

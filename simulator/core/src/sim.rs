@@ -16,9 +16,14 @@ use crate::packet::{Packet, PacketId, PacketKind, PacketPool};
 use crate::plan::{self, FlowPlan};
 use crate::rng::{SimRng, StreamId};
 use crate::scenario::{FlowKind, Scenario, TraceKind};
+use crate::stop::StopSignal;
 use crate::tcp::{SenderCounters, TcpReceiver, TcpSender};
 use crate::time::{from_secs, to_secs, SimTime};
 use crate::traffic::{App, AppCtx, Downloads, Endpoints};
+
+/// How often (in events) a stop is checked: a relaxed atomic load, so often enough that a
+/// cancelled run frees its worker within milliseconds even where events are costly.
+pub const STOP_CHECK_EVERY: u64 = 1 << 12;
 
 /// How often (in events) the wall-clock limit is checked: reading the clock is not free.
 const WALL_CHECK_EVERY: u64 = 1 << 16;
@@ -201,7 +206,12 @@ impl Simulation {
     }
 
     /// Runs to `duration_s` and measures. Stops with an error past the scenario's limits.
-    pub fn run(mut self) -> Result<RunResult> {
+    pub fn run(self) -> Result<RunResult> {
+        self.run_with_stop(None)
+    }
+
+    /// `run`, which also ends with `SimError::Stopped` once `stop` is signalled.
+    pub fn run_with_stop(mut self, stop: Option<&StopSignal>) -> Result<RunResult> {
         let wall = Instant::now();
         // First in the queue, so with no warm-up the snapshot precedes the first packet.
         self.q.schedule(self.warmup, Event::WarmupEnd);
@@ -213,6 +223,7 @@ impl Simulation {
             self.q.schedule(0, Event::TraceSample);
         }
         let mut next_wall_check = WALL_CHECK_EVERY;
+        let mut next_stop_check = STOP_CHECK_EVERY;
         let mut peak_packets = 0;
         while let Some((now, event)) = self.q.pop_until(self.end) {
             match event {
@@ -222,6 +233,14 @@ impl Simulation {
                 Event::WarmupEnd => self.snapshot = Some(self.take_snapshot()),
             }
             let executed = self.q.executed();
+            if executed >= next_stop_check {
+                next_stop_check += STOP_CHECK_EVERY;
+                if stop.is_some_and(StopSignal::is_stopped) {
+                    return Err(SimError::Stopped {
+                        message: format!("at simulated time {:.3} s of {:.3} s", to_secs(now), to_secs(self.end)),
+                    });
+                }
+            }
             if executed >= next_wall_check {
                 next_wall_check += WALL_CHECK_EVERY;
                 peak_packets = peak_packets.max(self.pool.capacity());

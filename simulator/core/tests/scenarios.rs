@@ -2,7 +2,7 @@
 //! bad input gets.
 
 use serde_json::{json, Value};
-use tcpsim_core::{run_json, validate_json, RunResult, SimError};
+use tcpsim_core::{run_json, run_json_with_stop, validate_json, RunResult, SimError, StopSignal};
 
 fn run(s: &Value) -> RunResult {
     run_json(&s.to_string()).unwrap_or_else(|e| panic!("{e}"))
@@ -175,6 +175,51 @@ fn an_event_limit_equal_to_what_the_run_needs_is_not_an_error() {
     assert_eq!(run(&limited).stats.events, needed);
     limited["limits"] = json!({"max_events": needed - 1});
     assert!(run_json(&limited.to_string()).is_err());
+}
+
+#[test]
+fn a_stop_signalled_from_another_thread_ends_a_long_run_within_moments() {
+    // An hour of a 100 Mb/s dumbbell: minutes of work, unless stopped.
+    let mut s = dumbbell(json!([{"rtt_ms": 40, "count": 20}]));
+    s["duration_s"] = json!(3600);
+    s["topology"]["dumbbell"]["bottleneck"]["rate_mbps"] = json!(100);
+    let stop = StopSignal::new();
+    let stopper = {
+        let stop = stop.clone();
+        std::thread::spawn(move || {
+            std::thread::sleep(std::time::Duration::from_millis(200));
+            stop.stop();
+            std::time::Instant::now()
+        })
+    };
+    let outcome = run_json_with_stop(&s.to_string(), &stop);
+    let ended = std::time::Instant::now();
+    let signalled = stopper.join().unwrap();
+    match outcome {
+        Err(SimError::Stopped { message }) => assert!(message.contains("simulated time"), "{message}"),
+        other => panic!("{other:?}"),
+    }
+    let latency = ended.saturating_duration_since(signalled);
+    assert!(latency < std::time::Duration::from_millis(500), "stopped {latency:?} after the signal");
+}
+
+#[test]
+fn a_signal_never_raised_changes_nothing_in_the_result() {
+    let s = dumbbell(json!([{"rtt_ms": 40, "count": 3}]));
+    let watched = run_json_with_stop(&s.to_string(), &StopSignal::new()).unwrap();
+    assert_eq!(without_stats(&watched), without_stats(&run(&s)));
+    assert_eq!(watched.stats.events, run(&s).stats.events);
+}
+
+#[test]
+fn a_run_whose_signal_was_raised_before_it_started_ends_at_its_first_check() {
+    let s = dumbbell(json!([{"rtt_ms": 40}]));
+    let stop = StopSignal::new();
+    stop.stop();
+    match run_json_with_stop(&s.to_string(), &stop) {
+        Err(e @ SimError::Stopped { .. }) => assert_eq!((e.kind(), e.path()), ("stopped", None)),
+        other => panic!("{other:?}"),
+    }
 }
 
 #[test]

@@ -18,7 +18,7 @@ use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyDict, PyString, PyType};
-use tcpsim_core::SimError;
+use tcpsim_core::{SimError, StopSignal};
 
 /// Where the exception classes live (pure Python, so they pickle and carry real attributes).
 const ERRORS_MODULE: &str = "tcpsim._errors";
@@ -65,16 +65,21 @@ fn internal_message(detail: &str) -> String {
 
 /// The one place where core errors become Python exceptions:
 /// `SimError::Parse` / `Invalid` → `tcpsim.ScenarioError`, `SimError::LimitExceeded` →
-/// `tcpsim.LimitExceeded` (a subclass of it), a panic → `tcpsim.InternalError`.
+/// `tcpsim.LimitExceeded` (a subclass of it), `SimError::Stopped` → `tcpsim.Stopped`, a panic →
+/// `tcpsim.InternalError`.
 fn to_py_err(py: Python<'_>, failure: Failure) -> PyErr {
     static SCENARIO_ERROR: PyOnceLock<Py<PyType>> = PyOnceLock::new();
     static LIMIT_EXCEEDED: PyOnceLock<Py<PyType>> = PyOnceLock::new();
     static INTERNAL_ERROR: PyOnceLock<Py<PyType>> = PyOnceLock::new();
+    static STOPPED: PyOnceLock<Py<PyType>> = PyOnceLock::new();
     let made = match failure {
+        Failure::Sim(e @ SimError::Stopped { .. }) => {
+            STOPPED.import(py, ERRORS_MODULE, "Stopped").and_then(|c| c.call1((e.to_string(),)))
+        }
         Failure::Sim(e) => {
             let class = match e {
                 SimError::LimitExceeded { .. } => LIMIT_EXCEEDED.import(py, ERRORS_MODULE, "LimitExceeded"),
-                SimError::Parse { .. } | SimError::Invalid { .. } => {
+                SimError::Parse { .. } | SimError::Invalid { .. } | SimError::Stopped { .. } => {
                     SCENARIO_ERROR.import(py, ERRORS_MODULE, "ScenarioError")
                 }
             };
@@ -114,12 +119,44 @@ fn json_loads(py: Python<'_>, text: String) -> PyResult<Py<PyAny>> {
     Ok(loads.bind(py).call1((text,))?.unbind())
 }
 
-/// Runs a scenario (a dict or a JSON string) and returns the result as a dict.
+/// Stops a run in progress from another thread: `run(scenario, stop=token)`, then
+/// `token.stop()`. The run raises `tcpsim.Stopped` within a few thousand events.
+#[pyclass(module = "tcpsim", frozen)]
+struct StopToken {
+    signal: StopSignal,
+}
+
+#[pymethods]
+impl StopToken {
+    #[new]
+    fn new() -> Self {
+        StopToken { signal: StopSignal::new() }
+    }
+
+    /// Asks the runs holding this token to stop. Idempotent; safe from any thread.
+    fn stop(&self) {
+        self.signal.stop();
+    }
+
+    /// Whether `stop()` was called.
+    #[getter]
+    fn stopped(&self) -> bool {
+        self.signal.is_stopped()
+    }
+}
+
+/// Runs a scenario (a dict or a JSON string) and returns the result as a dict; with `stop`,
+/// until that token is stopped.
 #[pyfunction]
-fn run(py: Python<'_>, scenario: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+#[pyo3(signature = (scenario, *, stop = None))]
+fn run(py: Python<'_>, scenario: &Bound<'_, PyAny>, stop: Option<&StopToken>) -> PyResult<Py<PyAny>> {
     let text = scenario_json(scenario)?;
+    let signal = stop.map(|token| token.signal.clone());
     let result = call_core(py, move || {
-        let result = tcpsim_core::run_json(&text)?;
+        let result = match &signal {
+            Some(signal) => tcpsim_core::run_json_with_stop(&text, signal)?,
+            None => tcpsim_core::run_json(&text)?,
+        };
         serde_json::to_string(&result).map_err(|e| Failure::Internal(format!("cannot serialise the result: {e}")))
     })
     .map_err(|f| to_py_err(py, f))?;
@@ -161,6 +198,7 @@ fn cli(py: Python<'_>, argv: Vec<OsString>) -> i32 {
 #[pyo3(name = "_core")]
 fn core_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run, m)?)?;
+    m.add_class::<StopToken>()?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(normalize, m)?)?;
     m.add_function(wrap_pyfunction!(cli, m)?)?;

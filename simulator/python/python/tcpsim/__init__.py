@@ -13,12 +13,13 @@ The simulator is the Rust crate ``tcpsim-core``; this package is its thin bindin
 
 ``run``, ``validate`` and ``normalize`` take a scenario as a dict or a JSON string, release the
 GIL while the core works, and raise ``ScenarioError`` (a ``ValueError``) naming the offending
-field's JSON path. ``normalize`` returns the scenario as the core reads it, every default filled
+field's JSON path. ``run(scenario, stop=StopToken())`` can be stopped from another thread
+(``token.stop()``: the run raises ``Stopped`` within a few thousand events). ``normalize`` returns the scenario as the core reads it, every default filled
 in. ``VARIANTS`` maps each congestion-control variant to a one-line description.
 """
 
-from tcpsim._core import VARIANTS, __version__, normalize, run, validate
-from tcpsim._errors import ErrorKind, InternalError, LimitExceeded, ScenarioError
+from tcpsim._core import VARIANTS, StopToken, __version__, normalize, run, validate
+from tcpsim._errors import ErrorKind, InternalError, LimitExceeded, ScenarioError, Stopped
 
 __all__ = [
     "VARIANTS",
@@ -26,6 +27,8 @@ __all__ = [
     "InternalError",
     "LimitExceeded",
     "ScenarioError",
+    "StopToken",
+    "Stopped",
     "__version__",
     "normalize",
     "run",

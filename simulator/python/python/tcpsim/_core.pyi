@@ -9,9 +9,21 @@ __version__: Final[str]
 VARIANTS: Final[dict[str, str]]
 """Congestion-control variant name -> one-line description."""
 
-def run(scenario: str | dict[str, Any]) -> dict[str, Any]:
+class StopToken:
+    """Stops a run in progress from another thread: ``run(scenario, stop=token)``, then
+    ``token.stop()``; the run raises ``tcpsim.Stopped`` within a few thousand events."""
+
+    def __init__(self) -> None: ...
+    def stop(self) -> None:
+        """Ask the runs holding this token to stop. Idempotent; safe from any thread."""
+    @property
+    def stopped(self) -> bool:
+        """Whether ``stop()`` was called."""
+
+def run(scenario: str | dict[str, Any], *, stop: StopToken | None = None) -> dict[str, Any]:
     """Run a scenario and return the result (``flows``, ``links``, ``fairness``, optional
-    ``traces``, and the machine-dependent ``stats``).
+    ``traces``, and the machine-dependent ``stats``). With ``stop``, ``stop.stop()`` from
+    another thread ends the run with ``tcpsim.Stopped``.
 
     Raises ``tcpsim.ScenarioError`` (a ``ValueError``) for a bad scenario, ``tcpsim.LimitExceeded``
     (a ``ScenarioError``) when the run passes its ``limits``, ``TypeError`` when ``scenario`` is

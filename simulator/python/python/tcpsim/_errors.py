@@ -52,6 +52,13 @@ class LimitExceeded(ScenarioError):
         super().__init__(message, path, kind)
 
 
+class Stopped(Exception):
+    """The run was stopped through its ``StopToken`` (the caller's own request: a cancel, a
+    worker shutting down). Neither the scenario's fault nor the core's."""
+
+    __module__ = "tcpsim"
+
+
 class InternalError(RuntimeError):
     """The core failed in a way no input should cause (a bug): please report it."""
 
