@@ -100,10 +100,21 @@ class Settings(BaseSettings):
         description="the largest body of a sweep or schedule (/v1/sweeps, /v1/schedules; 413 beyond)",
     )
     reconcile_interval_s: float = Field(
-        60.0,
+        10.0,
         gt=0,
         le=24 * 3600,
-        description="how often the reconciler looks for runs whose broker message was lost",
+        description="how often the reconciler hands dead workers' runs to others and re-sends "
+        "runs whose broker message was lost",
+    )
+    worker_heartbeat_s: float = Field(
+        5.0, gt=0, le=600, description="how often a worker running a run records that it is alive"
+    )
+    worker_dead_after_s: float = Field(
+        20.0,
+        gt=0,
+        le=24 * 3600,
+        description="a running run whose worker has not been heard of for this long is handed to "
+        "another worker (at least 3 heartbeats)",
     )
     admin_token: SecretStr | None = Field(
         None,
@@ -175,6 +186,12 @@ class Settings(BaseSettings):
 
     @model_validator(mode="after")
     def _refuse_unsafe_combinations(self) -> Settings:
+        if self.worker_dead_after_s < 3 * self.worker_heartbeat_s:
+            raise ValueError(
+                f"TCPLAB_WORKER_DEAD_AFTER_S ({self.worker_dead_after_s:g} s) must be at least three "
+                f"heartbeats (TCPLAB_WORKER_HEARTBEAT_S = {self.worker_heartbeat_s:g} s): a live "
+                "worker's run would be taken from it"
+            )
         if self.broker_visibility_timeout_s < 1.5 * self.run_max_wall_s:
             raise ValueError(
                 f"TCPLAB_BROKER_VISIBILITY_TIMEOUT_S ({self.broker_visibility_timeout_s:g} s) "

@@ -2,8 +2,13 @@
 to the broker (or is running for too long) but whose message the broker no longer holds is
 sent again; and runs waiting for their turn are dispatched even when nothing else triggers it.
 
-Messages are lost when Redis restarts without its data, is flushed, or fails over. Each pass:
+Messages are lost when Redis restarts without its data, is flushed, or fails over; runs are
+abandoned when their worker dies (a killed process, a lost machine). Each pass:
 
+0. hands on the runs whose worker fell silent: running, with no heartbeat for
+   `worker_dead_after_s` (a live worker beats every `worker_heartbeat_s`, worker/watch.py).
+   They go back to the queue with their place in the dispatch window and are sent again, so
+   another worker takes them within `worker_dead_after_s` + `reconcile_interval_s`;
 1. reads the runs still queued though dispatched more than `reconcile_grace_s` ago (a younger
    one's message may be on its way: it is sent after the dispatcher's commit), and the runs
    still running though started before the broker's visibility timeout (a live worker
@@ -19,8 +24,8 @@ A run sent twice is harmless — `claim` skips finished runs and results are sto
 cache key — so the rare race (a worker takes a message between steps 2 and 3) costs at most
 one repeated simulation, never a lost or duplicated result.
 
-Runs every `reconcile_interval_s` under Celery beat (`tcplab.reconcile`; the launcher's
-worker embeds beat), or once by hand: `python -m worker.reconcile`.
+Runs every `reconcile_interval_s` under Celery beat (`tcplab.reconcile`, on the control queue:
+never behind simulations), or once by hand: `python -m worker.reconcile`.
 """
 
 from __future__ import annotations
@@ -37,6 +42,7 @@ from typing import Any
 from services.broker import UNACKED_HASH, queue_keys, redis_client
 from services.db.session import session_scope
 from services.embedded import effective_redis_url
+from services.runs import reclaim_abandoned
 from services.runs import repository as runs_repo
 from services.runs.dispatch import stale_in_flight
 from services.settings import Settings, get_settings
@@ -57,6 +63,8 @@ class Report:
     resent: list[uuid.UUID]
     dispatched: list[uuid.UUID] = field(default_factory=list)
     """Waiting runs the closing dispatcher pass handed to the broker."""
+    reclaimed: list[uuid.UUID] = field(default_factory=list)
+    """Running runs whose worker fell silent, handed to the broker again."""
 
 
 def _run_id_of(message: Any) -> str | None:
@@ -92,6 +100,11 @@ def reconcile(settings: Settings | None = None, *, now: dt.datetime | None = Non
     settings = settings or get_settings()
     now = now or dt.datetime.now(dt.UTC)
     with session_scope() as session:
+        reclaimed = reclaim_abandoned(session)
+    _send(reclaimed)
+    if reclaimed:
+        log.warning("handed on %d run(s) whose worker fell silent: %s", len(reclaimed), _short(reclaimed))
+    with session_scope() as session:
         stale = stale_in_flight(
             session,
             dispatched_before=now - dt.timedelta(seconds=settings.reconcile_grace_s),
@@ -110,7 +123,7 @@ def reconcile(settings: Settings | None = None, *, now: dt.datetime | None = Non
     dispatched = fill_window()
     if dispatched:
         log.info("dispatched %d waiting run(s): %s", len(dispatched), _short(dispatched))
-    return Report(len(stale), len(present), resend, dispatched)
+    return Report(len(stale), len(present), resend, dispatched, reclaimed)
 
 
 def _send(run_ids: list[uuid.UUID]) -> None:
@@ -133,6 +146,7 @@ def reconcile_task() -> dict[str, int]:
         "in_broker": report.in_broker,
         "resent": len(report.resent),
         "dispatched": len(report.dispatched),
+        "reclaimed": len(report.reclaimed),
     }
 
 
@@ -141,5 +155,6 @@ if __name__ == "__main__":
     result = reconcile()
     print(
         f"stale runs {result.stale}, simulate messages in the broker {result.in_broker}, "
-        f"re-sent {len(result.resent)}, dispatched {len(result.dispatched)}"
+        f"re-sent {len(result.resent)}, dispatched {len(result.dispatched)}, "
+        f"handed on from silent workers {len(result.reclaimed)}"
     )

@@ -22,10 +22,11 @@ from sqlalchemy.exc import DBAPIError, OperationalError
 
 from services import sweeps
 from services.db.session import session_scope
-from services.runs import claim, complete, fail
+from services.runs import claim, complete, fail, release
 from services.runs.dispatch import dispatch
 from services.settings import get_settings
 from worker.app import app
+from worker.watch import RunWatch
 
 SIMULATE = "tcplab.simulate"
 
@@ -108,9 +109,16 @@ def simulate(self: Any, run_id: str) -> None:
         # cancelled run's message): only what follows a run may still be owed. It is idempotent.
         _after_run(rid)
         return
+    settings = get_settings()
+    watch = RunWatch(rid, worker, settings.worker_heartbeat_s)
     try:
-        settings = get_settings()
-        result = tcpsim.run(_with_server_limits(scenario, settings.run_max_wall_s, settings.run_max_events))
+        with watch:
+            result = tcpsim.run(
+                _with_server_limits(scenario, settings.run_max_wall_s, settings.run_max_events), stop=watch.token
+            )
+    except tcpsim.Stopped:
+        _stopped(rid, worker, watch.reason)
+        return
     except tcpsim.LimitExceeded as e:
         outcome: tuple[str, str] | None = (str(e), "limit_exceeded")
     except tcpsim.ScenarioError as e:
@@ -125,6 +133,21 @@ def simulate(self: Any, run_id: str) -> None:
         else:
             fail(session, rid, *outcome)
     _after_run(rid)
+
+
+def _stopped(run_id: uuid.UUID, worker: str, reason: str | None) -> None:
+    """The core stopped early at the watcher's request. Cancelled (or handed to another
+    worker): nothing to store, the slot is free. Shutting down: the run goes back to the queue
+    with its place in the window and is sent again, for a worker that stays."""
+    if reason == "shutdown":
+        with session_scope() as session:
+            released = release(session, run_id, worker)
+        if released:
+            log.info("run %s given back to the queue: this worker is shutting down", run_id)
+            app.send_task(SIMULATE, args=[str(run_id)])
+        return
+    log.info("run %s stopped: it was cancelled or is no longer this worker's", run_id)
+    _after_run(run_id)
 
 
 def _after_run(run_id: uuid.UUID) -> None:

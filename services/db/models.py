@@ -114,6 +114,10 @@ class Run(Base):
     finished_at: Mapped[dt.datetime | None]
     attempts: Mapped[int] = mapped_column(Integer, default=0, server_default=text("0"))
     worker: Mapped[str | None] = mapped_column(comment="hostname of the worker that ran it")
+    heartbeat_at: Mapped[dt.datetime | None] = mapped_column(
+        comment="last sign of life of the worker running it (every TCPLAB_WORKER_HEARTBEAT_S): "
+        "a running run whose heartbeat is older than TCPLAB_WORKER_DEAD_AFTER_S is handed to another worker"
+    )
     error: Mapped[str | None] = mapped_column(comment="the core's message, or the failure's")
     error_kind: Mapped[str | None] = mapped_column(comment="e.g. scenario, limit, internal")
     result_id: Mapped[uuid.UUID | None] = mapped_column(

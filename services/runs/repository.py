@@ -24,6 +24,41 @@ def run_by_id(session: Session, run_id: uuid.UUID) -> Run | None:
     return session.get(Run, run_id)
 
 
+def beat(session: Session, run_id: uuid.UUID, worker: str, at: dt.datetime) -> bool:
+    """Records `worker`'s heartbeat on its running run; False when the run is not running for
+    `worker` any more. One indexed UPDATE (heartbeat_at is in no index: a HOT update)."""
+    updated = session.execute(
+        text("UPDATE runs SET heartbeat_at = :at WHERE id = :id AND status = 'running' AND worker = :worker"),
+        {"at": at, "id": run_id, "worker": worker},
+    )
+    return updated.rowcount == 1  # type: ignore[attr-defined]
+
+
+def still_running_for(session: Session, run_id: uuid.UUID, worker: str) -> bool:
+    """Whether the run is still running for `worker` (not cancelled, finished or handed on)."""
+    found = session.execute(
+        text("SELECT 1 FROM runs WHERE id = :id AND status = 'running' AND worker = :worker"),
+        {"id": run_id, "worker": worker},
+    ).first()
+    return found is not None
+
+
+def requeue_silent(session: Session, dead_before: dt.datetime, at: dt.datetime) -> list[uuid.UUID]:
+    """Running runs last heard of before `dead_before` back to queued (dispatched at `at`, so
+    they keep their slot in the window); returns their ids. Runs from before heartbeats
+    (heartbeat_at NULL) are the broker's visibility timeout's, as before."""
+    return list(
+        session.execute(
+            text(
+                "UPDATE runs SET status = 'queued', dispatched_at = :at, heartbeat_at = NULL "
+                "WHERE id IN (SELECT id FROM runs WHERE status = 'running' AND heartbeat_at < :dead "
+                "FOR UPDATE SKIP LOCKED) RETURNING id"
+            ),
+            {"at": at, "dead": dead_before},
+        ).scalars()
+    )
+
+
 def result_id_by_key(session: Session, cache_key: str) -> uuid.UUID | None:
     return session.execute(select(Result.id).where(Result.cache_key == cache_key)).scalar_one_or_none()
 

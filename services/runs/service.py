@@ -116,13 +116,18 @@ def set_shared(session: Session, run_id: uuid.UUID, viewer: Identity, shared: bo
 
 
 def claim(session: Session, run_id: uuid.UUID, worker: str) -> dict[str, Any] | None:
-    """Marks the run running for `worker` and returns its scenario; None when there is nothing
-    to do (the run is finished or cancelled: a duplicate or late delivery)."""
+    """Marks the run running for `worker` (its first heartbeat) and returns its scenario; None
+    when there is nothing to do: the run is finished or cancelled (a duplicate or late
+    delivery), or another worker is running it and alive (a redelivered message of a run the
+    reconciler already handed on). A running run whose worker fell silent is taken over."""
     run = repo.run_for_update(session, run_id)
     if run is None or run.status.is_final:
         return None
+    now = _now()
+    if run.status == RunStatus.running and run.worker != worker and not _silent(run, now):
+        return None
     run.status = RunStatus.running
-    run.started_at = _now()
+    run.started_at = run.heartbeat_at = now
     run.attempts += 1
     run.worker = worker
     if run.owner is None:
@@ -133,6 +138,43 @@ def claim(session: Session, run_id: uuid.UUID, worker: str) -> dict[str, Any] | 
     limits = dict(run.scenario.get("limits") or {})
     limits["max_events"] = min(limits.get("max_events") or cap, cap)
     return {**run.scenario, "limits": limits}
+
+
+def _silent(run: Run, now: dt.datetime) -> bool:
+    """Whether the worker running `run` has not been heard of for TCPLAB_WORKER_DEAD_AFTER_S."""
+    last = run.heartbeat_at or run.started_at
+    return last is None or (now - last).total_seconds() > get_settings().worker_dead_after_s
+
+
+def check_in(session: Session, run_id: uuid.UUID, worker: str, *, beat: bool) -> bool:
+    """Whether `worker` should go on simulating the run — False once the run was cancelled,
+    finished, or handed to another worker because this one had fallen silent. With `beat`, it
+    is also the worker's heartbeat (a write; the check alone is a read)."""
+    if beat:
+        return repo.beat(session, run_id, worker, _now())
+    return repo.still_running_for(session, run_id, worker)
+
+
+def release(session: Session, run_id: uuid.UUID, worker: str) -> bool:
+    """`worker` is shutting down and stopped the run: it goes back to the queue, keeping its
+    place in the dispatch window (the caller sends it again). False when it is no longer
+    `worker`'s to give back."""
+    run = repo.run_for_update(session, run_id)
+    if run is None or run.status != RunStatus.running or run.worker != worker:
+        return False
+    run.status = RunStatus.queued
+    run.dispatched_at = _now()
+    run.heartbeat_at = None
+    return True
+
+
+def reclaim_abandoned(session: Session) -> list[uuid.UUID]:
+    """Running runs whose worker has been silent for TCPLAB_WORKER_DEAD_AFTER_S (killed, its
+    machine gone) go back to the queue, keeping their place in the dispatch window; returns
+    them, for the caller to send once this is committed. Their old message may come back
+    later: `claim` then finds them finished or running elsewhere and skips it."""
+    dead_before = _now() - dt.timedelta(seconds=get_settings().worker_dead_after_s)
+    return repo.requeue_silent(session, dead_before, _now())
 
 
 def complete(session: Session, run_id: uuid.UUID, result: dict[str, Any]) -> None:

@@ -1,0 +1,71 @@
+"""The rules behind worker liveness (services/runs), against real PostgreSQL: a worker's
+check-in is its heartbeat and tells it whether to go on; a silent worker's run is handed back
+to the queue with its slot; a redelivered message never takes a run from a live worker."""
+
+from __future__ import annotations
+
+import datetime as dt
+import uuid
+from typing import Any
+
+from services.db.models import Run, RunStatus
+from services.runs import check_in, claim, reclaim_abandoned
+from services.settings import get_settings
+
+FIG2 = {"preset": "paper000-fig2a", "overrides": {"duration_s": 5, "warmup_s": 1}}
+
+
+def _queued_run(client: Any, seed: int) -> uuid.UUID:
+    run = client.post("/v1/runs", json={**FIG2, "overrides": {**FIG2["overrides"], "seed": seed}}).json()
+    return uuid.UUID(run["id"])
+
+
+def _age_heartbeat(db_session: Any, run_id: uuid.UUID, seconds: float) -> None:
+    row = db_session.get(Run, run_id)
+    row.heartbeat_at = dt.datetime.now(dt.UTC) - dt.timedelta(seconds=seconds)
+    db_session.commit()
+
+
+def test_a_run_running_on_a_live_worker_is_not_claimed_by_another_but_a_silent_ones_is(client, db_session):
+    rid = _queued_run(client, 1)
+    assert claim(db_session, rid, "a@host") is not None
+    db_session.commit()
+    assert claim(db_session, rid, "b@host") is None  # a redelivery while a is alive
+    db_session.commit()
+    _age_heartbeat(db_session, rid, get_settings().worker_dead_after_s + 1)
+    assert claim(db_session, rid, "b@host") is not None
+    db_session.commit()
+    db_session.expire_all()
+    row = db_session.get(Run, rid)
+    assert (row.worker, row.attempts, row.status) == ("b@host", 2, RunStatus.running)
+    # a's check-in now says stop: the run is not its own any more.
+    assert check_in(db_session, rid, "a@host", beat=True) is False
+    assert check_in(db_session, rid, "b@host", beat=False) is True
+
+
+def test_a_check_in_beats_the_heartbeat_and_says_stop_once_the_run_is_cancelled(client, db_session):
+    rid = _queued_run(client, 2)
+    claim(db_session, rid, "a@host")
+    db_session.commit()
+    _age_heartbeat(db_session, rid, 5)
+    assert check_in(db_session, rid, "a@host", beat=True) is True
+    db_session.commit()
+    db_session.expire_all()
+    assert (dt.datetime.now(dt.UTC) - db_session.get(Run, rid).heartbeat_at).total_seconds() < 5
+    assert client.post(f"/v1/runs/{rid}/cancel").json()["status"] == "cancelled"
+    assert check_in(db_session, rid, "a@host", beat=False) is False
+
+
+def test_only_runs_whose_worker_fell_silent_go_back_to_the_queue_with_their_slot(client, db_session):
+    silent, alive = _queued_run(client, 3), _queued_run(client, 4)
+    for rid in (silent, alive):
+        claim(db_session, rid, f"{rid}@host")
+    db_session.commit()
+    _age_heartbeat(db_session, silent, get_settings().worker_dead_after_s + 1)
+    assert reclaim_abandoned(db_session) == [silent]
+    db_session.commit()
+    db_session.expire_all()
+    row = db_session.get(Run, silent)
+    assert row.status == RunStatus.queued and row.dispatched_at is not None and row.heartbeat_at is None
+    assert db_session.get(Run, alive).status == RunStatus.running
+    assert reclaim_abandoned(db_session) == []
