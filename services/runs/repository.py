@@ -24,12 +24,22 @@ def run_by_id(session: Session, run_id: uuid.UUID) -> Run | None:
     return session.get(Run, run_id)
 
 
-def beat(session: Session, run_id: uuid.UUID, worker: str, at: dt.datetime) -> bool:
-    """Records `worker`'s heartbeat on its running run; False when the run is not running for
-    `worker` any more. One indexed UPDATE (heartbeat_at is in no index: a HOT update)."""
+def database_now(session: Session) -> dt.datetime:
+    """PostgreSQL's clock: heartbeats are written and judged by it alone, so workers and the
+    reconciler on machines whose clocks disagree still agree on who is silent."""
+    return session.execute(text("SELECT clock_timestamp()")).scalar_one()
+
+
+def beat(session: Session, run_id: uuid.UUID, worker: str) -> bool:
+    """Records `worker`'s heartbeat on its running run (PostgreSQL's clock); False when the run
+    is not running for `worker` any more. One indexed UPDATE (heartbeat_at is in no index: a
+    HOT update)."""
     updated = session.execute(
-        text("UPDATE runs SET heartbeat_at = :at WHERE id = :id AND status = 'running' AND worker = :worker"),
-        {"at": at, "id": run_id, "worker": worker},
+        text(
+            "UPDATE runs SET heartbeat_at = clock_timestamp() "
+            "WHERE id = :id AND status = 'running' AND worker = :worker"
+        ),
+        {"id": run_id, "worker": worker},
     )
     return updated.rowcount == 1  # type: ignore[attr-defined]
 
@@ -43,18 +53,19 @@ def still_running_for(session: Session, run_id: uuid.UUID, worker: str) -> bool:
     return found is not None
 
 
-def requeue_silent(session: Session, dead_before: dt.datetime, at: dt.datetime) -> list[uuid.UUID]:
-    """Running runs last heard of before `dead_before` back to queued (dispatched at `at`, so
-    they keep their slot in the window); returns their ids. Runs from before heartbeats
-    (heartbeat_at NULL) are the broker's visibility timeout's, as before."""
+def requeue_silent(session: Session, dead_after_s: float) -> list[uuid.UUID]:
+    """Running runs not heard of for `dead_after_s` (by PostgreSQL's clock) back to queued,
+    dispatched now so they keep their slot in the window; returns their ids. Runs from before
+    heartbeats (heartbeat_at NULL) are the broker's visibility timeout's, as before."""
     return list(
         session.execute(
             text(
-                "UPDATE runs SET status = 'queued', dispatched_at = :at, heartbeat_at = NULL "
-                "WHERE id IN (SELECT id FROM runs WHERE status = 'running' AND heartbeat_at < :dead "
+                "UPDATE runs SET status = 'queued', dispatched_at = clock_timestamp(), heartbeat_at = NULL "
+                "WHERE id IN (SELECT id FROM runs WHERE status = 'running' "
+                "AND heartbeat_at < clock_timestamp() - make_interval(secs => :dead) "
                 "FOR UPDATE SKIP LOCKED) RETURNING id"
             ),
-            {"at": at, "dead": dead_before},
+            {"dead": dead_after_s},
         ).scalars()
     )
 

@@ -123,11 +123,12 @@ def claim(session: Session, run_id: uuid.UUID, worker: str) -> dict[str, Any] | 
     run = repo.run_for_update(session, run_id)
     if run is None or run.status.is_final:
         return None
-    now = _now()
-    if run.status == RunStatus.running and run.worker != worker and not _silent(run, now):
+    beat_at = repo.database_now(session)
+    if run.status == RunStatus.running and run.worker != worker and not _silent(run, beat_at):
         return None
     run.status = RunStatus.running
-    run.started_at = run.heartbeat_at = now
+    run.started_at = _now()
+    run.heartbeat_at = beat_at
     run.attempts += 1
     run.worker = worker
     if run.owner is None:
@@ -140,10 +141,11 @@ def claim(session: Session, run_id: uuid.UUID, worker: str) -> dict[str, Any] | 
     return {**run.scenario, "limits": limits}
 
 
-def _silent(run: Run, now: dt.datetime) -> bool:
-    """Whether the worker running `run` has not been heard of for TCPLAB_WORKER_DEAD_AFTER_S."""
+def _silent(run: Run, database_now: dt.datetime) -> bool:
+    """Whether the worker running `run` has not been heard of for TCPLAB_WORKER_DEAD_AFTER_S
+    (heartbeats are PostgreSQL's clock; a run claimed before heartbeats has its start)."""
     last = run.heartbeat_at or run.started_at
-    return last is None or (now - last).total_seconds() > get_settings().worker_dead_after_s
+    return last is None or (database_now - last).total_seconds() > get_settings().worker_dead_after_s
 
 
 def check_in(session: Session, run_id: uuid.UUID, worker: str, *, beat: bool) -> bool:
@@ -151,7 +153,7 @@ def check_in(session: Session, run_id: uuid.UUID, worker: str, *, beat: bool) ->
     finished, or handed to another worker because this one had fallen silent. With `beat`, it
     is also the worker's heartbeat (a write; the check alone is a read)."""
     if beat:
-        return repo.beat(session, run_id, worker, _now())
+        return repo.beat(session, run_id, worker)
     return repo.still_running_for(session, run_id, worker)
 
 
@@ -163,7 +165,7 @@ def release(session: Session, run_id: uuid.UUID, worker: str) -> bool:
     if run is None or run.status != RunStatus.running or run.worker != worker:
         return False
     run.status = RunStatus.queued
-    run.dispatched_at = _now()
+    run.dispatched_at = repo.database_now(session)  # the dispatcher's clock
     run.heartbeat_at = None
     return True
 
@@ -173,8 +175,7 @@ def reclaim_abandoned(session: Session) -> list[uuid.UUID]:
     machine gone) go back to the queue, keeping their place in the dispatch window; returns
     them, for the caller to send once this is committed. Their old message may come back
     later: `claim` then finds them finished or running elsewhere and skips it."""
-    dead_before = _now() - dt.timedelta(seconds=get_settings().worker_dead_after_s)
-    return repo.requeue_silent(session, dead_before, _now())
+    return repo.requeue_silent(session, get_settings().worker_dead_after_s)
 
 
 def complete(session: Session, run_id: uuid.UUID, result: dict[str, Any]) -> None:
