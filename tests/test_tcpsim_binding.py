@@ -198,8 +198,9 @@ def test_a_stop_token_ends_a_long_run_from_another_thread_within_moments():
         token.stop()
 
     threading.Thread(target=stop_soon).start()
-    with pytest.raises(tcpsim.Stopped, match="simulated time"):
+    with pytest.raises(tcpsim.Stopped, match="simulated time") as info:
         tcpsim.run(hours, stop=token)
+    assert (info.value.kind, info.value.path) == ("stopped", None)
     latency = time.monotonic() - signalled[0]
     assert token.stopped and latency < 0.5, latency
     assert not issubclass(tcpsim.Stopped, ValueError)  # not the scenario's fault

@@ -73,13 +73,11 @@ fn to_py_err(py: Python<'_>, failure: Failure) -> PyErr {
     static INTERNAL_ERROR: PyOnceLock<Py<PyType>> = PyOnceLock::new();
     static STOPPED: PyOnceLock<Py<PyType>> = PyOnceLock::new();
     let made = match failure {
-        Failure::Sim(e @ SimError::Stopped { .. }) => {
-            STOPPED.import(py, ERRORS_MODULE, "Stopped").and_then(|c| c.call1((e.to_string(),)))
-        }
         Failure::Sim(e) => {
             let class = match e {
                 SimError::LimitExceeded { .. } => LIMIT_EXCEEDED.import(py, ERRORS_MODULE, "LimitExceeded"),
-                SimError::Parse { .. } | SimError::Invalid { .. } | SimError::Stopped { .. } => {
+                SimError::Stopped { .. } => STOPPED.import(py, ERRORS_MODULE, "Stopped"),
+                SimError::Parse { .. } | SimError::Invalid { .. } => {
                     SCENARIO_ERROR.import(py, ERRORS_MODULE, "ScenarioError")
                 }
             };

@@ -54,9 +54,18 @@ class LimitExceeded(ScenarioError):
 
 class Stopped(Exception):
     """The run was stopped through its ``StopToken`` (the caller's own request: a cancel, a
-    worker shutting down). Neither the scenario's fault nor the core's."""
+    worker shutting down). Neither the scenario's fault nor the core's: not a ``ScenarioError``,
+    but with the same ``path`` (always None) and ``kind`` (``"stopped"``)."""
 
     __module__ = "tcpsim"
+
+    path: str | None
+    kind: str
+
+    def __init__(self, message: str, path: str | None = None, kind: str = "stopped") -> None:
+        super().__init__(message)
+        self.path = path
+        self.kind = kind
 
 
 class InternalError(RuntimeError):
