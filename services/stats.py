@@ -8,9 +8,10 @@ arrive as None or NaN and are left out: `count` says how many values the summary
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Iterable
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -32,7 +33,14 @@ class Summary:
     half_width: float | None
 
     def as_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        return {
+            "count": self.count,
+            "mean": self.mean,
+            "std": self.std,
+            "ci_low": self.ci_low,
+            "ci_high": self.ci_high,
+            "half_width": self.half_width,
+        }
 
     @property
     def relative_half_width(self) -> float | None:
@@ -53,6 +61,26 @@ def t_quantile(count: int, confidence: float = DEFAULT_CONFIDENCE) -> float:
     if count < 2:
         raise ValueError("a t interval needs at least two values")
     return float(_scipy_stats.t.ppf(0.5 + confidence / 2, count - 1))
+
+
+def summary_of_moments(
+    count: int, mean: float | None, variance: float | None, confidence: float = DEFAULT_CONFIDENCE
+) -> Summary:
+    """The summary of `count` values of this mean and sample variance (n - 1), as `summarize`
+    gives it from the values themselves (services/sweeps/aggregates.py derives both from exact
+    sums, so it may differ from numpy's floating-point pass in the last bits)."""
+    if count == 0 or mean is None:
+        return Summary(count, None, None, None, None, None)
+    if count == 1 or variance is None:
+        return Summary(count, mean, None, None, None, None)
+    std = math.sqrt(variance)
+    half = _t_cached(count, confidence) * std / math.sqrt(count)
+    return Summary(count, mean, std, mean - half, mean + half, half)
+
+
+@functools.lru_cache(maxsize=4096)
+def _t_cached(count: int, confidence: float) -> float:
+    return t_quantile(count, confidence)
 
 
 def summarize(values: Iterable[float | None], confidence: float = DEFAULT_CONFIDENCE) -> Summary:

@@ -119,7 +119,7 @@ def summary(
                 f"unknown metric {name!r}; one of {', '.join(NUMERIC_METRICS)}", path=f"$.metric[{i}]", kind="unknown_metric"
             )
     sweep = sweeps.get_sweep(session, sweep_id, viewer)
-    rows = sweeps.summary_rows(sweeps.observations(session, sweep_id), metrics=metrics, flow=flow)
+    rows = sweeps.sweep_summary_rows(session, sweep_id, metrics=metrics, flow=flow)
     reasons = sweeps.stop_reasons(session, sweep)
     if reasons is not None:
         for row in rows:

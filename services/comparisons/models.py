@@ -120,21 +120,31 @@ class Inputs:
         return {"p": self.p, "m": self.m, "rtt_s": self.rtt_s, "rto_s": self.rto_s}
 
 
+INPUT_METRICS: tuple[str, ...] = ("loss_event_rate", "drops_per_loss_event", "loss_rate", "mean_rtt_s", "mean_rto_s", THROUGHPUT)
+"""The metrics a model comparison reads."""
+
+
 def derive_inputs(group: Sequence[ObservationLike], m_from: MFrom = "drops") -> Inputs:
     """Paper 000 §IV-A/§IV-C: p, m, R, RTO from the simulation, averaged over replications."""
-    p = summarize(metric_of(o, "loss_event_rate") for o in group)
-    rtt = summarize(metric_of(o, "mean_rtt_s") for o in group)
-    rto = summarize(metric_of(o, "mean_rto_s") for o in group)
+    return inputs_of({m: summarize(metric_of(o, m) for o in group) for m in INPUT_METRICS}, m_from)
+
+
+def inputs_of(summaries: Mapping[str, Summary], m_from: MFrom = "drops") -> Inputs:
+    """`derive_inputs` from the summaries of the input metrics over the replications (from
+    observations, or from a sweep's aggregates)."""
+    p = summaries["loss_event_rate"]
+    rtt = summaries["mean_rtt_s"]
+    rto = summaries["mean_rto_s"]
     missing: dict[str, str] = {}
     if p.mean is None:
         missing["p"] = "no loss event in any replication: the loss event rate is undefined"
     if m_from == "drops":
-        m_sum = summarize(metric_of(o, "drops_per_loss_event") for o in group)
+        m_sum = summaries["drops_per_loss_event"]
         m, m_count = m_sum.mean, m_sum.count
         if m is None:
             missing["m"] = "no loss event in any replication: drops per loss event is undefined"
     else:
-        loss = summarize(metric_of(o, "loss_rate") for o in group)
+        loss = summaries["loss_rate"]
         m_count = min(loss.count, p.count)
         m = None
         if loss.mean is None or p.mean is None or p.mean == 0:
@@ -185,13 +195,35 @@ def predict(model: str, inputs: Inputs) -> Prediction:
     return Prediction(value, valid, "; ".join(notes) or None)
 
 
-def _groups(observations: Sequence[ObservationLike]) -> dict[tuple[int, str], list[ObservationLike]]:
-    groups: dict[tuple[int, str], list[ObservationLike]] = {}
+@dataclass(frozen=True)
+class Group:
+    """One point × TCP flow group: what a model comparison row is made of."""
+
+    point: int
+    values: Mapping[str, Any]
+    flow: str
+    variant: str | None
+    app: str | None
+    replications: int
+    summaries: Mapping[str, Summary]
+    """The input metrics (and the throughput) summarised over the replications."""
+
+
+def groups_of(observations: Sequence[ObservationLike]) -> list[Group]:
+    """The TCP groups of `observations`, in point order then first appearance."""
+    found: dict[tuple[int, str], list[ObservationLike]] = {}
     for obs in sorted(observations, key=lambda o: o.point):
         if obs.type != "tcp":
             continue
-        groups.setdefault((obs.point, obs.flow), []).append(obs)
-    return groups
+        found.setdefault((obs.point, obs.flow), []).append(obs)
+    out = []
+    for (point, flow), group in found.items():
+        with np.errstate(over="ignore", invalid="ignore"):  # absurd inputs overflow to None, not a warning
+            summaries = {m: summarize(metric_of(o, m) for o in group) for m in INPUT_METRICS}
+        out.append(
+            Group(point, group[0].values, flow, group[0].variant, group[0].app, len({o.replication for o in group}), summaries)
+        )
+    return out
 
 
 def errors(sim: float | None, model: float | None) -> tuple[float | None, float | None]:
@@ -211,18 +243,24 @@ def model_vs_sim(
     """One row per point × TCP flow group × model (long format), in point order, then the
     scenario's flow order, then ``models``' order. The axis values of the point are columns
     named by their axis path."""
-    paths = axis_paths(observations, axes)
+    return model_rows(groups_of(observations), models=models, m_from=m_from, paths=axis_paths(observations, axes))
+
+
+def model_rows(
+    groups: Sequence[Group], *, models: Sequence[str] = DEFAULT_MODELS, m_from: MFrom = "drops", paths: Sequence[str]
+) -> list[dict[str, Any]]:
+    """`model_vs_sim` from the groups' summaries (a sweep's come from its aggregates)."""
     rows: list[dict[str, Any]] = []
-    for (point, flow), group in _groups(observations).items():
+    for group in groups:
         with np.errstate(over="ignore", invalid="ignore"):  # absurd inputs overflow to None, not a warning
-            inputs = derive_inputs(group, m_from)
-            sim: Summary = summarize(metric_of(o, THROUGHPUT) for o in group)
-        base: dict[str, Any] = {"point": point}
-        base.update({path: group[0].values.get(path) for path in paths})
+            inputs = inputs_of(group.summaries, m_from)
+        sim: Summary = group.summaries[THROUGHPUT]
+        base: dict[str, Any] = {"point": group.point}
+        base.update({path: group.values.get(path) for path in paths})
         base.update(
-            flow=flow,
-            variant=group[0].variant,
-            replications=len({o.replication for o in group}),
+            flow=group.flow,
+            variant=group.variant,
+            replications=group.replications,
             inputs_replications=inputs.count,
             p=inputs.p,
             m=inputs.m,
@@ -238,17 +276,17 @@ def model_vs_sim(
             note = pred.note
             if sim.mean is None:
                 note = "; ".join(filter(None, ["the simulated throughput is undefined", note]))
-            if group[0].app not in (None, "ftp"):
-                note = "; ".join(filter(None, [f"{group[0].app} traffic: the models describe long-lived bulk transfers", note]))
+            if group.app not in (None, "ftp"):
+                note = "; ".join(filter(None, [f"{group.app} traffic: the models describe long-lived bulk transfers", note]))
             rows.append(
                 finite_row(
                     {
                         **base,
-                    "model": model,
-                    "model_pkts_per_rtt": pred.value,
-                    "error": error,
-                    "signed_error": signed,
-                    "in_valid_range": pred.in_valid_range,
+                        "model": model,
+                        "model_pkts_per_rtt": pred.value,
+                        "error": error,
+                        "signed_error": signed,
+                        "in_valid_range": pred.in_valid_range,
                         "note": note,
                     }
                 )

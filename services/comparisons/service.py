@@ -17,24 +17,59 @@ from sqlalchemy.orm import Session
 from services.comparisons import models as model_cmp
 from services.comparisons import paper as paper_cmp
 from services.comparisons import ratios as ratio_cmp
-from services.comparisons.common import ObservationLike, check_metric, higher_is_better
+from services.comparisons.common import ObservationLike, axis_paths, check_metric, higher_is_better
 from services.errors import ConflictError, InvalidInputError
 from services.presets import UnknownPreset, get_preset
 from services.stats import DEFAULT_CONFIDENCE
 from services.users import Identity
 
 
-@dataclass(frozen=True)
+@dataclass
 class Source:
-    """What is compared: a sweep's or a run's observations, and what a reader needs beside them."""
+    """What is compared: a sweep's or a run's observations, and what a reader needs beside them.
 
-    observations: list[ObservationLike]
+    A sweep's observations are read only when a comparison needs them one by one (ratios,
+    the paper): the model comparison reads the sweep's aggregates (`model_groups`)."""
+
+    _observations: list[ObservationLike] | None = None
     sweep_id: uuid.UUID | None = None
     run_id: uuid.UUID | None = None
     preset: str | None = None
     axes: list[dict[str, Any]] = field(default_factory=list)
     overrides: dict[str, Any] = field(default_factory=dict)
     replications: int | None = None
+    session: Session | None = None
+    """Where a sweep's observations or aggregates are read from, when first asked for."""
+
+    @property
+    def observations(self) -> list[ObservationLike]:
+        if self._observations is None:
+            from services import sweeps
+
+            assert self.session is not None and self.sweep_id is not None
+            self._observations = list(sweeps.observations(self.session, self.sweep_id))
+        return self._observations
+
+    def observation_count(self) -> int:
+        if self._observations is None and self.session is not None and self.sweep_id is not None:
+            from services.sweeps import aggregates
+
+            return aggregates.observation_count(self.session, self.sweep_id)
+        return len(self.observations)
+
+    def model_groups(self) -> list[model_cmp.Group]:
+        """The TCP groups with the model inputs' summaries: from the aggregates for a sweep."""
+        if self._observations is None and self.session is not None and self.sweep_id is not None:
+            from services.sweeps import aggregates
+
+            values_at = aggregates.point_values(self.session, self.sweep_id)
+            return [
+                model_cmp.Group(
+                    c.point, values_at.get(c.point, {}), c.flow, c.variant, c.app, c.runs, c.summaries
+                )
+                for c in aggregates.read_cells(self.session, self.sweep_id, model_cmp.INPUT_METRICS, tcp_only=True)
+            ]
+        return model_cmp.groups_of(self.observations)
 
     def context(self) -> dict[str, Any]:
         return {
@@ -43,7 +78,7 @@ class Source:
             "preset": self.preset,
             "axes": self.axes,
             "replications": self.replications,
-            "observations": len(self.observations),
+            "observations": self.observation_count(),
         }
 
 
@@ -80,10 +115,10 @@ def load(
         return Source(list(obs), run_id=run_id, preset=run.preset, replications=1)
     assert sweep_id is not None
     sweep = sweeps.get_sweep(session, sweep_id, viewer)
-    obs = sweeps.observations(session, sweep_id)
     spec = dict(sweep.spec or {})
     return Source(
-        list(obs),
+        None,
+        session=session,
         sweep_id=sweep_id,
         preset=sweep.preset,
         axes=_axes_of(spec),
@@ -98,7 +133,8 @@ def compare_models(
     """Model vs simulation (``services.comparisons.models``) for every point and TCP flow."""
     names = model_cmp.check_models(models)
     how = model_cmp.check_m_from(m_from)
-    rows = model_cmp.model_vs_sim(source.observations, models=names, m_from=how, axes=source.axes)
+    paths = [str(a["path"]) for a in source.axes] if source.sweep_id else axis_paths(source.observations)
+    rows = model_cmp.model_rows(source.model_groups(), models=names, m_from=how, paths=paths)
     context = {
         **source.context(),
         "comparison": "models",

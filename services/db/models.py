@@ -399,6 +399,32 @@ class SweepPoint(Base):
     )
 
 
+class SweepAggregate(Base):
+    """What a sweep's summaries rest on, per point × flow group (by name) × metric, kept as
+    runs succeed (services/sweeps/aggregates.py): how many runs and group observations, how
+    many finite values, and their exact sum and sum of squares. `sum` and `sum_squares` are
+    exact (numeric fed with each float's exact decimal expansion): adding runs in any order
+    gives the same value as a full recomputation, to the last digit."""
+
+    __tablename__ = "sweep_aggregates"
+
+    sweep_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("sweeps.id", ondelete="CASCADE"), primary_key=True)
+    metric: Mapped[str] = mapped_column(Text, primary_key=True)
+    point: Mapped[int] = mapped_column(Integer, primary_key=True)
+    flow: Mapped[str] = mapped_column(Text, primary_key=True, comment="the flow group's name")
+    position: Mapped[int] = mapped_column(Integer, comment="the first group of that name in the point's flow_groups")
+    type: Mapped[str] = mapped_column(Text, comment="that group's type (tcp, udp)")
+    variant: Mapped[str | None] = mapped_column(Text, comment="that group's variant")
+    app: Mapped[str | None] = mapped_column(Text, comment="that group's application, if any")
+    runs: Mapped[int] = mapped_column(Integer, comment="succeeded runs counted")
+    observations: Mapped[int] = mapped_column(
+        Integer, comment="group observations counted (runs × groups of that name)"
+    )
+    count: Mapped[int] = mapped_column(Integer, comment="observations with a finite value")
+    sum: Mapped[Decimal] = mapped_column(Numeric, comment="exact sum of the finite values")
+    sum_squares: Mapped[Decimal] = mapped_column(Numeric, comment="exact sum of their squares")
+
+
 class User(Base):
     """A person (or a script's account) of the lab server. Quotas left null take the
     server's defaults (settings); a disabled user's tokens stop working."""

@@ -194,6 +194,9 @@ def complete(session: Session, run_id: uuid.UUID, result: dict[str, Any]) -> Non
     run.core_wall_s = stats.get("wall_s")
     run.events = stats.get("events")
     run.error = run.error_kind = None
+    from services.sweeps.aggregates import add_succeeded  # here: services.sweeps imports this module
+
+    add_succeeded(session, [run.id])
 
 
 def fail(session: Session, run_id: uuid.UUID, error: str, kind: str) -> None:

@@ -9,7 +9,7 @@ docs/sweeps.md describes the format and the statistics.
 """
 
 from services.sweeps.grid import flow_groups, grid_points, plan_point, point_scenario, replication_seed
-from services.sweeps.observations import Observation, observations, run_observations, summary_rows
+from services.sweeps.observations import Observation, observations, run_observations, summary_rows, sweep_summary_rows
 from services.sweeps.service import (
     Created,
     Progress,
@@ -58,4 +58,5 @@ __all__ = [
     "status_of",
     "stop_reasons",
     "summary_rows",
+    "sweep_summary_rows",
 ]

@@ -14,11 +14,13 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from services.db.models import Run, RunStatus
+from services.db.models import Run, RunStatus, SweepPoint
 from services.errors import ConflictError, NotFoundError
 from services.stats import finite_values, summarize
+from services.sweeps import aggregates
 from services.sweeps import repository as repo
 from services.sweeps.grid import flow_groups
 from services.sweeps.spec import NUMERIC_METRICS
@@ -103,6 +105,40 @@ def run_observations(session: Session, run: Run) -> list[Observation]:
         raise ConflictError(f"run {run.id} has no result: it is {run.status.value}")
     rows = [(0, 0, *row[2:]) for row in repo.flow_rows_of_run(session, run.id)]
     return _group_observations(rows, {0: flow_groups(run.scenario)}, {}, None)
+
+
+def sweep_summary_rows(
+    session: Session,
+    sweep_id: uuid.UUID,
+    *,
+    metrics: Sequence[str] = NUMERIC_METRICS,
+    flow: str | None = None,
+) -> list[dict[str, Any]]:
+    """`summary_rows(observations(session, sweep_id), …)` read from the sweep's aggregates
+    (aggregates.py) instead of every run's flow results: the same rows in the same order; the
+    mean and spread come from exact sums, so they may differ from numpy's pass over the
+    values in the last bits."""
+    values_at = dict(
+        session.execute(
+            select(SweepPoint.index, SweepPoint.values).where(SweepPoint.sweep_id == sweep_id)
+        ).all()
+    )
+    rows = []
+    for cell in aggregates.read_cells(session, sweep_id, metrics, flow=flow):
+        values = values_at.get(cell.point, {})
+        for metric in metrics:
+            rows.append(
+                {
+                    "point": cell.point,
+                    **values,
+                    "flow": cell.flow,
+                    "variant": cell.variant,
+                    "metric": metric,
+                    "replications": cell.observations,
+                    **cell.summaries[metric].as_dict(),
+                }
+            )
+    return rows
 
 
 def summary_rows(

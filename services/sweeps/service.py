@@ -20,6 +20,7 @@ from services.runs import repository as runs_repo
 from services.runs.service import answer_from_cache, check_scenario_size, new_run
 from services.settings import get_settings
 from services.stats import summarize, t_quantile
+from services.sweeps import aggregates
 from services.sweeps import repository as repo
 from services.sweeps.grid import (
     axis_values,
@@ -288,6 +289,7 @@ def _new_runs(session: Session, sweep: Sweep, batches: Batches) -> list[Run]:
 def _store(session: Session, runs: Sequence[Run]) -> Created:
     session.add_all(runs)
     session.flush()
+    aggregates.add_succeeded(session, [r.id for r in runs if r.status == RunStatus.succeeded])  # answered from the cache
     return Created(
         runs=len(runs),
         cached=sum(r.result_id is not None for r in runs),

@@ -1,0 +1,304 @@
+"""A sweep's summaries kept as its runs succeed: per point × flow group × metric, the runs
+and observations counted, the finite values' count, and their exact sum and sum of squares
+(table `sweep_aggregates`).
+
+An observation is what `observations.py` has always summarised — one flow group of one
+succeeded run, its metric the mean over the group's flows — computed by the very same code
+here. The sums are exact: each float goes in as its exact decimal expansion (`Decimal(x)` is
+exact; so is its square under `EXACT`, a context that raises rather than rounds) and
+PostgreSQL's numeric adds without rounding. So adding runs one at a time, in batches, in any
+order, gives the same digits as `recompute` (a full pass over runs × flow_results), and a
+summary read from them does not depend on the order runs finished in. The mean, standard
+deviation and interval are derived at read time (`read_cells`): the exact
+count·Σx² − (Σx)² can never go negative, so the spread of constant values is exactly 0.
+
+Who calls `add_succeeded`: whoever moves runs to succeeded, in the same transaction, with
+only the runs that moved (a redelivered result, or a result stored for a run cancelled
+meanwhile, moves nothing and must add nothing): `services.runs.service.complete` (and its
+batched sibling), and `services.sweeps.service._store` for runs answered from the cache when
+they are created. Cancelled and failed runs never count.
+
+What sums cannot give: medians, percentiles, and anything paired by replication (the ratio
+comparisons, the paper comparison's paired verdicts) — those still read observations.
+"""
+
+from __future__ import annotations
+
+import decimal
+import math
+import uuid
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any
+
+from sqlalchemy import delete, func, select, text
+from sqlalchemy.dialects.postgresql import insert
+from sqlalchemy.orm import Session
+
+from services.db.models import FLOW_METRICS, FlowResult, Run, RunStatus, SweepAggregate, SweepPoint
+from services.stats import Summary, summary_of_moments
+from services.sweeps.spec import NUMERIC_METRICS
+
+EXACT = decimal.Context(
+    prec=decimal.MAX_PREC,
+    Emax=decimal.MAX_EMAX,
+    Emin=decimal.MIN_EMIN,
+    traps=[decimal.Inexact, decimal.Rounded, decimal.InvalidOperation, decimal.Overflow],
+)
+"""Additions and squares of floats' expansions, never rounded (a rounding would raise)."""
+
+Key = tuple[uuid.UUID, str, int, str]
+"""(sweep, metric, point, flow group name): the table's primary key."""
+
+
+@dataclass
+class Sums:
+    """One key's counts and exact sums (also the shape `stored` and `computed` compare)."""
+
+    position: int
+    type: str
+    variant: str | None
+    app: str | None
+    runs: int = 0
+    observations: int = 0
+    count: int = 0
+    sum: Decimal = Decimal(0)
+    sum_squares: Decimal = Decimal(0)
+
+    def totals(self) -> tuple[int, int, int, Decimal, Decimal]:
+        return (self.runs, self.observations, self.count, self.sum, self.sum_squares)
+
+
+# ---- writing ------------------------------------------------------------------------------------
+
+
+def add_succeeded(session: Session, run_ids: Iterable[uuid.UUID]) -> None:
+    """Adds the runs `run_ids` — which the caller has just moved to succeeded, in this
+    transaction — to their sweeps' aggregates. Runs of no sweep are skipped; so are runs not
+    succeeded (a safeguard, not a licence: a run already counted must not be passed again)."""
+    counted = _counted_in_this_transaction(session)
+    ids = [i for i in dict.fromkeys(run_ids) if i not in counted]
+    if not ids:
+        return
+    counted.update(ids)
+    session.flush()  # the caller's status changes are what the query below reads
+    sums = _sums(session, [Run.id.in_(ids)])
+    _upsert(session, sums)
+
+
+def _counted_in_this_transaction(session: Session) -> set[uuid.UUID]:
+    """The runs added in the session's current transaction: a second call for the same run
+    (two layers of a completion both passing it on) adds nothing. Runs of a transaction that
+    rolled back are forgotten with it."""
+    transaction = session.get_transaction()
+    held = session.info.get("tcplab.aggregated_runs")
+    if held is None or held[0] is not transaction:
+        held = session.info["tcplab.aggregated_runs"] = (transaction, set())
+    return held[1]
+
+
+def recompute(session: Session, sweep_id: uuid.UUID) -> None:
+    """Replaces the sweep's aggregates by a full recomputation from its succeeded runs'
+    flow results (the repair tool; the migration fills the table with it)."""
+    session.flush()
+    session.execute(delete(SweepAggregate).where(SweepAggregate.sweep_id == sweep_id))
+    _upsert(session, computed(session, sweep_id))
+
+
+def computed(session: Session, sweep_id: uuid.UUID) -> dict[Key, Sums]:
+    """The sweep's aggregates as a full recomputation gives them (nothing written)."""
+    session.flush()
+    return _sums(session, [Run.sweep_id == sweep_id])
+
+
+def stored(session: Session, sweep_id: uuid.UUID) -> dict[Key, Sums]:
+    """The sweep's aggregates as stored."""
+    session.flush()
+    rows = session.execute(select(SweepAggregate).where(SweepAggregate.sweep_id == sweep_id)).scalars()
+    return {
+        (a.sweep_id, a.metric, a.point, a.flow): Sums(
+            a.position, a.type, a.variant, a.app, a.runs, a.observations, a.count, a.sum, a.sum_squares
+        )
+        for a in rows
+    }
+
+
+def _sums(session: Session, conditions: list[Any]) -> dict[Key, Sums]:
+    """The observations of the succeeded sweep runs matching `conditions`, summed per key."""
+    # Imported here: observations.py reads this module's cells.
+    from services.sweeps.observations import _group_observations
+
+    columns = [getattr(FlowResult, m) for m in FLOW_METRICS]
+    rows = session.execute(
+        select(Run.sweep_id, Run.sweep_point, Run.replication, Run.id, Run.seed, FlowResult.position, *columns)
+        .join(FlowResult, FlowResult.result_id == Run.result_id)
+        .where(*conditions, Run.status == RunStatus.succeeded, Run.sweep_id.is_not(None))
+    ).all()
+    by_sweep: dict[uuid.UUID, list[Any]] = defaultdict(list)
+    for r in rows:
+        by_sweep[r[0]].append((r[1] or 0, r[2] or 0, r[3], r[4], r[5], dict(zip(FLOW_METRICS, r[6:], strict=True))))
+    out: dict[Key, Sums] = {}
+    for sweep_id, flow_rows in by_sweep.items():
+        points = {p for p, *_ in flow_rows}
+        groups_at = dict(
+            session.execute(
+                select(SweepPoint.index, SweepPoint.flow_groups).where(
+                    SweepPoint.sweep_id == sweep_id, SweepPoint.index.in_(points)
+                )
+            ).all()
+        )
+        flow_rows.sort(key=lambda r: (r[0], r[1], r[2], r[4]))
+        seen: set[tuple[uuid.UUID, str]] = set()  # (run, group name): a run counts once per name
+        for obs in _group_observations(flow_rows, groups_at, {}, sweep_id):
+            first = _first_group(groups_at[obs.point], obs.flow)
+            new_run = (obs.run_id, obs.flow) not in seen
+            seen.add((obs.run_id, obs.flow))
+            for metric in NUMERIC_METRICS:
+                key = (sweep_id, metric, obs.point, obs.flow)
+                cell = out.get(key)
+                if cell is None:
+                    group = groups_at[obs.point][first]
+                    cell = out[key] = Sums(first, group["type"], group["variant"], group.get("app"))
+                cell.runs += new_run
+                cell.observations += 1
+                value = obs.metrics.get(metric)
+                if value is not None and math.isfinite(value):
+                    exact = Decimal(value)
+                    cell.count += 1
+                    cell.sum = EXACT.add(cell.sum, exact)
+                    cell.sum_squares = EXACT.add(cell.sum_squares, EXACT.multiply(exact, exact))
+    return out
+
+
+def _first_group(groups: Sequence[Mapping[str, Any]], name: str) -> int:
+    return next(i for i, g in enumerate(groups) if g["name"] == name)
+
+
+def _upsert(session: Session, sums: Mapping[Key, Sums]) -> None:
+    """Adds `sums` to the table, in key order (concurrent transactions lock rows in one order)."""
+    if not sums:
+        return
+    table = SweepAggregate.__table__
+    rows = [
+        {
+            "sweep_id": key[0],
+            "metric": key[1],
+            "point": key[2],
+            "flow": key[3],
+            "position": s.position,
+            "type": s.type,
+            "variant": s.variant,
+            "app": s.app,
+            "runs": s.runs,
+            "observations": s.observations,
+            "count": s.count,
+            "sum": s.sum,
+            "sum_squares": s.sum_squares,
+        }
+        for key, s in sorted(sums.items(), key=lambda kv: (str(kv[0][0]), *kv[0][1:]))
+    ]
+    for start in range(0, len(rows), 2000):
+        stmt = insert(table).values(rows[start : start + 2000])
+        stmt = stmt.on_conflict_do_update(
+            index_elements=["sweep_id", "metric", "point", "flow"],
+            set_={
+                "runs": table.c.runs + stmt.excluded.runs,
+                "observations": table.c.observations + stmt.excluded.observations,
+                "count": table.c.count + stmt.excluded.count,
+                "sum": table.c.sum + stmt.excluded.sum,
+                "sum_squares": table.c.sum_squares + stmt.excluded.sum_squares,
+            },
+        )
+        session.execute(stmt)
+
+
+# ---- reading ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One point × flow group of a sweep, its metrics summarised over its observations."""
+
+    point: int
+    flow: str
+    type: str
+    variant: str | None
+    app: str | None
+    runs: int
+    """Succeeded runs (replications) with this group."""
+    observations: int
+    """Group observations (runs × groups of this name: the same unless names repeat)."""
+    summaries: dict[str, Summary]
+
+
+# Derived in PostgreSQL from the exact sums. A quotient of numerics has as many decimals as the
+# larger scale of its operands (at least 16 significant digits), so the dividends are first
+# multiplied by 1 written with 30 decimals: the mean and variance reach float8 with ≥ 30
+# significant digits, then are rounded once. Outside float8's range (absurd inputs), the
+# numeric itself is returned and Python's float() gives ±inf or 0 instead of an error.
+_ONE = "1." + "0" * 30
+_DERIVED = f"""
+WITH a AS (
+    SELECT metric, point, flow, position, type, variant, app, runs, observations, count,
+           CASE WHEN count > 0 THEN sum * {_ONE} / count END AS m,
+           CASE WHEN count > 1 THEN (count * sum_squares - sum * sum) * {_ONE} / (count::numeric * (count - 1)) END AS v
+    FROM sweep_aggregates
+    WHERE sweep_id = :sweep_id AND metric = ANY(:metrics) {{flow}} {{tcp}}
+)
+SELECT metric, point, flow, type, variant, app, runs, observations, count,
+       CASE WHEN m = 0 OR abs(m) BETWEEN 1e-300 AND 1e300 THEN m::float8 END,
+       CASE WHEN m <> 0 AND NOT abs(m) BETWEEN 1e-300 AND 1e300 THEN m END,
+       CASE WHEN v = 0 OR v BETWEEN 1e-300 AND 1e300 THEN v::float8 END,
+       CASE WHEN v <> 0 AND NOT v BETWEEN 1e-300 AND 1e300 THEN v END
+FROM a
+ORDER BY point, position
+"""
+
+
+def read_cells(
+    session: Session,
+    sweep_id: uuid.UUID,
+    metrics: Sequence[str],
+    *,
+    flow: str | None = None,
+    tcp_only: bool = False,
+) -> list[Cell]:
+    """The sweep's cells in point order, then the scenario's group order, each with the
+    summaries of `metrics` (count, mean, sample standard deviation, 95 % Student-t interval)."""
+    sql = _DERIVED.format(
+        flow="AND flow = :flow" if flow is not None else "", tcp="AND type = 'tcp'" if tcp_only else ""
+    )
+    params: dict[str, Any] = {"sweep_id": sweep_id, "metrics": list(metrics)}
+    if flow is not None:
+        params["flow"] = flow
+    cells: dict[tuple[int, str], Cell] = {}
+    for metric, point, name, kind, variant, app, runs, observations, count, mean, mean_x, var, var_x in session.execute(
+        text(sql), params
+    ):
+        cell = cells.get((point, name))
+        if cell is None:
+            cell = cells[(point, name)] = Cell(point, name, kind, variant, app, runs, observations, {})
+        if mean is None and mean_x is not None:
+            mean = float(mean_x)
+        if var is None and var_x is not None:
+            var = float(var_x)
+        cell.summaries[metric] = summary_of_moments(count, mean, var)
+    return list(cells.values())
+
+
+def observation_count(session: Session, sweep_id: uuid.UUID) -> int:
+    """Every group observation of the sweep (what `len(observations(...))` was)."""
+    return session.execute(
+        select(func.coalesce(func.sum(SweepAggregate.observations), 0)).where(
+            SweepAggregate.sweep_id == sweep_id, SweepAggregate.metric == NUMERIC_METRICS[0]
+        )
+    ).scalar_one()
+
+
+def point_values(session: Session, sweep_id: uuid.UUID) -> dict[int, dict[str, Any]]:
+    """point -> its axis values."""
+    return dict(
+        session.execute(select(SweepPoint.index, SweepPoint.values).where(SweepPoint.sweep_id == sweep_id)).all()
+    )
