@@ -129,6 +129,14 @@ class Settings(BaseSettings):
         description="runs handed to the broker at once (about the total worker processes); 0: "
         "worker_concurrency. The rest wait in PostgreSQL, where the dispatcher picks them fairly",
     )
+    batch_target_s: float = Field(
+        0.25,
+        ge=0,
+        le=600,
+        description="core time one task's batch of an owner's runs aims at, sized by the owner's "
+        "latest runs; a worker gives back what it has not started by twice this. 0: one run per task",
+    )
+    batch_max_runs: int = Field(500, ge=1, le=10_000, description="runs one task's batch may hold")
     user_max_queued_runs: int = Field(
         50_000, ge=0, description="a user's queued runs beyond which their submissions get 429"
     )

@@ -67,18 +67,18 @@ class Report:
     """Running runs whose worker fell silent, handed to the broker again."""
 
 
-def _run_id_of(message: Any) -> str | None:
-    """The run id a kombu/Celery message carries, if it is a simulate task."""
+def _run_ids_of(message: Any) -> list[str]:
+    """The run ids a kombu/Celery message carries (a batch), if it is a simulate task."""
     if not isinstance(message, dict) or message.get("headers", {}).get("task") != SIMULATE:
-        return None
+        return []
     body = message.get("body")
     try:
         if message.get("properties", {}).get("body_encoding") == "base64":
             body = base64.b64decode(body)
         args = json.loads(body)[0]
-        return str(uuid.UUID(str(args[0])))
+        return [str(uuid.UUID(str(arg))) for arg in args]
     except (ValueError, TypeError, IndexError, KeyError):
-        return None
+        return []
 
 
 def run_ids_in_broker(settings: Settings) -> set[str]:
@@ -91,9 +91,9 @@ def run_ids_in_broker(settings: Settings) -> set[str]:
         unacked = [json.loads(v)[0] for v in client.hvals(UNACKED_HASH)]
     finally:
         client.close()
-    found = {_run_id_of(json.loads(m)) for m in raw} | {_run_id_of(m) for m in unacked}
-    found.discard(None)
-    return found  # type: ignore[return-value]
+    return {run_id for m in raw for run_id in _run_ids_of(json.loads(m))} | {
+        run_id for m in unacked for run_id in _run_ids_of(m)
+    }
 
 
 def reconcile(settings: Settings | None = None, *, now: dt.datetime | None = None) -> Report:
@@ -127,9 +127,14 @@ def reconcile(settings: Settings | None = None, *, now: dt.datetime | None = Non
 
 
 def _send(run_ids: list[uuid.UUID]) -> None:
-    """Sends runs that already hold their place in the window (their dispatched_at stays)."""
-    for run_id in run_ids:
-        app.send_task(SIMULATE, args=[str(run_id)])
+    """Sends runs that already hold their place in the window (their dispatched_at stays), one
+    message per batch they were dispatched in: the window counts batches."""
+    if not run_ids:
+        return
+    with session_scope() as session:
+        batches = runs_repo.batches_of(session, run_ids)
+    for batch in batches:
+        app.send_task(SIMULATE, args=[str(run_id) for run_id in batch])
 
 
 def _short(ids: Iterable[uuid.UUID], limit: int = 10) -> str:

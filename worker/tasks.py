@@ -1,19 +1,31 @@
-"""Simulation tasks. A task takes a run id, opens its own sessions, and leaves every state
-change in PostgreSQL; the message only says which run to look at.
+"""Simulation tasks. A task takes a batch of run ids (one or more of one owner's runs, the
+dispatcher's choice), opens its own sessions, and leaves every state change in PostgreSQL; the
+message only says which runs to look at.
+
+A batch costs one claim, one store and one dispatch whatever its size, so a sweep of 1-ms runs
+is not paced by per-run transactions (docs/fair-share.md, "Batches"): the task claims its runs
+in one transaction, simulates them one after another, and stores every result in one more.
+Past twice `TCPLAB_BATCH_TARGET_S` it starts no further run and gives the rest back to the
+dispatcher, so a batch whose runs cost more than their owner's latest ones still ends in time.
 
 Delivery is at least once (acks late, rejected back to the queue when a worker dies), so the
-task is idempotent: `claim` skips finished runs, and results are stored once per cache key.
+task is idempotent: `claim_batch` skips finished runs, and results are stored once per cache
+key. A worker killed mid-batch stored nothing: its runs are handed on by their silent
+heartbeat (worker/reconcile.py) and simulated again, each result stored once.
 
-The broker only holds the runs the dispatcher handed it (about one per worker process; the
-rest wait in PostgreSQL for their owner's turn, docs/fair-share.md), so every task ends by
-running the dispatcher: the slot its run freed is filled at once.
+The broker only holds the batches the dispatcher handed it (about one per worker process; the
+rest wait in PostgreSQL for their owner's turn), so every task ends by running the dispatcher:
+the slot its batch freed is filled at once.
 """
 
 from __future__ import annotations
 
 import logging
 import socket
+import time
 import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from collections.abc import Iterable
 from typing import Any
 
@@ -22,11 +34,11 @@ from sqlalchemy.exc import DBAPIError, OperationalError
 
 from services import sweeps
 from services.db.session import session_scope
-from services.runs import claim, complete, fail, release
+from services.runs import claim_batch, complete_batch, fail_batch, give_back, release_batch
 from services.runs.dispatch import dispatch
 from services.settings import get_settings
 from worker.app import app
-from worker.watch import RunWatch
+from worker.watch import BatchWatch
 
 SIMULATE = "tcplab.simulate"
 
@@ -60,24 +72,30 @@ def enqueue(run_ids: Iterable[uuid.UUID] = ()) -> None:
 
 
 def fill_window() -> list[uuid.UUID]:
-    """Dispatches (marks and commits the next runs) and only then sends their ids; returns
-    them. Raises the database's errors (the simulate task retries on them); a broker that
-    does not take a message is logged: those runs stay marked dispatched and the reconciler
-    re-sends them."""
-    ids = dispatch()
-    for i, run_id in enumerate(ids):
+    """Dispatches (marks and commits the next batches) and only then sends them, one message
+    per batch; returns the runs sent. Raises the database's errors (the simulate task retries
+    on them); a broker that does not take a message is logged: those runs stay marked
+    dispatched and the reconciler re-sends them."""
+    batches = dispatch()
+    send(batches)
+    return [run_id for batch in batches for run_id in batch]
+
+
+def send(batches: Sequence[Sequence[uuid.UUID]]) -> None:
+    """One simulate message per batch. A broker that does not take one is logged, not raised:
+    the runs hold their place in the window and the reconciler re-sends them."""
+    for i, batch in enumerate(batches):
         try:
-            app.send_task(SIMULATE, args=[str(run_id)])
+            app.send_task(SIMULATE, args=[str(run_id) for run_id in batch])
         except Exception as exc:  # noqa: BLE001 - any broker failure: the reconciler covers it
             log.warning(
-                "the broker did not take %d run(s) (%s: %s); they stay queued in PostgreSQL and "
+                "the broker did not take %d batch(es) (%s: %s); their runs stay queued in PostgreSQL and "
                 "the reconciler will send them",
-                len(ids) - i,
+                len(batches) - i,
                 type(exc).__name__,
                 exc,
             )
             break
-    return ids
 
 
 def _with_server_limits(scenario: dict[str, Any], max_wall_s: float, max_events: int) -> dict[str, Any]:
@@ -87,6 +105,17 @@ def _with_server_limits(scenario: dict[str, Any], max_wall_s: float, max_events:
     limits["max_wall_s"] = min(limits.get("max_wall_s") or max_wall_s, max_wall_s)
     limits["max_events"] = min(limits.get("max_events") or max_events, max_events)
     return {**scenario, "limits": limits}
+
+
+@dataclass
+class _Outcomes:
+    """What a batch leaves to store: results, the core's verdicts, and the runs it did not
+    simulate (given back past its time budget, or released when the worker shuts down)."""
+
+    completed: list[tuple[uuid.UUID, dict[str, Any]]] = field(default_factory=list)
+    failed: list[tuple[uuid.UUID, str, str]] = field(default_factory=list)
+    unstarted: list[uuid.UUID] = field(default_factory=list)
+    shutting_down: bool = False
 
 
 @app.task(
@@ -99,62 +128,78 @@ def _with_server_limits(scenario: dict[str, Any], max_wall_s: float, max_events:
     retry_backoff_max=60,
     max_retries=8,
 )
-def simulate(self: Any, run_id: str) -> None:
-    rid = uuid.UUID(run_id)
+def simulate(self: Any, *run_ids: str) -> None:
+    """Simulates a batch of runs (one run is a batch of one)."""
+    ids = [uuid.UUID(run_id) for run_id in run_ids]
     worker = self.request.hostname or socket.gethostname()
     with session_scope() as session:
-        scenario = claim(session, rid, worker)
-    if scenario is None:
-        # Finished or cancelled already (a redelivery, a retry after the database went away, a
-        # cancelled run's message): only what follows a run may still be owed. It is idempotent.
-        _after_run(rid)
-        return
-    settings = get_settings()
-    watch = RunWatch(rid, worker, settings.worker_heartbeat_s)
-    try:
-        with watch:
-            result = tcpsim.run(
-                _with_server_limits(scenario, settings.run_max_wall_s, settings.run_max_events), stop=watch.token
-            )
-    except tcpsim.Stopped:
-        _stopped(rid, worker, watch.reason)
-        return
-    except tcpsim.LimitExceeded as e:
-        outcome: tuple[str, str] | None = (str(e), "limit_exceeded")
-    except tcpsim.ScenarioError as e:
-        outcome = (str(e), f"scenario.{e.kind}")
-    except tcpsim.InternalError as e:
-        outcome = (str(e), "internal")
-    else:
-        outcome = None
-    with session_scope() as session:
-        if outcome is None:
-            complete(session, rid, result)
-        else:
-            fail(session, rid, *outcome)
-    _after_run(rid)
-
-
-def _stopped(run_id: uuid.UUID, worker: str, reason: str | None) -> None:
-    """The core stopped early at the watcher's request. Cancelled (or handed to another
-    worker): nothing to store, the slot is free. Shutting down: the run goes back to the queue
-    with its place in the window and is sent again, for a worker that stays."""
-    if reason == "shutdown":
-        with session_scope() as session:
-            released = release(session, run_id, worker)
+        scenarios = claim_batch(session, ids, worker)
+    # Runs not claimed are finished or cancelled already (a redelivery, a retry after the
+    # database went away, a cancelled run's message): only what follows them may be owed.
+    if scenarios:
+        outcomes = _simulate(scenarios, worker)
+        released = _store(outcomes, worker)
         if released:
-            log.info("run %s given back to the queue: this worker is shutting down", run_id)
-            app.send_task(SIMULATE, args=[str(run_id)])
-        return
-    log.info("run %s stopped: it was cancelled or is no longer this worker's", run_id)
-    _after_run(run_id)
+            log.info("%d run(s) given back to the queue: this worker is shutting down", len(released))
+            send([released])
+    _after_runs(ids)
 
 
-def _after_run(run_id: uuid.UUID) -> None:
-    """The run has left the window. A sweep with a stopping rule may want more replications
-    of its point (decided in a transaction of its own, after the result is safe); they wait
+def _simulate(scenarios: dict[uuid.UUID, dict[str, Any]], worker: str) -> _Outcomes:
+    """Runs the batch's simulations one after another, under one watch."""
+    settings = get_settings()
+    budget_s = 2 * settings.batch_target_s
+    outcomes = _Outcomes()
+    ids = list(scenarios)
+    started = time.monotonic()
+    with BatchWatch(ids, worker, settings.worker_heartbeat_s) as watch:
+        for i, run_id in enumerate(ids):
+            if watch.stopping or (i > 0 and time.monotonic() - started > budget_s):
+                outcomes.unstarted = ids[i:]
+                break
+            if run_id in watch.gone:
+                continue
+            scenario = _with_server_limits(scenarios[run_id], settings.run_max_wall_s, settings.run_max_events)
+            try:
+                outcomes.completed.append((run_id, tcpsim.run(scenario, stop=watch.start(run_id))))
+            except tcpsim.Stopped:
+                if watch.reason == "shutdown":
+                    outcomes.unstarted = ids[i:]
+                    break
+                log.info("run %s stopped: it was cancelled or is no longer this worker's", run_id)
+            except tcpsim.LimitExceeded as e:
+                outcomes.failed.append((run_id, str(e), "limit_exceeded"))
+            except tcpsim.ScenarioError as e:
+                outcomes.failed.append((run_id, str(e), f"scenario.{e.kind}"))
+            except tcpsim.InternalError as e:
+                outcomes.failed.append((run_id, str(e), "internal"))
+        outcomes.shutting_down = watch.stopping
+    return outcomes
+
+
+def _store(outcomes: _Outcomes, worker: str) -> list[uuid.UUID]:
+    """Stores the batch's results and verdicts in one transaction, and hands back what it did
+    not simulate: past its budget, to wait for the dispatcher again; when the worker shuts
+    down, released with their place in the window (returned: the caller sends them again,
+    for a worker that stays)."""
+    released: list[uuid.UUID] = []
+    with session_scope() as session:
+        if outcomes.completed:
+            complete_batch(session, outcomes.completed)
+        if outcomes.failed:
+            fail_batch(session, outcomes.failed)
+        if outcomes.unstarted and outcomes.shutting_down:
+            released = release_batch(session, outcomes.unstarted, worker)
+        elif outcomes.unstarted:
+            give_back(session, outcomes.unstarted, worker)
+    return released
+
+
+def _after_runs(run_ids: list[uuid.UUID]) -> None:
+    """The batch has left the window. A sweep with a stopping rule may want more replications
+    of its points (decided in a transaction of its own, after the results are safe); they wait
     in PostgreSQL like any run. Then the dispatcher fills the freed slot at once, with whoever's
     turn it is. A database error here propagates: the task is retried, and does this again."""
     with session_scope() as session:
-        sweeps.after_run(session, run_id)
+        sweeps.after_runs(session, run_ids)
     fill_window()

@@ -29,10 +29,10 @@ import tcpsim
 from celery.signals import worker_init, worker_shutting_down
 
 from services.db.session import session_scope
-from services.runs import check_in
+from services.runs import check_in_batch
 
 POLL_S = 0.25
-"""How often the watcher asks PostgreSQL whether the run is still this worker's to simulate."""
+"""How often the watcher asks PostgreSQL whether the batch's runs are still this worker's."""
 
 log = logging.getLogger("tcplab.worker")
 
@@ -57,22 +57,35 @@ def shutting_down() -> bool:
     return _stopping is not None and _stopping.is_set()
 
 
-class RunWatch:
-    """``with RunWatch(run_id, worker, heartbeat_s) as watch: tcpsim.run(s, stop=watch.token)``.
+class BatchWatch:
+    """Watches the runs of one task's batch while the worker simulates them one by one::
 
-    After the run, ``watch.reason`` says why the token was stopped: ``"gone"`` (cancelled,
-    finished or taken over elsewhere), ``"shutdown"``, or None (it was not)."""
+        with BatchWatch(run_ids, worker, heartbeat_s) as watch:
+            for run_id in run_ids:
+                if watch.stopping or run_id in watch.gone:
+                    ...  # shutting down: give the rest back; gone: skip it
+                tcpsim.run(scenario, stop=watch.start(run_id))
 
-    def __init__(self, run_id: uuid.UUID, worker: str, heartbeat_s: float) -> None:
-        self.run_id = run_id
+    Every claimed run gets the heartbeat until the watch ends (a simulated run's result is
+    stored with the batch's, at its end). ``watch.gone`` holds the runs cancelled, finished or
+    taken over elsewhere; the one being simulated is stopped at once (``reason`` "gone").
+    ``stopping`` turns true when the worker shuts down; the run being simulated is stopped
+    (``reason`` "shutdown")."""
+
+    def __init__(self, run_ids: list[uuid.UUID], worker: str, heartbeat_s: float) -> None:
+        self.run_ids = list(run_ids)
         self.worker = worker
         self.heartbeat_s = heartbeat_s
-        self.token = tcpsim.StopToken()
+        self.gone: set[uuid.UUID] = set()
+        self.stopping = False
         self.reason: str | None = None
+        self._current: uuid.UUID | None = None
+        self._token = tcpsim.StopToken()
+        self._lock = threading.Lock()
         self._done = threading.Event()
-        self._thread = threading.Thread(target=self._watch, name=f"watch-{run_id}", daemon=True)
+        self._thread = threading.Thread(target=self._watch, name=f"watch-{self.run_ids[0]}", daemon=True)
 
-    def __enter__(self) -> RunWatch:
+    def __enter__(self) -> BatchWatch:
         self._thread.start()
         return self
 
@@ -80,25 +93,42 @@ class RunWatch:
         self._done.set()
         self._thread.join(timeout=10)
 
+    def start(self, run_id: uuid.UUID) -> tcpsim.StopToken:
+        """The stop token for simulating `run_id` now (stopped already when it is gone or the
+        worker is stopping)."""
+        with self._lock:
+            self._current, self._token, self.reason = run_id, tcpsim.StopToken(), None
+            if self.stopping:
+                self._stop("shutdown")
+            elif run_id in self.gone:
+                self._stop("gone")
+            return self._token
+
     def _stop(self, reason: str) -> None:
         self.reason = reason
-        self.token.stop()
+        self._token.stop()
 
     def _watch(self) -> None:
         last_beat = time.monotonic()
         while not self._done.wait(POLL_S):
             if shutting_down():
-                self._stop("shutdown")
+                with self._lock:
+                    self.stopping = True
+                    self._stop("shutdown")
                 return
             beat = time.monotonic() - last_beat >= self.heartbeat_s
+            watched = [r for r in self.run_ids if r not in self.gone]
+            if not watched:
+                return
             try:
                 with session_scope() as session:
-                    mine = check_in(session, self.run_id, self.worker, beat=beat)
+                    mine = check_in_batch(session, watched, self.worker, beat=beat)
             except Exception as exc:  # noqa: BLE001 - the database away: keep simulating, try again
-                log.warning("could not check in run %s (%s: %s)", self.run_id, type(exc).__name__, exc)
+                log.warning("could not check in %d run(s) (%s: %s)", len(watched), type(exc).__name__, exc)
                 continue
             if beat:
                 last_beat = time.monotonic()
-            if not mine:
-                self._stop("gone")
-                return
+            with self._lock:
+                self.gone.update(r for r in watched if r not in mine)
+                if self._current in self.gone:
+                    self._stop("gone")

@@ -141,6 +141,9 @@ class Run(Base):
     dispatched_at: Mapped[dt.datetime | None] = mapped_column(
         comment="when the dispatcher sent it to the broker (null: waiting in PostgreSQL)"
     )
+    batch_id: Mapped[uuid.UUID | None] = mapped_column(
+        comment="the batch it was dispatched in (its first run's id; null: not dispatched)"
+    )
 
     result: Mapped[Result | None] = relationship(back_populates="runs")
     # Lazy: a page of runs of one owner loads the user once (the identity map answers the rest).
@@ -174,6 +177,8 @@ class Run(Base):
             "dispatched_at",
             postgresql_where=text("status = 'running' OR (status = 'queued' AND dispatched_at IS NOT NULL)"),
         ),
+        # The dispatcher sizes an owner's batches by its latest core times.
+        Index("ix_runs_owner_cost", "owner_id", "finished_at", postgresql_where=text("core_wall_s IS NOT NULL")),
         # One run per (sweep, point, replication): extending a sweep twice adds nothing twice.
         Index("uq_runs_sweep_point_replication", "sweep_id", "sweep_point", "replication", unique=True),
         CheckConstraint(

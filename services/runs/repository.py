@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import json
 import uuid
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -20,6 +21,77 @@ def run_for_update(session: Session, run_id: uuid.UUID) -> Run | None:
     return session.execute(select(Run).where(Run.id == run_id).with_for_update()).scalar_one_or_none()
 
 
+def runs_for_update(session: Session, run_ids: Sequence[uuid.UUID]) -> list[Run]:
+    """The runs among `run_ids` that exist, locked until the transaction ends, in id order (so
+    two transactions locking overlapping batches take their locks in one order: no deadlock)."""
+    return list(
+        session.execute(select(Run).where(Run.id.in_(list(run_ids))).order_by(Run.id).with_for_update()).scalars()
+    )
+
+
+def claim_runs(
+    session: Session, run_ids: Sequence[uuid.UUID], worker: str, *, started_at: dt.datetime, dead_after_s: float
+) -> list[tuple[uuid.UUID, dict[str, Any], uuid.UUID | None]]:
+    """Marks running for `worker` (with a first heartbeat, by PostgreSQL's clock) those of
+    `run_ids` there is something to do for — queued; or running for `worker` itself (a retry);
+    or running for a worker silent for `dead_after_s` (heartbeat, else start) — and returns
+    their (id, scenario, owner). One UPDATE: a run two workers claim at once is re-read by
+    the second after the first's commit, and skipped while its claimer is alive."""
+    _expire(session, run_ids)
+    return list(
+        session.execute(
+            text(
+                "UPDATE runs SET status = 'running', started_at = :started, heartbeat_at = clock_timestamp(), "
+                "attempts = attempts + 1, worker = :worker "
+                "WHERE id = ANY(:ids) AND (status = 'queued' OR (status = 'running' AND (worker = :worker "
+                "OR coalesce(heartbeat_at, started_at) IS NULL "
+                "OR coalesce(heartbeat_at, started_at) < clock_timestamp() - make_interval(secs => :dead)))) "
+                "RETURNING id, scenario, owner_id"
+            ),
+            {"ids": list(run_ids), "worker": worker, "started": started_at, "dead": dead_after_s},
+        ).all()
+    )
+
+
+def _expire(session: Session, run_ids: Sequence[uuid.UUID]) -> None:
+    """Forgets what the session holds of these runs before a statement changes them behind the
+    ORM's back (a caller reading them afterwards reads them again)."""
+    wanted = set(run_ids)
+    for obj in list(session.identity_map.values()):
+        if isinstance(obj, Run) and obj.id in wanted:
+            session.expire(obj)
+
+
+def cache_keys_of(session: Session, run_ids: Sequence[uuid.UUID]) -> dict[uuid.UUID, str]:
+    rows = session.execute(select(Run.id, Run.cache_key).where(Run.id.in_(list(run_ids)))).all()
+    return {run_id: key for run_id, key in rows}
+
+
+def mark_succeeded(
+    session: Session, outcomes: Sequence[tuple[uuid.UUID, uuid.UUID, float | None, int | None]], *, finished_at: dt.datetime
+) -> list[uuid.UUID]:
+    """Marks runs succeeded with their (run, result, core wall time, events), except those
+    cancelled or succeeded already (a cancellation meanwhile, a redelivery); returns the runs
+    it marked. One UPDATE, whose condition PostgreSQL reads again on a row another transaction
+    changed meanwhile."""
+    if not outcomes:
+        return []
+    ids, result_ids, walls, events = (list(column) for column in zip(*outcomes, strict=True))
+    _expire(session, ids)
+    return list(
+        session.execute(
+            text(
+                "UPDATE runs SET status = 'succeeded', result_id = v.result_id, finished_at = :finished, "
+                "core_wall_s = v.wall, events = v.events, error = NULL, error_kind = NULL "
+                "FROM unnest(CAST(:ids AS uuid[]), CAST(:results AS uuid[]), CAST(:walls AS float8[]), "
+                "CAST(:events AS bigint[])) AS v(id, result_id, wall, events) "
+                "WHERE runs.id = v.id AND runs.status NOT IN ('cancelled', 'succeeded') RETURNING runs.id"
+            ),
+            {"ids": ids, "results": result_ids, "walls": walls, "events": events, "finished": finished_at},
+        ).scalars()
+    )
+
+
 def run_by_id(session: Session, run_id: uuid.UUID) -> Run | None:
     return session.get(Run, run_id)
 
@@ -32,25 +104,81 @@ def database_now(session: Session) -> dt.datetime:
 
 def beat(session: Session, run_id: uuid.UUID, worker: str) -> bool:
     """Records `worker`'s heartbeat on its running run (PostgreSQL's clock); False when the run
-    is not running for `worker` any more. One indexed UPDATE (heartbeat_at is in no index: a
-    HOT update)."""
-    updated = session.execute(
-        text(
-            "UPDATE runs SET heartbeat_at = clock_timestamp() "
-            "WHERE id = :id AND status = 'running' AND worker = :worker"
-        ),
-        {"id": run_id, "worker": worker},
+    is not running for `worker` any more."""
+    return run_id in beat_batch(session, [run_id], worker)
+
+
+def beat_batch(session: Session, run_ids: Sequence[uuid.UUID], worker: str) -> set[uuid.UUID]:
+    """Records `worker`'s heartbeat on those of its runs still running for it (PostgreSQL's
+    clock) and returns them. One UPDATE by primary key (heartbeat_at is in no index: HOT)."""
+    return set(
+        session.execute(
+            text(
+                "UPDATE runs SET heartbeat_at = clock_timestamp() "
+                "WHERE id = ANY(:ids) AND status = 'running' AND worker = :worker RETURNING id"
+            ),
+            {"ids": list(run_ids), "worker": worker},
+        ).scalars()
     )
-    return updated.rowcount == 1  # type: ignore[attr-defined]
 
 
 def still_running_for(session: Session, run_id: uuid.UUID, worker: str) -> bool:
     """Whether the run is still running for `worker` (not cancelled, finished or handed on)."""
-    found = session.execute(
-        text("SELECT 1 FROM runs WHERE id = :id AND status = 'running' AND worker = :worker"),
-        {"id": run_id, "worker": worker},
-    ).first()
-    return found is not None
+    return run_id in running_for(session, [run_id], worker)
+
+
+def running_for(session: Session, run_ids: Sequence[uuid.UUID], worker: str) -> set[uuid.UUID]:
+    """Those of `run_ids` still running for `worker` (not cancelled, finished or handed on)."""
+    return set(
+        session.execute(
+            text("SELECT id FROM runs WHERE id = ANY(:ids) AND status = 'running' AND worker = :worker"),
+            {"ids": list(run_ids), "worker": worker},
+        ).scalars()
+    )
+
+
+def give_back(session: Session, run_ids: Sequence[uuid.UUID], worker: str) -> list[uuid.UUID]:
+    """Runs `worker` claimed but never started go back to waiting in PostgreSQL, as if never
+    dispatched (the dispatcher hands them out again in their turn; their age keeps their
+    place). Returns those it gave back: a run no longer `worker`'s is left alone."""
+    return list(
+        session.execute(
+            text(
+                "UPDATE runs SET status = 'queued', dispatched_at = NULL, batch_id = NULL, heartbeat_at = NULL, "
+                "started_at = NULL, worker = NULL, attempts = greatest(attempts - 1, 0) "
+                "WHERE id = ANY(:ids) AND status = 'running' AND worker = :worker RETURNING id"
+            ),
+            {"ids": list(run_ids), "worker": worker},
+        ).scalars()
+    )
+
+
+def sweep_points_of(session: Session, run_ids: Sequence[uuid.UUID]) -> list[tuple[uuid.UUID, int]]:
+    """The (sweep, point) pairs the runs among `run_ids` belong to, each once."""
+    return list(
+        session.execute(
+            select(Run.sweep_id, Run.sweep_point)
+            .where(Run.id.in_(list(run_ids)), Run.sweep_id.is_not(None), Run.sweep_point.is_not(None))
+            .distinct()
+        ).all()
+    )
+
+
+def batches_of(session: Session, run_ids: Sequence[uuid.UUID]) -> list[list[uuid.UUID]]:
+    """`run_ids` grouped by the batch they were dispatched in (a run of no batch alone), each
+    in its batch's order (its first run first): one message per batch keeps the dispatch
+    window's count of batches in flight true when they are sent again."""
+    rows = session.execute(
+        text(
+            "SELECT id, coalesce(batch_id, id) AS batch FROM runs WHERE id = ANY(:ids) "
+            "ORDER BY batch, id <> coalesce(batch_id, id), created_at, id"
+        ),
+        {"ids": list(run_ids)},
+    ).all()
+    batches: dict[uuid.UUID, list[uuid.UUID]] = {}
+    for run_id, batch in rows:
+        batches.setdefault(batch, []).append(run_id)
+    return list(batches.values())
 
 
 def requeue_silent(session: Session, dead_after_s: float) -> list[uuid.UUID]:
@@ -85,33 +213,70 @@ def result_ids_by_keys(session: Session, cache_keys: Sequence[str]) -> dict[str,
 
 
 def insert_result(session: Session, cache_key: str, core_version: str, result: dict[str, Any]) -> uuid.UUID:
-    """Stores a core result once per cache key; a second delivery finds the first one's row.
+    """Stores a core result once per cache key; a second delivery finds the first one's row."""
+    return insert_results(session, [(cache_key, core_version, result)])[cache_key]
 
-    `INSERT … ON CONFLICT DO NOTHING` makes two workers racing on the same key store one
-    result; only the one whose insert took writes the per-flow rows and the traces.
+
+def insert_results(session: Session, results: Sequence[tuple[str, str, dict[str, Any]]]) -> dict[str, uuid.UUID]:
+    """Stores core results (cache key, core version, result) once per cache key, in a few
+    statements whatever their number; returns each key's result id.
+
+    One multi-row `INSERT … ON CONFLICT DO NOTHING` makes two workers racing on the same key
+    store one result; only the rows whose insert took get their per-flow rows and traces (a
+    second delivery, or a key already stored, finds the first one's row).
     """
-    summary = {k: v for k, v in result.items() if k not in ("flows", "traces")}
-    inserted = session.execute(
-        insert(Result)
-        .values(cache_key=cache_key, core_version=core_version, summary=summary)
-        .on_conflict_do_nothing(index_elements=[Result.cache_key])
-        .returning(Result.id)
-    ).scalar_one_or_none()
-    if inserted is None:
-        existing = result_id_by_key(session, cache_key)
-        assert existing is not None, "a conflicting result exists"
-        return existing
-    session.add_all(
-        FlowResult(result_id=inserted, position=i, **{m: flow.get(m) for m in FLOW_METRICS})
-        for i, flow in enumerate(result["flows"])
-    )
-    if result.get("traces") is not None:
-        layout, chunks = encode_traces(result["traces"])
-        session.execute(insert(Trace).values(result_id=inserted, **layout))
-        for start in range(0, len(chunks), 1000):
-            session.execute(insert(TraceChunk), [{"result_id": inserted, **c} for c in chunks[start : start + 1000]])
-    session.flush()
-    return inserted
+    by_key = {key: (version, result) for key, version, result in results}
+    if not by_key:
+        return {}
+    keys = list(by_key)
+    # One statement over arrays, whatever the batch's size (the ORM's bulk path, or a VALUES
+    # row per result, costs more in Python than the database spends on the rows).
+    returned = session.execute(
+        text(
+            # The summaries travel as one JSON array: a text[] of JSON documents would be
+            # escaped element by element on the way.
+            "INSERT INTO results (cache_key, core_version, summary) "
+            "SELECT k.key, k.version, s.summary "
+            "FROM unnest(CAST(:keys AS text[]), CAST(:versions AS text[])) WITH ORDINALITY AS k(key, version, i) "
+            "JOIN jsonb_array_elements(CAST(:summaries AS jsonb)) WITH ORDINALITY AS s(summary, i) USING (i) "
+            "ON CONFLICT (cache_key) DO NOTHING RETURNING cache_key, id"
+        ),
+        {
+            "keys": keys,
+            "versions": [by_key[key][0] for key in keys],
+            "summaries": json.dumps(
+                [{k: v for k, v in by_key[key][1].items() if k not in ("flows", "traces")} for key in keys]
+            ),
+        },
+    ).all()
+    inserted: dict[str, uuid.UUID] = {key: result_id for key, result_id in returned}
+    _copy_flow_rows(session, [(result_id, by_key[key][1]["flows"]) for key, result_id in inserted.items()])
+    for key, result_id in inserted.items():
+        traces = by_key[key][1].get("traces")
+        if traces is not None:
+            layout, chunks = encode_traces(traces)
+            session.execute(insert(Trace).values(result_id=result_id, **layout))
+            for start in range(0, len(chunks), 1000):
+                session.execute(insert(TraceChunk), [{"result_id": result_id, **c} for c in chunks[start : start + 1000]])
+    missing = [key for key in by_key if key not in inserted]
+    return {**inserted, **result_ids_by_keys(session, missing)} if missing else inserted
+
+
+_FLOW_COLUMNS = ("result_id", "position", *FLOW_METRICS)
+_COPY_FLOWS = f"COPY flow_results ({', '.join(_FLOW_COLUMNS)}) FROM STDIN"
+
+
+def _copy_flow_rows(session: Session, results: Sequence[tuple[uuid.UUID, Sequence[dict[str, Any]]]]) -> None:
+    """The per-flow rows of new results, through COPY (the cheapest bulk path PostgreSQL has),
+    on the session's own connection and transaction."""
+    if not any(flows for _, flows in results):
+        return
+    driver = session.connection().connection.driver_connection
+    assert driver is not None
+    with driver.cursor() as cursor, cursor.copy(_COPY_FLOWS) as copy:
+        for result_id, flows in results:
+            for position, flow in enumerate(flows):
+                copy.write_row((result_id, position, *(flow.get(m) for m in FLOW_METRICS)))
 
 
 def flows_of(session: Session, result_id: uuid.UUID) -> Sequence[FlowResult]:

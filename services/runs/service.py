@@ -12,7 +12,7 @@ import tcpsim
 from sqlalchemy.orm import Session
 
 from services import admission
-from services.db.models import FLOW_METRICS, Run, RunStatus
+from services.db.models import FLOW_METRICS, Run, RunStatus, User
 from services.errors import ConflictError, InvalidInputError, NotFoundError
 from services.presets import UnknownPreset, build_scenario
 from services.runs import repository as repo
@@ -116,58 +116,76 @@ def set_shared(session: Session, run_id: uuid.UUID, viewer: Identity, shared: bo
 
 
 def claim(session: Session, run_id: uuid.UUID, worker: str) -> dict[str, Any] | None:
-    """Marks the run running for `worker` (its first heartbeat) and returns its scenario; None
-    when there is nothing to do: the run is finished or cancelled (a duplicate or late
-    delivery), or another worker is running it and alive (a redelivered message of a run the
-    reconciler already handed on). A running run whose worker fell silent is taken over."""
-    run = repo.run_for_update(session, run_id)
-    if run is None or run.status.is_final:
-        return None
-    beat_at = repo.database_now(session)
-    if run.status == RunStatus.running and run.worker != worker and not _silent(run, beat_at):
-        return None
-    run.status = RunStatus.running
-    run.started_at = _now()
-    run.heartbeat_at = beat_at
-    run.attempts += 1
-    run.worker = worker
-    if run.owner is None:
-        return run.scenario
-    # The owner's cap on events as it stands now, the tighter of it and the scenario's own
-    # (the worker then applies the server's caps the same way).
-    cap = Quotas.of(run.owner, get_settings()).max_events_per_run
-    limits = dict(run.scenario.get("limits") or {})
+    """Marks the run running for `worker` and returns its scenario; None when there is
+    nothing to do (see `claim_batch`)."""
+    return claim_batch(session, [run_id], worker).get(run_id)
+
+
+def claim_batch(session: Session, run_ids: Sequence[uuid.UUID], worker: str) -> dict[uuid.UUID, dict[str, Any]]:
+    """Marks the runs running for `worker` (their first heartbeat) and returns the scenarios to
+    simulate, in `run_ids`' order, each with its owner's cap on events. A run is left out when
+    there is nothing to do: it is finished or cancelled (a duplicate or late delivery), or
+    another worker is running it and alive (a redelivered message of a run the reconciler
+    already handed on). A running run whose worker fell silent is taken over."""
+    settings = get_settings()
+    claimed = repo.claim_runs(session, run_ids, worker, started_at=_now(), dead_after_s=settings.worker_dead_after_s)
+    caps: dict[uuid.UUID, int] = {}
+    scenarios = {}
+    for run_id, scenario, owner_id in claimed:
+        if owner_id is not None and owner_id not in caps:
+            owner = session.get(User, owner_id)
+            caps[owner_id] = Quotas.of(owner, settings).max_events_per_run if owner else settings.run_max_events
+        scenarios[run_id] = scenario if owner_id is None else _with_events_cap(scenario, caps[owner_id])
+    return {run_id: scenarios[run_id] for run_id in run_ids if run_id in scenarios}
+
+
+def _with_events_cap(scenario: dict[str, Any], cap: int) -> dict[str, Any]:
+    """The scenario with its owner's cap on events as it stands now, the tighter of it and the
+    scenario's own (the worker then applies the server's caps the same way)."""
+    limits = dict(scenario.get("limits") or {})
     limits["max_events"] = min(limits.get("max_events") or cap, cap)
-    return {**run.scenario, "limits": limits}
-
-
-def _silent(run: Run, database_now: dt.datetime) -> bool:
-    """Whether the worker running `run` has not been heard of for TCPLAB_WORKER_DEAD_AFTER_S
-    (heartbeats are PostgreSQL's clock; a run claimed before heartbeats has its start)."""
-    last = run.heartbeat_at or run.started_at
-    return last is None or (database_now - last).total_seconds() > get_settings().worker_dead_after_s
+    return {**scenario, "limits": limits}
 
 
 def check_in(session: Session, run_id: uuid.UUID, worker: str, *, beat: bool) -> bool:
-    """Whether `worker` should go on simulating the run — False once the run was cancelled,
-    finished, or handed to another worker because this one had fallen silent. With `beat`, it
-    is also the worker's heartbeat (a write; the check alone is a read)."""
+    """Whether `worker` should go on simulating the run (see `check_in_batch`)."""
+    return run_id in check_in_batch(session, [run_id], worker, beat=beat)
+
+
+def check_in_batch(session: Session, run_ids: Sequence[uuid.UUID], worker: str, *, beat: bool) -> set[uuid.UUID]:
+    """Those of `run_ids` that `worker` should go on with — a run drops out once it was
+    cancelled, finished, or handed to another worker because this one had fallen silent. With
+    `beat`, it is also the worker's heartbeat on them (a write; the check alone is a read)."""
     if beat:
-        return repo.beat(session, run_id, worker)
-    return repo.still_running_for(session, run_id, worker)
+        return repo.beat_batch(session, run_ids, worker)
+    return repo.running_for(session, run_ids, worker)
 
 
 def release(session: Session, run_id: uuid.UUID, worker: str) -> bool:
-    """`worker` is shutting down and stopped the run: it goes back to the queue, keeping its
-    place in the dispatch window (the caller sends it again). False when it is no longer
-    `worker`'s to give back."""
-    run = repo.run_for_update(session, run_id)
-    if run is None or run.status != RunStatus.running or run.worker != worker:
-        return False
-    run.status = RunStatus.queued
-    run.dispatched_at = repo.database_now(session)  # the dispatcher's clock
-    run.heartbeat_at = None
-    return True
+    """`worker` is shutting down and stopped the run: see `release_batch`."""
+    return bool(release_batch(session, [run_id], worker))
+
+
+def release_batch(session: Session, run_ids: Sequence[uuid.UUID], worker: str) -> list[uuid.UUID]:
+    """`worker` is shutting down: its runs go back to the queue, keeping their place in the
+    dispatch window and their batch (the caller sends them again, as one message). Returns
+    those released: a run no longer `worker`'s is not given back."""
+    released = []
+    beat_at = repo.database_now(session)  # the dispatcher's clock
+    for run in repo.runs_for_update(session, run_ids):
+        if run.status != RunStatus.running or run.worker != worker:
+            continue
+        run.status = RunStatus.queued
+        run.dispatched_at = beat_at
+        run.heartbeat_at = None
+        released.append(run.id)
+    return released
+
+
+def give_back(session: Session, run_ids: Sequence[uuid.UUID], worker: str) -> list[uuid.UUID]:
+    """`worker` claimed these runs in a batch and did not start them (the batch ran past its
+    time budget): they wait in PostgreSQL again, for the dispatcher to hand out in their turn."""
+    return repo.give_back(session, run_ids, worker)
 
 
 def reclaim_abandoned(session: Session) -> list[uuid.UUID]:
@@ -179,34 +197,46 @@ def reclaim_abandoned(session: Session) -> list[uuid.UUID]:
 
 
 def complete(session: Session, run_id: uuid.UUID, result: dict[str, Any]) -> None:
-    """Stores the core's result (once per cache key) and marks the run succeeded, unless it
-    was cancelled meanwhile: then the result is kept for the cache and the run stays cancelled."""
-    run = repo.run_for_update(session, run_id)
-    if run is None:
-        return
-    result_id = repo.insert_result(session, run.cache_key, result["core_version"], result)
-    if run.status in (RunStatus.cancelled, RunStatus.succeeded):
-        return
-    stats = result.get("stats", {})
-    run.status = RunStatus.succeeded
-    run.result_id = result_id
-    run.finished_at = _now()
-    run.core_wall_s = stats.get("wall_s")
-    run.events = stats.get("events")
-    run.error = run.error_kind = None
+    """Stores the core's result and marks the run succeeded (see `complete_batch`)."""
+    complete_batch(session, [(run_id, result)])
+
+
+def complete_batch(session: Session, completed: Sequence[tuple[uuid.UUID, dict[str, Any]]]) -> list[uuid.UUID]:
+    """Stores the core's results (once per cache key, in a few statements for the whole batch)
+    and marks their runs succeeded — unless a run was cancelled meanwhile: then its result is
+    kept for the cache and the run stays cancelled. Returns the runs that became succeeded now
+    (not those a redelivery finds succeeded already)."""
+    keys = repo.cache_keys_of(session, [run_id for run_id, _ in completed])
+    present = [(run_id, keys[run_id], result) for run_id, result in completed if run_id in keys]
+    result_ids = repo.insert_results(session, [(key, result["core_version"], result) for _, key, result in present])
+    succeeded = repo.mark_succeeded(
+        session,
+        [
+            (run_id, result_ids[key], result.get("stats", {}).get("wall_s"), result.get("stats", {}).get("events"))
+            for run_id, key, result in present
+        ],
+        finished_at=_now(),
+    )
     from services.sweeps.aggregates import add_succeeded  # here: services.sweeps imports this module
 
-    add_succeeded(session, [run.id])
+    add_succeeded(session, succeeded)
+    return succeeded
 
 
 def fail(session: Session, run_id: uuid.UUID, error: str, kind: str) -> None:
-    run = repo.run_for_update(session, run_id)
-    if run is None or run.status.is_final:
-        return
-    run.status = RunStatus.failed
-    run.finished_at = _now()
-    run.error = error
-    run.error_kind = kind
+    fail_batch(session, [(run_id, error, kind)])
+
+
+def fail_batch(session: Session, failures: Sequence[tuple[uuid.UUID, str, str]]) -> None:
+    """Records the core's verdicts (run, message, kind) on runs not yet finished."""
+    verdicts = {run_id: (error, kind) for run_id, error, kind in failures}
+    now = _now()
+    for run in repo.runs_for_update(session, list(verdicts)):
+        if run.status.is_final:
+            continue
+        run.status = RunStatus.failed
+        run.finished_at = now
+        run.error, run.error_kind = verdicts[run.id]
 
 
 def cancel(session: Session, run_id: uuid.UUID, viewer: Identity) -> Run:

@@ -391,17 +391,25 @@ def after_run(session: Session, run_id: uuid.UUID) -> list[uuid.UUID]:
     point where nothing fits stops, its `stop_reason` naming the limit ("capped: quota"). Every
     stop says why on the point (`StopReason`); an extension resumes a capped point.
     """
-    run = runs_repo.run_by_id(session, run_id)
-    if run is None or run.sweep_id is None or run.sweep_point is None:
-        return []
-    sweep = get_sweep(session, run.sweep_id, None)
-    rule = SweepSpec.model_validate(sweep.spec).stopping
-    if rule is None or sweep.cancelled_at is not None:
-        return []
-    grown = _grow_point(
-        session, sweep, rule, run.sweep_point, owner=_owner(sweep, None), max_queued=get_settings().max_queued_runs
-    )
-    return grown.to_enqueue
+    return after_runs(session, [run_id])
+
+
+def after_runs(session: Session, run_ids: Sequence[uuid.UUID]) -> list[uuid.UUID]:
+    """`after_run` for a worker's batch of runs: each sweep's rule is read once and each of
+    their points looked at once, however many of the batch's runs it holds."""
+    points: dict[uuid.UUID, set[int]] = {}
+    for sweep_id, index in runs_repo.sweep_points_of(session, run_ids):
+        points.setdefault(sweep_id, set()).add(index)
+    to_enqueue: list[uuid.UUID] = []
+    for sweep_id, indexes in points.items():
+        sweep = get_sweep(session, sweep_id, None)
+        rule = SweepSpec.model_validate(sweep.spec).stopping
+        if rule is None or sweep.cancelled_at is not None:
+            continue
+        owner, max_queued = _owner(sweep, None), get_settings().max_queued_runs
+        for index in sorted(indexes):
+            to_enqueue += _grow_point(session, sweep, rule, index, owner=owner, max_queued=max_queued).to_enqueue
+    return to_enqueue
 
 
 CAPPED = {

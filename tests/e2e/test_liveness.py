@@ -11,7 +11,7 @@ import signal
 import time
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import func, select, text
 
 from services.db.models import Result, Run
 from tests.e2e.test_runs import finished
@@ -108,3 +108,69 @@ def test_a_worker_asked_to_stop_gives_its_run_back_at_once_and_another_finishes_
     finally:
         staying.stop(grace_s=5)
         leaving.stop(grace_s=0)
+
+
+# About 0.3 s of core time a run; with a batch target of 5 s, batches of about 16 of them.
+BATCHED_SWEEP = {
+    "preset": "paper000-fig2a",
+    "overrides": {"duration_s": 600},
+    "axes": [{"path": "flows[*].loss.m", "values": [10]}],
+    "replications": 40,
+    "seed": 74,
+}
+
+
+def test_a_worker_killed_mid_batch_loses_nothing_and_stores_each_result_once(
+    client, start_worker, test_settings, db_session, tmp_path, monkeypatch
+):
+    """The batch's results are stored at its end: a worker killed half-way through stored none
+    of them. Its runs are handed on by their silent heartbeat and simulated again; every run
+    ends succeeded, each with one result."""
+    from services.settings import get_settings
+
+    settings = {"broker_visibility_timeout_s": 3600, "batch_target_s": 5}
+    monkeypatch.setenv("TCPLAB_BATCH_TARGET_S", "5")  # this process's dispatcher too
+    get_settings.cache_clear()
+    control = start_worker("batch-control", control=True, beat_schedule=tmp_path / "beat", **settings)
+    first = start_worker("doomed-mid-batch", **settings)
+    second = None
+    try:
+        sweep = client.post("/v1/sweeps", json=BATCHED_SWEEP)
+        assert sweep.status_code == 201, sweep.text
+        sweep_id = sweep.json()["id"]
+
+        def a_batch_half_done() -> Any:
+            db_session.expire_all()
+            return db_session.execute(
+                text(
+                    "SELECT batch_id, count(*) FROM runs WHERE sweep_id = :sweep AND status = 'running' "
+                    "AND started_at < clock_timestamp() - interval '1.5 s' GROUP BY batch_id HAVING count(*) >= 5"
+                ),
+                {"sweep": sweep_id},
+            ).first()
+
+        batch_id, size = wait_for(a_batch_half_done, timeout_s=90, interval_s=0.1)
+        os.kill(first.pid, signal.SIGKILL)  # several of the batch's runs simulated, none stored
+        second = start_worker("survivor-of-a-batch", **settings)
+
+        def all_done() -> bool:
+            progress = client.get(f"/v1/sweeps/{sweep_id}").json()["progress"]
+            return progress["succeeded"] == 40
+
+        wait_for(all_done, timeout_s=180, interval_s=0.5)
+    finally:
+        if second is not None:
+            second.stop(grace_s=5)
+        control.stop(grace_s=5)
+        first.stop(grace_s=0)
+        monkeypatch.undo()
+        get_settings.cache_clear()
+    db_session.expire_all()
+    runs = db_session.execute(select(Run).where(Run.sweep_id == sweep_id)).scalars().all()
+    keys = [r.cache_key for r in runs]
+    results = db_session.execute(select(Result.cache_key).where(Result.cache_key.in_(keys))).scalars().all()
+    assert sorted(results) == sorted(set(keys)) and len(set(keys)) == 40  # one result per run
+    assert all(r.result_id is not None for r in runs)
+    killed = [r for r in runs if r.batch_id == batch_id or r.attempts > 1]
+    print(f"killed a batch of {size} runs mid-way; {len(killed)} runs were simulated again, each stored once")
+    assert len(killed) >= size and all(r.attempts == 2 for r in killed)

@@ -25,7 +25,7 @@ from sqlalchemy.orm import Session
 from services.db.models import Run, RunStatus, User
 from services.presets import build_scenario
 from services.runs.dispatch import _PICK as PICK
-from services.runs.dispatch import dispatch, in_flight_count, pick, stale_in_flight
+from services.runs.dispatch import Batching, dispatch, in_flight_count, pick, pick_batches, stale_in_flight
 from services.runs.service import new_run
 from services.scenarios import validate_scenario
 
@@ -189,6 +189,51 @@ def _row(owner: uuid.UUID, at: dt.datetime) -> dict[str, Any]:
     }
 
 
+# ------------------------------------------------------------------------ batches
+
+
+def finished_with_core_time(session: Session, lab: Lab, owner: uuid.UUID, n: int, core_s: float) -> None:
+    """`n` runs of `owner` that finished, each having taken `core_s` of core time."""
+    for run_id in lab.runs(owner, n, status=RunStatus.succeeded):
+        session.execute(text("UPDATE runs SET core_wall_s = :s WHERE id = :id"), {"s": core_s, "id": run_id})
+
+
+def test_an_owner_without_core_times_yet_gets_one_run_per_batch(lab: Lab, db_session: Session) -> None:
+    alice = lab.user("alice")
+    a = lab.runs(alice, 5)
+    assert pick_batches(db_session, 2, Batching(target_s=1.0, max_runs=100)) == [[a[0]], [a[1]]]
+
+
+def test_short_runs_go_in_batches_sized_by_the_owners_latest_core_times(lab: Lab, db_session: Session) -> None:
+    alice = lab.user("alice")
+    finished_with_core_time(db_session, lab, alice, 3, 0.002)
+    a = lab.runs(alice, 50)
+    batches = pick_batches(db_session, 2, Batching(target_s=0.02, max_runs=100))
+    # 0.02 s / 2 ms = 10 runs a batch; each batch led by one of the two oldest, then the next oldest.
+    assert [len(b) for b in batches] == [10, 10]
+    assert batches[0][0] == a[0] and batches[1][0] == a[1]
+    assert sorted(batches[0] + batches[1], key=a.index) == a[:20]
+    assert in_flight_count(db_session) == 2  # the window counts batches
+    assert pick_batches(db_session, 2, Batching(target_s=0.02, max_runs=100)) == []
+    # ... and never more than max_runs, however cheap the runs.
+    assert [len(b) for b in pick_batches(db_session, 3, Batching(target_s=10.0, max_runs=7))] == [7]
+
+
+def test_another_owners_single_run_is_next_when_a_batch_ends(lab: Lab, db_session: Session) -> None:
+    """Fair share with batches: a long sweep's batch holds the only slot; a single run another
+    user submits meanwhile waits for that batch alone, never for the sweep's next one."""
+    alice, bob = lab.user("alice"), lab.user("bob")
+    finished_with_core_time(db_session, lab, alice, 3, 0.001)
+    lab.runs(alice, 500)
+    batching = Batching(target_s=0.05, max_runs=100)
+    (first,) = pick_batches(db_session, 1, batching)
+    assert len(first) == 50
+    (b,) = lab.runs(bob, 1)
+    assert pick_batches(db_session, 1, batching) == []  # the window is full
+    db_session.execute(text("UPDATE runs SET status = 'succeeded', finished_at = now() WHERE id = ANY(:ids)"), {"ids": first})
+    assert pick_batches(db_session, 1, batching) == [[b]]
+
+
 # ------------------------------------------------------------------------ concurrency
 
 
@@ -205,7 +250,7 @@ def test_two_dispatchers_at_once_never_overfill_the_window(lab: Lab, db_session:
 
         def run(i: int, window: int = window, barrier: threading.Barrier = barrier) -> None:
             barrier.wait()
-            answers[i] = dispatch(window)
+            answers[i] = [run_id for batch in dispatch(window) for run_id in batch]
 
         threads = [threading.Thread(target=run, args=(i,)) for i in range(2)]
         for thread in threads:
