@@ -19,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+from collections.abc import Mapping
 from typing import Any
 
 import tcpsim
@@ -34,6 +35,7 @@ __all__ = [
     "dumps",
     "key_of_canonical",
     "normalise_numbers",
+    "SeedTemplate",
 ]
 
 CACHE_KEY_VERSION = "tcplab-run-key/1"
@@ -47,6 +49,15 @@ _EXACT_INT = 2**53
 
 def normalise_numbers(value: Any) -> Any:
     """`value` with every integral float (|x| < 2^53, exactly representable) as an int."""
+    # Exact types first (the core's output holds nothing else): a sweep canonicalises every
+    # point, and the isinstance chain below was a tenth of that.
+    kind = type(value)
+    if kind is dict:
+        return {k: normalise_numbers(v) for k, v in value.items()}
+    if kind is list:
+        return [normalise_numbers(v) for v in value]
+    if kind is str or kind is int or value is None:
+        return value
     if isinstance(value, bool):
         return value
     if isinstance(value, float):
@@ -112,3 +123,47 @@ def key_of_canonical(canonical: dict[str, Any], core_version: str) -> str:
     body = {k: v for k, v in canonical.items() if k not in _IGNORED_BY_THE_CORE}
     text = f"{CACHE_KEY_VERSION}\ncore {core_version}\n{dumps(body)}"
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+# A value no scenario holds, put where the seed goes: the text around it is the same for every
+# seed, since keys are sorted and the seed is a top-level key.
+_SEED_MARK = "\x00tcplab-seed\x00"
+_SEED_TEXT = f'"seed":{dumps(_SEED_MARK)}'
+
+
+def _around_the_seed(value: Mapping[str, Any]) -> tuple[str, str]:
+    """`dumps({**value, "seed": s})` is `head + str(s) + tail` for every int `s`."""
+    text = dumps({**value, "seed": _SEED_MARK})
+    head, sep, tail = text.partition(_SEED_TEXT)
+    if not sep or _SEED_TEXT in tail:
+        raise ValueError("the seed's place in the scenario text is not unique")
+    return head + '"seed":', tail
+
+
+class SeedTemplate:
+    """One canonical scenario under many seeds (a sweep point's replications), written and
+    keyed without rebuilding it per seed: `key(s)` is `key_of_canonical({**canonical, "seed":
+    s}, core_version)`, character for character, for any int seed `s` (JSON writes an int as
+    `str(s)`), and `text(s)` is JSON text of `{**canonical, "seed": s}`; only the text around
+    the seed is built and hashed once. (`text(s)` writes the free text the core ignores first:
+    the same JSON object, in another key order.)"""
+
+    __slots__ = ("_hashed_head", "_key_tail", "_text_head", "_text_tail")
+
+    def __init__(self, canonical: Mapping[str, Any], core_version: str) -> None:
+        body = {k: v for k, v in canonical.items() if k not in _IGNORED_BY_THE_CORE}
+        head, self._key_tail = _around_the_seed(body)
+        self._hashed_head = hashlib.sha256(f"{CACHE_KEY_VERSION}\ncore {core_version}\n{head}".encode("utf-8"))
+        # The whole scenario's text: the body's, with the free text the key leaves out put
+        # first (stored as JSONB, whose value does not depend on key order).
+        free = {k: canonical[k] for k in _IGNORED_BY_THE_CORE if k in canonical}
+        self._text_head = "{" + dumps(free)[1:-1] + "," + head[1:] if free else head
+        self._text_tail = self._key_tail
+
+    def key(self, seed: int) -> str:
+        digest = self._hashed_head.copy()
+        digest.update(f"{int(seed)}{self._key_tail}".encode("utf-8"))
+        return digest.hexdigest()
+
+    def text(self, seed: int) -> str:
+        return f"{self._text_head}{int(seed)}{self._text_tail}"

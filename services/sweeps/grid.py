@@ -5,15 +5,16 @@ Kept apart from persistence so scripts can expand a sweep without a database.
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import hashlib
 import itertools
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
-from services.presets import UnknownPreset, build_scenario
+from services.presets import UnknownPreset, build_scenario, get_preset
 from services.scenarios import ScenarioInvalid, apply_overrides, validate_scenario
-from services.scenarios.paths import PathError
+from services.scenarios.paths import WILDCARD, PathError, parse_path
 from services.scenarios.errors import FieldError
 from services.sweeps.spec import Combine, SweepSpec, value_key
 from services.errors import InvalidInputError
@@ -95,6 +96,145 @@ def plan_point(spec: SweepSpec, values: Mapping[str, Any]) -> PlannedPoint:
             [dataclasses.replace(err, reason=f"at the point {where}: {err.reason}") for err in e.errors]
         ) from None
     return PlannedPoint(dict(values), canonical, flow_groups(canonical))
+
+
+def plan_points(spec: SweepSpec, points: Iterable[Mapping[str, Any]]) -> Iterator[PlannedPoint]:
+    """`plan_point(spec, v)` for each of `points`, in order (lazily), with the base built once.
+
+    The base scenario (the preset with its overrides, or the spec's scenario) is the same at
+    every point, so it is built once and each point sets only its axis values on a copy of the
+    containers along their paths (`_setter`), instead of building the preset again and copying
+    the whole document. Where that would not give what `point_scenario` gives — an axis that
+    is a preset parameter, an override key, or the duration or warm-up (which the preset's
+    warm-up fraction follows) — or where a path does not resolve, the point is planned the
+    usual way, which also raises its usual error."""
+    fast = _point_builder(spec)
+    for values in points:
+        if fast is not None:
+            try:
+                scenario = fast(values)
+            except (KeyError, IndexError, TypeError, ValueError):
+                scenario = None
+            if scenario is not None:
+                yield _planned(values, scenario)
+                continue
+        yield plan_point(spec, values)
+
+
+def _planned(values: Mapping[str, Any], scenario: dict[str, Any]) -> PlannedPoint:
+    try:
+        _, canonical = validate_scenario(scenario)
+    except ScenarioInvalid as e:
+        where = ", ".join(f"{p} = {value_key(v)}" for p, v in values.items())
+        raise ScenarioInvalid(
+            [dataclasses.replace(err, reason=f"at the point {where}: {err.reason}") for err in e.errors]
+        ) from None
+    return PlannedPoint(dict(values), canonical, flow_groups(canonical))
+
+
+def _point_builder(spec: SweepSpec) -> Callable[[Mapping[str, Any]], dict[str, Any] | None] | None:
+    """A function from a point's axis values to `point_scenario(spec, values)` (None where it
+    cannot tell), or None when the spec's axes need `point_scenario` itself."""
+    paths = [a.path for a in spec.axes]
+    try:
+        steps = {path: parse_path(path) for path in paths}
+    except PathError:
+        return None
+    if any(s[0] in ("duration_s", "warmup_s") or not s for s in steps.values()):
+        return None
+    if spec.preset is not None:
+        try:
+            preset = get_preset(spec.preset)
+        except UnknownPreset:
+            return None
+        overrides = spec.overrides or {}
+        if any(path in preset.expanders or path in overrides for path in paths):
+            return None
+        try:
+            base = build_scenario(spec.preset, overrides)
+        except (ScenarioInvalid, ValueError, TypeError):
+            return None
+    else:
+        assert spec.scenario is not None
+        base = spec.scenario.model_dump(mode="json", exclude_none=True)
+
+    def build(values: Mapping[str, Any]) -> dict[str, Any] | None:
+        if list(values) != paths:
+            return None
+        out = dict(base)
+        for path, value in values.items():
+            if not _set_copying(out, base, steps[path], value):
+                return None
+        return out
+
+    return build
+
+
+def _set_copying(out: dict[str, Any], base: dict[str, Any], steps: tuple[Any, ...], value: Any) -> bool:
+    """Sets `value` at `steps` in `out` — a shallow copy of `base` — copying each container on
+    the way that is still `base`'s (so `base` never changes), as `apply_overrides` would on a
+    deep copy; False where the path does not resolve as `apply_overrides` requires (an
+    intermediate step missing, a wildcard on a non-list, an index out of range)."""
+    shared_ids = _ids_of(base, steps)
+    copies: dict[int, Any] = {}  # base's container -> its copy (one copy each, as deepcopy would)
+
+    def own(container: Any) -> Any:
+        if id(container) not in shared_ids:
+            return container
+        if id(container) not in copies:
+            copies[id(container)] = dict(container) if isinstance(container, dict) else list(container)
+        return copies[id(container)]
+
+    def walk(node: Any, depth: int) -> bool:
+        step = steps[depth]
+        last = depth == len(steps) - 1
+        if step is WILDCARD:
+            if not isinstance(node, list):
+                return False
+            keys: list[Any] = list(range(len(node)))
+        elif isinstance(step, int):
+            if not isinstance(node, list) or not -len(node) <= step < len(node) or step < 0:
+                return False
+            keys = [step]
+        else:
+            if not isinstance(node, dict) or (not last and step not in node):
+                return False
+            keys = [step]
+        for key in keys:
+            if last:
+                node[key] = copy.deepcopy(value)
+                continue
+            child = node[key]
+            if not isinstance(child, dict | list):
+                return False
+            child = own(child)
+            node[key] = child
+            if not walk(child, depth + 1):
+                return False
+        return True
+
+    return walk(out, 0)
+
+
+def _ids_of(base: Any, steps: tuple[Any, ...]) -> set[int]:
+    """The ids of `base`'s containers that `steps` may pass through (copied before changing)."""
+    found: set[int] = set()
+    level = [base]
+    for step in steps[:-1]:
+        nxt = []
+        for node in level:
+            if isinstance(node, list):
+                children = node if step is WILDCARD else [node[step]] if isinstance(step, int) and 0 <= step < len(node) else []
+            elif isinstance(node, dict):
+                children = [node[step]] if isinstance(step, str) and step in node else []
+            else:
+                children = []
+            for child in children:
+                if isinstance(child, dict | list):
+                    found.add(id(child))
+                    nxt.append(child)
+        level = nxt
+    return found
 
 
 def flow_groups(canonical: Mapping[str, Any]) -> list[dict[str, Any]]:

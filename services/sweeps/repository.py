@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import json
 import uuid
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
-from sqlalchemy import ColumnElement, func, select, update
+from sqlalchemy import ColumnElement, func, select, text, update
 from sqlalchemy.orm import Session
 
 from services.db.models import FLOW_METRICS, FlowResult, Run, RunStatus, Sweep, SweepPoint
@@ -113,6 +114,66 @@ def scenario_of_point(session: Session, sweep_id: uuid.UUID, point: int) -> dict
     return session.execute(
         select(Run.scenario).where(Run.sweep_id == sweep_id, Run.sweep_point == point).order_by(Run.replication).limit(1)
     ).scalar_one_or_none()
+
+
+RUN_COLUMNS = (
+    "id", "status", "scenario", "preset", "variants", "seed", "cache_key", "core_version",
+    "started_at", "finished_at", "result_id", "sweep_id", "sweep_point", "replication", "owner_id", "shared",
+)
+"""The columns `copy_runs` writes, in its rows' order (the others take their defaults)."""
+
+
+def _copy(session: Session, statement: str, rows: Iterable[Sequence[Any]]) -> None:
+    """COPY `rows` into a table within the session's transaction (after its pending objects
+    are flushed, so that the rows' foreign keys find them)."""
+    session.flush()
+    driver = session.connection().connection.driver_connection
+    assert driver is not None
+    with driver.cursor() as cursor, cursor.copy(statement) as copy:
+        for row in rows:
+            copy.write_row(row)
+
+
+def copy_runs(session: Session, rows: Iterable[Sequence[Any]]) -> None:
+    """Stores runs by COPY, one row per run with `RUN_COLUMNS`' values (the scenario as JSON
+    text): a sweep's tens of thousands of runs in one statement, not one ORM object each. The
+    session's identity map does not hold them: read them back with a query."""
+    _copy(session, f"COPY runs ({', '.join(RUN_COLUMNS)}) FROM STDIN", rows)
+
+
+def copy_points(session: Session, sweep_id: uuid.UUID, points: Iterable[tuple[int, dict[str, Any], list[dict[str, Any]]]]) -> None:
+    """Stores a sweep's points (index, axis values, flow groups) by COPY."""
+    dumps = json.JSONEncoder(allow_nan=False).encode
+    _copy(
+        session,
+        'COPY sweep_points (sweep_id, "index", "values", flow_groups) FROM STDIN',
+        ((sweep_id, index, dumps(values), dumps(groups)) for index, values, groups in points),
+    )
+
+
+def result_ids_by_keys(session: Session, cache_keys: Sequence[str]) -> dict[str, uuid.UUID]:
+    """The stored results among `cache_keys`: one query (an array parameter) however many."""
+    if not cache_keys:
+        return {}
+    rows = session.execute(
+        text("SELECT cache_key, id FROM results WHERE cache_key = ANY(CAST(:keys AS text[]))"),
+        {"keys": list(dict.fromkeys(cache_keys))},
+    ).all()
+    return dict(rows)  # type: ignore[arg-type]
+
+
+def answer_from_cache(session: Session, sweep_id: uuid.UUID, now: Any) -> dict[uuid.UUID, uuid.UUID]:
+    """Every queued run of the sweep whose cache key has a stored result becomes succeeded
+    with it (started and finished `now`), in one statement; returns run id -> result id."""
+    rows = session.execute(
+        text(
+            "UPDATE runs SET status = 'succeeded', result_id = results.id, started_at = :now, finished_at = :now "
+            "FROM results WHERE runs.sweep_id = :sweep AND runs.status = 'queued' "
+            "AND results.cache_key = runs.cache_key RETURNING runs.id, results.id"
+        ),
+        {"sweep": sweep_id, "now": now},
+    ).all()
+    return dict(rows)  # type: ignore[arg-type]
 
 
 def cancel_unfinished(session: Session, sweep_id: uuid.UUID) -> int:

@@ -7,17 +7,19 @@ import datetime as dt
 import logging
 import math
 import uuid
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import tcpsim
 from sqlalchemy.orm import Session
 
 from services import admission
 from services.db.models import Run, RunStatus, StopReason, Sweep, SweepPoint
-from services.errors import InvalidInputError, NotFoundError
+from services.errors import InvalidInputError, NotFoundError, QuotaExceededError
 from services.runs import repository as runs_repo
-from services.runs.service import answer_from_cache, check_scenario_size, new_run
+from services.runs.service import check_scenario_size
+from services.scenarios.canonical import SeedTemplate
 from services.settings import get_settings
 from services.stats import summarize, t_quantile
 from services.sweeps import aggregates
@@ -25,9 +27,8 @@ from services.sweeps import repository as repo
 from services.sweeps.grid import (
     axis_values,
     grid_points,
-    plan_point,
+    plan_points,
     replication_seed,
-    with_seed,
 )
 from services.sweeps.observations import observations
 from services.sweeps.spec import StoppingRule, SweepExtension, SweepSpec, point_key, value_key
@@ -108,27 +109,50 @@ def create(
     Admission (services/admission.py) comes before the costly part wherever it can: the grid's
     size against the per-sweep cap, and, when every run will be queued (`reuse_results` false,
     or `room_for_every_run`: a schedule's firing, refused without building anything), the
-    queues; otherwise the queues are checked on the runs no stored result answers, once they
-    are known and before any is stored."""
+    queues. Otherwise, when the queues have room for every run anyway, the runs are stored as
+    the points are validated and the cache answers what it can afterwards; only when they have
+    not are the queues checked on the runs no stored result answers, once they are known and
+    before any is stored. A refused point (422) rolls back what was stored with the request."""
     values = grid_points(axis_values(spec), spec.combine)
     runs = len(values) * spec.replications
     admission.check_sweep_size(runs)
     if room_for_every_run or not spec.reuse_results:
         admission.check(session, owner, queued=runs, max_queued=max_queued)
-    planned = [plan_point(spec, v) for v in values]
-    for p in planned:
-        check_scenario_size(p.canonical, owner, path="$.axes")
+        every_run_fits = True
+    else:
+        every_run_fits = _fits(session, owner, runs, max_queued)
     sweep = Sweep(name=spec.name, preset=spec.preset, spec=_stored_spec(spec), owner_id=owner.id, shared=spec.shared)
     session.add(sweep)
     session.flush()
-    session.add_all(
-        SweepPoint(sweep_id=sweep.id, index=i, values=p.values, flow_groups=p.flow_groups) for i, p in enumerate(planned)
-    )
-    created = _admit_and_store(
-        session, sweep, [(i, p.canonical, range(spec.replications)) for i, p in enumerate(planned)], owner, max_queued
-    )
-    _apply_rule(session, sweep, spec, range(len(planned)) if created.cached else (), owner, max_queued, created)
+    points: list[tuple[int, dict[str, Any], list[dict[str, Any]]]] = []
+
+    def batches() -> Iterator[tuple[int, dict[str, Any], Iterable[int]]]:
+        for i, p in enumerate(plan_points(spec, values)):
+            check_scenario_size(p.canonical, owner, path="$.axes")
+            points.append((i, p.values, p.flow_groups))
+            yield i, p.canonical, range(spec.replications)
+
+    if every_run_fits:
+        # Nothing to refuse whatever the cache answers: the runs go to PostgreSQL while the
+        # next points are validated (the server stores as this process plans), then the cache
+        # answers what it can in one statement.
+        created = _store(session, sweep, _runs_of(sweep, batches()), look_up=spec.reuse_results, points=points)
+    else:
+        planned = list(batches())
+        repo.copy_points(session, sweep.id, points)
+        created = _admit_and_store(session, sweep, planned, owner, max_queued)
+    _apply_rule(session, sweep, spec, range(len(points)) if created.cached else (), owner, max_queued, created)
     return sweep, created
+
+
+def _fits(session: Session, owner: Identity, runs: int, max_queued: int | None) -> bool:
+    """Whether the queues have room for `runs` more queued runs (then the cache need not be
+    asked first: whatever it answers, the sweep is admitted)."""
+    try:
+        admission.check(session, owner, queued=runs, max_queued=max_queued)
+    except QuotaExceededError:
+        return False
+    return True
 
 
 def extend(
@@ -164,7 +188,7 @@ def extend(
     admission.check_sweep_size(sum(len(r) for r in have.values()) + added)
     if not spec.reuse_results:
         admission.check(session, owner, queued=added, max_queued=max_queued)
-    planned_new = [plan_point(spec, v) for v in new_points]
+    planned_new = list(plan_points(spec, new_points))
     for p in planned_new:
         check_scenario_size(p.canonical, viewer, path="$.axes")
 
@@ -177,11 +201,10 @@ def extend(
             batches.append((point.index, scenario, todo))
             point.stop_reason = None  # the rule looks again once these have run
     next_index = max((p.index for p in existing.values()), default=-1) + 1
-    for offset, planned in enumerate(planned_new):
-        index = next_index + offset
-        session.add(SweepPoint(sweep_id=sweep.id, index=index, values=planned.values, flow_groups=planned.flow_groups))
-        batches.append((index, planned.canonical, range(replications)))
-    session.flush()
+    repo.copy_points(
+        session, sweep.id, ((next_index + k, p.values, p.flow_groups) for k, p in enumerate(planned_new))
+    )
+    batches += [(next_index + k, p.canonical, range(replications)) for k, p in enumerate(planned_new)]
     created = _admit_and_store(session, sweep, batches, owner, max_queued)
     sweep.spec = _stored_spec(spec)
     sweep.cancelled_at = None
@@ -257,39 +280,114 @@ def _admit_and_store(
     (QuotaExceededError) unless the queues have room for the others; then stored."""
     runs = _new_runs(session, sweep, batches)
     admission.check(session, owner, queued=sum(r.result_id is None for r in runs), max_queued=max_queued)
-    return _store(session, runs)
+    return _store(session, sweep, runs)
 
 
-def _new_runs(session: Session, sweep: Sweep, batches: Batches) -> list[Run]:
+@dataclass(slots=True)
+class NewRun:
+    """A sweep run about to be stored (by COPY: `repo.copy_runs`), with what `Run` would hold:
+    the same columns as `new_run` and `answer_from_cache` give it. Its scenario is its point's
+    `template` under its seed, written out only as the row is sent."""
+
+    id: uuid.UUID
+    sweep_point: int
+    replication: int
+    seed: int
+    cache_key: str
+    template: SeedTemplate
+    variants: list[str]
+    result_id: uuid.UUID | None = None
+
+
+def _runs_of(sweep: Sweep, batches: Iterable[tuple[int, dict[str, Any], Iterable[int]]]) -> Iterator[NewRun]:
+    """One run per (point, replication) of `batches`, lazily, none answered from the cache yet.
+
+    Each point's canonical scenario is written and hashed once: its replications differ only
+    by their seed, so their scenario text and cache key are the point's text around the seed
+    (`SeedTemplate`: identical to `new_run`'s `key_of_canonical` of `with_seed(...)`). The
+    replication seeds are the same at every point (common random numbers): computed once."""
+    core_version = tcpsim.__version__
+    sweep_seed = _sweep_seed(sweep)
+    seeds: dict[int, int] = {}
+    for point, canonical, replications in batches:
+        template = SeedTemplate(canonical, core_version)
+        variants = _variants(canonical)
+        for r in replications:
+            seed = seeds.get(r)
+            if seed is None:
+                seed = seeds[r] = replication_seed(sweep_seed, r)
+            yield NewRun(uuid.uuid4(), point, r, seed, template.key(seed), template, variants)
+
+
+def _new_runs(session: Session, sweep: Sweep, batches: Batches) -> list[NewRun]:
     """One run per (point, replication) of `batches`, answered from the cache where possible
     (in one lookup); not stored yet."""
-    runs: list[Run] = []
-    for point, canonical, replications in batches:
-        for r in replications:
-            runs.append(
-                new_run(
-                    with_seed(canonical, replication_seed(_sweep_seed(sweep), r)),
-                    preset=sweep.preset,
-                    sweep_id=sweep.id,
-                    sweep_point=point,
-                    replication=r,
-                    owner_id=sweep.owner_id,
-                    shared=sweep.shared,
-                )
-            )
+    runs = list(_runs_of(sweep, batches))
     # A sweep that must simulate (a benchmark) looks nothing up; its results still land on the
     # shared row of their cache key (`complete`), with this run's own wall time and events.
-    reuse = sweep.spec.get("reuse_results", True)
-    cached = runs_repo.result_ids_by_keys(session, [r.cache_key for r in runs]) if reuse else {}
-    for run in runs:
-        answer_from_cache(run, cached.get(run.cache_key))
+    if sweep.spec.get("reuse_results", True):
+        cached = repo.result_ids_by_keys(session, [r.cache_key for r in runs])
+        for run in runs:
+            run.result_id = cached.get(run.cache_key)
     return runs
 
 
-def _store(session: Session, runs: Sequence[Run]) -> Created:
-    session.add_all(runs)
-    session.flush()
-    aggregates.add_succeeded(session, [r.id for r in runs if r.status == RunStatus.succeeded])  # answered from the cache
+def _variants(canonical: dict[str, Any]) -> list[str]:
+    """The run's TCP variants, as `new_run` lists them."""
+    return sorted({f.get("variant") for f in canonical["flows"] if f.get("type", "tcp") == "tcp"} - {None})
+
+
+def _store(
+    session: Session,
+    sweep: Sweep,
+    runs: Iterable[NewRun],
+    *,
+    look_up: bool = False,
+    points: Sequence[tuple[int, dict[str, Any], list[dict[str, Any]]]] | None = None,
+) -> Created:
+    """Stores `runs` (one COPY, taking them as they come): queued, or succeeded at once where
+    a stored result answers them (`result_id`), as `answer_from_cache` does. With `look_up`
+    (only for a sweep that has no other runs: its creation), the cache is asked once they are
+    stored, in one statement, and the runs it answers are set succeeded there. `points`, when
+    given, are the sweep's points that `runs` gathered while streaming, stored once they are
+    all known (before the cache's answers are counted: the aggregates read their flow groups)."""
+    now = _now()
+    core_version = tcpsim.__version__
+    queued, succeeded = RunStatus.queued.value, RunStatus.succeeded.value
+    stored: list[NewRun] = []
+
+    def rows() -> Iterator[tuple[Any, ...]]:
+        for r in runs:
+            stored.append(r)
+            yield (
+                r.id,
+                queued if r.result_id is None else succeeded,
+                r.template.text(r.seed),
+                sweep.preset,
+                r.variants,
+                r.seed,
+                r.cache_key,
+                core_version,
+                None if r.result_id is None else now,
+                None if r.result_id is None else now,
+                r.result_id,
+                sweep.id,
+                r.sweep_point,
+                r.replication,
+                sweep.owner_id,
+                sweep.shared,
+            )
+
+    repo.copy_runs(session, rows())
+    if points is not None:
+        repo.copy_points(session, sweep.id, points)
+    if look_up and stored:
+        answered = repo.answer_from_cache(session, sweep.id, now)
+        if answered:
+            for r in stored:
+                r.result_id = answered.get(r.id, r.result_id)
+    aggregates.add_succeeded(session, [r.id for r in stored if r.result_id is not None])  # answered from the cache
+    runs = stored
     return Created(
         runs=len(runs),
         cached=sum(r.result_id is not None for r in runs),
@@ -455,7 +553,7 @@ def _grow_point(
         scenario = repo.scenario_of_point(session, sweep.id, index)
         assert scenario is not None
         point.stop_reason = None  # growing again (an extension resumed it)
-        created = _store(session, _new_runs(session, sweep, [(index, scenario, range(start, start + more))]))
+        created = _store(session, sweep, _new_runs(session, sweep, [(index, scenario, range(start, start + more))]))
         grown.add(created)
         if created.to_enqueue:
             return grown

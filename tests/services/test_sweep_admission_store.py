@@ -1,0 +1,185 @@
+"""Fast admission stores what the per-run path stored (issue 12, Admission): every run of a sweep
+created or extended by COPY has the columns `new_run` and `answer_from_cache` give it — the
+canonical scenario with its replication's seed, the same cache key, variants, owner, sharing —
+the cache answers exactly the runs it has results for (looked up after the runs streamed in,
+or before them when the owner's queue could not take every run), a refused sweep stores
+nothing, and a cancel ends every unfinished run. On the test PostgreSQL."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+import pytest
+import tcpsim
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session, sessionmaker
+
+from services import sweeps
+from services.db.models import Result, Run, RunStatus, Sweep, SweepPoint
+from services.db.session import create_session_factory, session_scope
+from services.errors import QuotaExceededError
+from services.runs.service import new_run
+from services.scenarios import ScenarioInvalid, key_of_canonical
+from services.sweeps import SweepExtension, SweepSpec
+from services.sweeps.grid import axis_values, grid_points, plan_point, replication_seed, with_seed
+from tests.services.test_schedules import identity, make_user, tiny_template
+
+TINY = tiny_template()["scenario"]
+
+
+@pytest.fixture
+def factory(clean_db: Any) -> sessionmaker[Session]:
+    return create_session_factory(clean_db)
+
+
+def tiny_sweep(points: int = 4, replications: int = 3, **changes: Any) -> SweepSpec:
+    return SweepSpec.model_validate(
+        {
+            "scenario": {**TINY, "name": "tiny", "description": "a dumbbell"},
+            "axes": [{"path": "flows[0].loss.p", "values": [0.01 * (i + 1) for i in range(points)]}],
+            "replications": replications,
+            "seed": 21,
+            **changes,
+        }
+    )
+
+
+def create(factory: sessionmaker[Session], owner_id: uuid.UUID, spec: SweepSpec, settings: Any) -> tuple[uuid.UUID, sweeps.Created]:
+    with session_scope(factory) as session:
+        sweep, created = sweeps.create(session, spec, owner=identity(session, owner_id, settings), max_queued=settings.max_queued_runs)
+        return sweep.id, created
+
+
+def runs_of(factory: sessionmaker[Session], sweep_id: uuid.UUID) -> list[Run]:
+    with factory() as session:
+        return list(
+            session.execute(select(Run).where(Run.sweep_id == sweep_id).order_by(Run.sweep_point, Run.replication)).scalars()
+        )
+
+
+def expected_runs(spec: SweepSpec, sweep_id: uuid.UUID, owner_id: uuid.UUID, replications: range | None = None) -> list[Run]:
+    """The runs the per-run path (`new_run` per replication of `with_seed`) makes for `spec`."""
+    out = []
+    for i, values in enumerate(grid_points(axis_values(spec), spec.combine)):
+        canonical = plan_point(spec, values).canonical
+        for r in replications or range(spec.replications):
+            out.append(
+                new_run(
+                    with_seed(canonical, replication_seed(spec.seed, r)),
+                    preset=spec.preset,
+                    sweep_id=sweep_id,
+                    sweep_point=i,
+                    replication=r,
+                    owner_id=owner_id,
+                    shared=spec.shared,
+                )
+            )
+    return out
+
+
+COLUMNS = ("status", "scenario", "preset", "variants", "seed", "cache_key", "core_version", "sweep_id", "sweep_point", "replication", "owner_id", "shared")
+
+
+def columns(run: Run) -> tuple[Any, ...]:
+    return tuple(getattr(run, c) for c in COLUMNS)
+
+
+def test_every_stored_run_has_what_the_per_run_path_gave_it(factory, test_settings):
+    ana = make_user(factory, "ana")
+    spec = tiny_sweep(shared=True)
+    sid, created = create(factory, ana, spec, test_settings)
+    stored = runs_of(factory, sid)
+    assert created.as_dict() == {"runs": 12, "cached": 0, "enqueued": 12}
+    assert [columns(r) for r in stored] == [columns(r) for r in expected_runs(spec, sid, ana)]
+    assert sorted(created.to_enqueue) == sorted(r.id for r in stored)
+    for run in stored:
+        assert run.cache_key == key_of_canonical(run.scenario, tcpsim.__version__)
+        assert run.scenario["name"] == "tiny" and run.scenario["seed"] == run.seed
+        assert run.created_at is not None and run.attempts == 0 and run.result_id is None and run.started_at is None
+    with factory() as session:
+        points = session.execute(select(SweepPoint).where(SweepPoint.sweep_id == sid).order_by(SweepPoint.index)).scalars().all()
+        assert [(p.index, p.values) for p in points] == [(i, {"flows[0].loss.p": 0.01 * (i + 1)}) for i in range(4)]
+        assert points[0].flow_groups == plan_point(spec, points[0].values).flow_groups
+
+
+def add_results(factory: sessionmaker[Session], keys: list[str]) -> dict[str, uuid.UUID]:
+    with session_scope(factory) as session:
+        rows = [Result(cache_key=k, core_version=tcpsim.__version__, summary={}) for k in keys]
+        session.add_all(rows)
+        session.flush()
+        return {r.cache_key: r.id for r in rows}
+
+
+@pytest.mark.parametrize("quota", [100, 7], ids=["room for every run", "room only for those the cache does not answer"])
+def test_the_cache_answers_exactly_the_runs_it_has_results_for(factory, test_settings, quota):
+    """With room for every run the runs stream in and the cache answers afterwards; with room
+    only for the runs it does not answer, it is asked first. Either way: the same runs."""
+    spec = tiny_sweep()
+    keys = [r.cache_key for r in expected_runs(spec, uuid.uuid4(), uuid.uuid4())]
+    results = add_results(factory, keys[::2])  # 6 of 12
+    ana = make_user(factory, "ana", max_queued_runs=quota)
+    sid, created = create(factory, ana, spec, test_settings)
+    assert created.as_dict() == {"runs": 12, "cached": 6, "enqueued": 6}
+    stored = runs_of(factory, sid)
+    for run in stored:
+        if run.cache_key in results:
+            assert (run.status, run.result_id) == (RunStatus.succeeded, results[run.cache_key])
+            assert run.started_at is not None and run.finished_at == run.started_at
+        else:
+            assert (run.status, run.result_id, run.finished_at) == (RunStatus.queued, None, None)
+    assert sorted(created.to_enqueue) == sorted(r.id for r in stored if r.status == RunStatus.queued)
+
+
+def test_a_sweep_that_must_simulate_asks_no_cache(factory, test_settings):
+    spec = tiny_sweep(reuse_results=False)
+    add_results(factory, [r.cache_key for r in expected_runs(spec, uuid.uuid4(), uuid.uuid4())])
+    sid, created = create(factory, make_user(factory, "ana"), spec, test_settings)
+    assert created.as_dict() == {"runs": 12, "cached": 0, "enqueued": 12}
+    assert {r.status for r in runs_of(factory, sid)} == {RunStatus.queued}
+
+
+def count(factory: sessionmaker[Session], model: Any) -> int:
+    with factory() as session:
+        return session.execute(select(func.count()).select_from(model)).scalar_one()
+
+
+def test_a_refused_sweep_stores_nothing(factory, test_settings):
+    ana = make_user(factory, "ana", max_queued_runs=11)
+    with pytest.raises(QuotaExceededError):
+        create(factory, ana, tiny_sweep(), test_settings)
+    bad = tiny_sweep(points=1).model_dump(mode="json", exclude_none=True)
+    bad["axes"] = [{"path": "flows[0].loss.p", "values": [0.01, 0.02, 7.0, 0.04]}]
+    with pytest.raises(ScenarioInvalid) as caught:
+        create(factory, make_user(factory, "bo"), SweepSpec.model_validate(bad), test_settings)
+    assert "at the point flows[0].loss.p = 7" in str(caught.value)
+    assert (count(factory, Sweep), count(factory, SweepPoint), count(factory, Run)) == (0, 0, 0)
+
+
+def test_an_extension_stores_what_the_per_run_path_gave(factory, test_settings):
+    ana = make_user(factory, "ana")
+    spec = tiny_sweep(points=2, replications=2)
+    sid, _ = create(factory, ana, spec, test_settings)
+    extension = SweepExtension.model_validate({"replications": 3, "axes": [{"path": "flows[0].loss.p", "values": [0.05]}]})
+    with session_scope(factory) as session:
+        _, created = sweeps.extend(session, sid, extension, identity(session, ana, test_settings))
+    assert created.as_dict() == {"runs": 5, "cached": 0, "enqueued": 5}
+    wider = tiny_sweep(points=2, replications=3).model_dump(mode="json", exclude_none=True)
+    wider["axes"] = [{"path": "flows[0].loss.p", "values": [0.01, 0.02, 0.05]}]
+    assert [columns(r) for r in runs_of(factory, sid)] == [
+        columns(r) for r in expected_runs(SweepSpec.model_validate(wider), sid, ana)
+    ]
+
+
+def test_a_sweep_submitted_again_is_answered_whole_and_a_cancel_ends_every_unfinished_run(factory, test_settings):
+    ana = make_user(factory, "ana")
+    spec = tiny_sweep()
+    first, _ = create(factory, ana, spec, test_settings)
+    add_results(factory, [r.cache_key for r in runs_of(factory, first)])
+    again, created = create(factory, ana, spec, test_settings)
+    assert created.as_dict() == {"runs": 12, "cached": 12, "enqueued": 0}
+    with session_scope(factory) as session:
+        _, cancelled = sweeps.cancel(session, first, identity(session, ana, test_settings))
+    assert cancelled == 12
+    assert {r.status for r in runs_of(factory, first)} == {RunStatus.cancelled}
+    assert {r.status for r in runs_of(factory, again)} == {RunStatus.succeeded}
