@@ -152,7 +152,8 @@ class Run(Base):
     __table_args__ = (
         CheckConstraint("attempts >= 0", name="attempts_not_negative"),
         CheckConstraint(f"seed >= 0 AND seed <= {U64_MAX}", name="seed_u64"),
-        CheckConstraint("cache_key ~ '^[0-9a-f]{64}$'", name="cache_key_sha256"),
+        # 64 lowercase hex digits, without a regex's counted repetition (migration 0010).
+        CheckConstraint("octet_length(cache_key) = 64 AND cache_key !~ '[^0-9a-f]'", name="cache_key_sha256"),
         CheckConstraint("events IS NULL OR events >= 0", name="events_not_negative"),
         # GET /v1/runs: newest first, optionally by status / preset / variant.
         Index(None, "created_at"),

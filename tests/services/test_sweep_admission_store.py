@@ -183,3 +183,25 @@ def test_a_sweep_submitted_again_is_answered_whole_and_a_cancel_ends_every_unfin
     assert cancelled == 12
     assert {r.status for r in runs_of(factory, first)} == {RunStatus.cancelled}
     assert {r.status for r in runs_of(factory, again)} == {RunStatus.succeeded}
+
+
+@pytest.mark.parametrize(
+    ("key", "accepted"),
+    [("0" * 64, True), ("ab" * 32, True), ("AB" * 32, False), ("a" * 63, False), ("a" * 65, False), ("g" + "a" * 63, False),
+     ("a" * 63 + "\n", False), ("é" * 32, False)],
+)
+def test_the_cache_key_check_accepts_exactly_64_lowercase_hex_digits(factory, key, accepted):
+    """Migration 0010's cheaper check (octet_length and a negated class) keeps the regex's rule."""
+    from sqlalchemy import text
+    from sqlalchemy.exc import IntegrityError
+
+    with factory() as session:
+        statement = text(
+            "INSERT INTO runs (status, scenario, seed, cache_key, core_version) VALUES ('queued', '{}', 1, :key, 'v')"
+        )
+        if accepted:
+            session.execute(statement, {"key": key})
+        else:
+            with pytest.raises(IntegrityError, match="ck_runs_cache_key_sha256"):
+                session.execute(statement, {"key": key})
+        session.rollback()
