@@ -6,9 +6,13 @@ Starts the service as the README does (`python -m api.launch`: embedded PostgreS
 the default worker consuming in the background) with its state in --state, on a free port,
 and times each request's round trip over loopback:
 
-- 10,000 runs as 1,000 points × 10 replications, and as 10,000 points × 1 replication;
-- 50,000 runs as 10,000 points × 5 replications;
-- cancelling the 50,000-run sweep (and each other sweep, so the next one fits the quota).
+- 10,000 runs as 1,000 points × 10 replications (the issue's shape), and as 10,000 points × 1;
+- 50,000 runs as 5,000 points × 10 replications, and as 10,000 points × 5;
+- cancelling each sweep once it is stored (so the next one fits the quota): the 50,000-run
+  cancels are the goal's.
+
+Every point is validated by the schema and the core (a few hundred µs each), every run is a
+row with its own scenario: point-heavy shapes cost more than replication-heavy ones.
 
 Each sweep is paper000-fig2a (two flows, traces on) along `flows[*].loss.m` (and
 `flows[*].loss.p`), seeded afresh so that no stored result answers it. After each POST the
@@ -31,6 +35,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import psutil
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from service import admin_headers, launched  # noqa: E402  (bench/service.py: the service as the README starts it)
@@ -59,18 +64,57 @@ def sweep_body(points: int, replications: int, seed: int) -> dict[str, Any]:
     }
 
 
-CASES = [(1000, 10), (10_000, 1), (10_000, 5)]
+CASES = [(1000, 10), (10_000, 1), (5000, 10), (10_000, 5)]
 
 
-def timed(client: httpx.Client, method: str, url: str, **kwargs: Any) -> tuple[httpx.Response, float]:
+class Cpu:
+    """CPU seconds of the API (the launcher's process, uvicorn in it) and of PostgreSQL (the
+    postmaster of the state folder and its children): on a loaded machine the wall time says
+    how busy the machine was, these what the request itself cost. On an idle 2-core machine a
+    request takes about the larger of the two (the API validates points while PostgreSQL
+    stores the runs already sent)."""
+
+    def __init__(self, state: Path) -> None:
+        self.api = next(
+            p for p in psutil.process_iter(["cmdline"])
+            if "api.launch" in " ".join(p.info["cmdline"] or []) and _environ(p).get("TCPLAB_STATE_DIR") == str(state)
+        )
+        self.postmaster = next(
+            p for p in psutil.process_iter(["name", "cmdline"])
+            if p.info["name"] == "postgres" and str(state) in " ".join(p.info["cmdline"] or [])
+        )
+
+    def now(self) -> tuple[float, float]:
+        def cpu(p: psutil.Process) -> float:
+            try:
+                t = p.cpu_times()
+            except psutil.NoSuchProcess:
+                return 0.0
+            return t.user + t.system
+
+        db = cpu(self.postmaster) + sum(cpu(c) for c in self.postmaster.children(recursive=True))
+        return cpu(self.api), db
+
+
+def _environ(p: psutil.Process) -> dict[str, str]:
+    try:
+        return p.environ()
+    except (psutil.AccessDenied, psutil.NoSuchProcess):
+        return {}
+
+
+def timed(client: httpx.Client, cpu: Cpu, method: str, url: str, **kwargs: Any) -> tuple[httpx.Response, dict[str, float]]:
+    api0, db0 = cpu.now()
     start = time.perf_counter()
     response = client.request(method, url, **kwargs)
-    return response, time.perf_counter() - start
+    wall = time.perf_counter() - start
+    api1, db1 = cpu.now()
+    return response, {"wall_s": round(wall, 3), "api_cpu_s": round(api1 - api0, 3), "db_cpu_s": round(db1 - db0, 3)}
 
 
-def run_case(client: httpx.Client, points: int, replications: int, seed: int) -> dict[str, Any]:
+def run_case(client: httpx.Client, cpu: Cpu, points: int, replications: int, seed: int) -> dict[str, Any]:
     runs = points * replications
-    response, post_s = timed(client, "POST", "/v1/sweeps", json=sweep_body(points, replications, seed))
+    response, post = timed(client, cpu, "POST", "/v1/sweeps", json=sweep_body(points, replications, seed))
     if response.status_code != 201:
         raise SystemExit(f"POST /v1/sweeps ({runs} runs) answered {response.status_code}: {response.text[:500]}")
     sweep = response.json()
@@ -78,7 +122,7 @@ def run_case(client: httpx.Client, points: int, replications: int, seed: int) ->
     total = stored["progress"]["total"]
     if total != runs or stored["points"] != points:
         raise SystemExit(f"the sweep has {total} runs and {stored['points']} points, not {runs} and {points}")
-    cancel, cancel_s = timed(client, "POST", f"/v1/sweeps/{sweep['id']}/cancel")
+    cancel, cancelled = timed(client, cpu, "POST", f"/v1/sweeps/{sweep['id']}/cancel")
     if cancel.status_code != 200:
         raise SystemExit(f"cancel answered {cancel.status_code}: {cancel.text[:500]}")
     left = client.get(f"/v1/sweeps/{sweep['id']}").json()["progress"]
@@ -86,8 +130,10 @@ def run_case(client: httpx.Client, points: int, replications: int, seed: int) ->
         "runs": runs,
         "points": points,
         "replications": replications,
-        "post_s": round(post_s, 3),
-        "cancel_s": round(cancel_s, 3),
+        "post_s": post["wall_s"],
+        "post_cpu": {"api_s": post["api_cpu_s"], "db_s": post["db_cpu_s"]},
+        "cancel_s": cancelled["wall_s"],
+        "cancel_cpu": {"api_s": cancelled["api_cpu_s"], "db_s": cancelled["db_cpu_s"]},
         "created": sweep.get("created"),
         "unfinished_after_cancel": left["queued"] + left["running"],
     }
@@ -109,36 +155,43 @@ def main() -> int:
     }
     # The per-user rate limit is not what is measured.
     with launched(a.state, user_submissions_per_minute="100000000") as base:
+        cpu = Cpu(a.state.resolve())
         with httpx.Client(base_url=base, timeout=600, headers=admin_headers(a.state)) as client:
             seed = 1000
             for _ in range(a.repeat):
                 for points, replications in CASES:
                     seed += 1
-                    case = run_case(client, points, replications, seed)
+                    case = run_case(client, cpu, points, replications, seed)
                     figures["cases"].append(case)
                     if not a.json:
                         print(
                             f"{case['runs']:>6} runs ({points} points x {replications}): POST {case['post_s']:.2f} s "
-                            f"(goal < {GOALS[case['runs']]:.0f} s), cancel {case['cancel_s']:.2f} s",
+                            f"(goal < {GOALS[case['runs']]:.0f} s; CPU: API {case['post_cpu']['api_s']:.2f} s, "
+                            f"PostgreSQL {case['post_cpu']['db_s']:.2f} s), cancel {case['cancel_s']:.2f} s "
+                            f"(CPU: PostgreSQL {case['cancel_cpu']['db_s']:.2f} s; load {os.getloadavg()[0]:.1f})",
                             flush=True,
                         )
     figures["load_after"] = os.getloadavg()[0]
-    worst: dict[str, float] = {}
+    # Per shape, the worst of the repeats against the goal for its number of runs.
+    goals: dict[str, Any] = {}
     for case in figures["cases"]:
-        key = f"post_{case['runs']}_s"
-        worst[key] = max(worst.get(key, 0.0), case["post_s"])
+        shape = f"{case['runs']} runs ({case['points']} x {case['replications']})"
+        goal = goals.setdefault(shape, {"goal_s": GOALS[case["runs"]], "post_s": 0.0, "cancel_s": 0.0})
+        goal["post_s"] = max(goal["post_s"], case["post_s"])
+        goal["cancel_s"] = max(goal["cancel_s"], case["cancel_s"])
+        goal["met"] = goal["post_s"] < goal["goal_s"]
         if case["runs"] == 50_000:
-            worst["cancel_50000_s"] = max(worst.get("cancel_50000_s", 0.0), case["cancel_s"])
-    figures["worst"] = worst
-    goals = [("POST of 10,000 runs", "post_10000_s", GOALS[10_000]), ("POST of 50,000 runs", "post_50000_s", GOALS[50_000]),
-             ("cancel of 50,000 runs", "cancel_50000_s", CANCEL_GOAL_S)]
-    figures["goals"] = {name: {"worst_s": worst.get(key), "goal_s": limit, "met": worst.get(key, 0.0) < limit} for name, key, limit in goals}
+            goal["cancel_met"] = goal["cancel_s"] < CANCEL_GOAL_S
+    figures["goals"] = goals
     if a.json:
         print(json.dumps(figures, indent=2))
     else:
         print(f"load average {figures['load_before']:.2f} before, {figures['load_after']:.2f} after ({figures['cpus']} CPUs)")
-        for name, goal in figures["goals"].items():
-            print(f"  {name}: worst {goal['worst_s']:.2f} s, goal < {goal['goal_s']:.0f} s: {'met' if goal['met'] else 'NOT met'}")
+        for shape, goal in goals.items():
+            line = f"  {shape}: POST {goal['post_s']:.2f} s, goal < {goal['goal_s']:.0f} s: {'met' if goal['met'] else 'NOT met'}"
+            if "cancel_met" in goal:
+                line += f"; cancel {goal['cancel_s']:.2f} s, goal < {CANCEL_GOAL_S:.0f} s: {'met' if goal['cancel_met'] else 'NOT met'}"
+            print(line)
     return 0
 
 
