@@ -40,6 +40,7 @@ from api.deps import SessionDep, SettingsDep
 from api.limits import JsonBodyRoute
 from services import runs, schedules, sweeps, users
 from services.errors import NotAuthenticatedError, NotFoundError
+from services.models import MODELS
 from services.reproductions import UnknownPaper, get_paper
 from services.users import Identity
 
@@ -272,6 +273,7 @@ def sweep_page(request: Request, sweep_id: str, session: SessionDep, viewer: Vie
         "metrics": list(METRICS),
         "metric": _metric(request),
         "axis": request.query_params.get("axis"),
+        "models": list(MODELS),  # the model overlay asks for the ones it draws, not every one
     }
     return _page(request, "sweep.html", f"Sweep {str(key)[:8]}", config, viewer=viewer)
 

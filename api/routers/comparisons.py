@@ -16,7 +16,7 @@ from fastapi.exceptions import RequestValidationError
 
 from api.auth import CurrentUser
 from api.deps import SessionDep
-from api.tabular import FORMAT_QUERY, TableFormat, table_response
+from api.tabular import FORMAT_QUERY, TableFormat, finite, json_text, table_response
 from services import comparisons
 from services.comparisons import models as model_cmp
 from services.comparisons import ratios as ratio_cmp
@@ -80,6 +80,8 @@ def compare_models(
     with _query_errors():
         source = comparisons.load(session, viewer, run_id=run_id, sweep_id=sweep_id)
         context, rows = comparisons.compare_models(source, models=models, m_from=m_from)
+    if fmt == TableFormat.json:  # rows made finite by the comparison: one dump, not a pass over every value
+        return Response(json_text({**finite(context), "rows": rows}).encode(), media_type="application/json")
     name = f"comparison-models-{sweep_id or run_id}"
     return table_response(rows, fmt, name, body=context, first_columns=_first(source, model_cmp.FIRST_COLUMNS))
 

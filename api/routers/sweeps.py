@@ -12,14 +12,15 @@ from api.auth import CurrentUser, Submitter
 from api.deps import SessionDep, SettingsDep
 from api.limits import SweepBodyRoute
 from api.schemas.runs import RunSharing
-from api.schemas.sweeps import PointList, PointOut, SweepList, SweepOut, SweepRunOut
-from api.tabular import FORMAT_QUERY, TableFormat, table_response
+from api.schemas.sweeps import PointList, SweepList, SweepOut, SweepRunOut
+from api.tabular import FORMAT_QUERY, TableFormat, finite, json_text, table_response
 from services import sweeps
 from services.db.models import Sweep
 from services.db.session import run_after_commit
 from services.errors import InvalidInputError
 from services.stats import DEFAULT_CONFIDENCE
 from services.sweeps import NUMERIC_METRICS, Created, SweepExtension, SweepSpec
+from services.sweeps.observations import points_json
 from worker.tasks import enqueue
 
 router = APIRouter(prefix="/v1/sweeps", tags=["sweeps"], route_class=SweepBodyRoute)
@@ -89,7 +90,9 @@ def share_sweep(sweep_id: uuid.UUID, body: RunSharing, viewer: CurrentUser, sess
 def list_points(sweep_id: uuid.UUID, viewer: CurrentUser, session: SessionDep) -> Any:
     """Every grid point: its axis values, its flow groups, its runs' progress and, with a
     stopping rule, why the rule stopped there (`stop_reason`)."""
-    return PointList(items=[PointOut.of(p, pr) for p, pr in sweeps.points_with_progress(session, sweep_id, viewer)])
+    sweeps.get_sweep(session, sweep_id, viewer)
+    # PointList's shape, written from the stored JSON texts (10,000 points in tens of ms).
+    return Response(points_json(session, sweep_id), media_type="application/json")
 
 
 @router.get("/{sweep_id}/runs", response_model=list[SweepRunOut])
@@ -126,6 +129,8 @@ def summary(
             row["stop_reason"] = reasons.get(row["point"])
     axes = [{"path": a["path"], "values": a["values"]} for a in sweep.spec["axes"]]
     body = {"sweep_id": str(sweep_id), "preset": sweep.preset, "axes": axes, "confidence": DEFAULT_CONFIDENCE}
+    if fmt == TableFormat.json:  # the rows are finite already: one dump, not a pass over every value
+        return Response(json_text({**finite(body), "rows": rows}).encode(), media_type="application/json")
     first = ["point", *(a["path"] for a in axes), "flow", "variant", "metric"]
     return table_response(rows, fmt, f"sweep-{sweep_id}-summary", body=body, first_columns=first)
 

@@ -8,7 +8,7 @@ A sweep's summary, its model comparison and its page were recomputed from every 
 run's flow results on each request (0.6-7 s at a few thousand runs). `sweep_aggregates` holds,
 per sweep, metric, point and flow group, the runs and observations counted, the number of
 finite values and their exact sum and sum of squares (numeric: each float's exact decimal
-expansion), added to in the transaction that marks runs succeeded
+expansion) with the mean and variance rounded once from them, added to in the transaction that marks runs succeeded
 (services/sweeps/aggregates.py). The upgrade fills it for the sweeps that exist, by the same
 full recomputation the repair tool uses.
 """
@@ -41,6 +41,8 @@ def upgrade() -> None:
         sa.Column("count", sa.Integer(), nullable=False, comment="observations with a finite value"),
         sa.Column("sum", sa.Numeric(), nullable=False, comment="exact sum of the finite values"),
         sa.Column("sum_squares", sa.Numeric(), nullable=False, comment="exact sum of their squares"),
+        sa.Column("mean", sa.Double(), nullable=True, comment="sum / count, rounded once from the exact sums (null: no value, or beyond float8)"),
+        sa.Column("variance", sa.Double(), nullable=True, comment="the sample variance (n - 1), rounded once from the exact sums (null: below two values)"),
         sa.ForeignKeyConstraint(
             ["sweep_id"], ["sweeps.id"], name=op.f("fk_sweep_aggregates_sweep_id_sweeps"), ondelete="CASCADE"
         ),

@@ -195,6 +195,77 @@ def predict(model: str, inputs: Inputs) -> Prediction:
     return Prediction(value, valid, "; ".join(notes) or None)
 
 
+MEMO_SIZE = 200_000
+_MEMO: dict[tuple[Any, ...], Prediction | None] = {}
+"""Predictions already made in this process, by model and exact inputs: a prediction is a pure
+function of them, and a sweep read again (a page polling, a finished sweep) has the same
+inputs at every point that got no new run. Cleared whole when it outgrows MEMO_SIZE."""
+
+
+def _memo_key(model: str, inputs: Inputs) -> tuple[Any, ...]:
+    return (model, inputs.p, inputs.m, inputs.rtt_s, inputs.rto_s, tuple(sorted(inputs.missing.items())))
+
+
+def predict_many(model: str, many: Sequence[Inputs]) -> list[Prediction]:
+    """`[predict(model, inputs) for inputs in many]`, with one evaluation of the model over
+    arrays wherever it can: the inputs are grouped by which of them are given, and a group is
+    evaluated at once when the model neither refuses nor warns about any of its elements
+    (warnings and domain errors say how many points, not which: such a group is halved until
+    the halves are clean, and single inputs go through `predict`, whose notes they need).
+    Elementwise the arithmetic is numpy's either way."""
+    spec = get_model(model)
+    names = {p.name for p in spec.params}
+    wanted = {p.name for p in spec.params if p.required and p.default is None}
+    out: list[Prediction | None] = [None] * len(many)
+    keys = [_memo_key(model, inputs) for inputs in many]
+    for i, key in enumerate(keys):
+        out[i] = _MEMO.get(key)
+    by_given: dict[tuple[str, ...], list[int]] = {}
+    for i, inputs in enumerate(many):
+        if out[i] is not None:
+            continue
+        given = inputs.as_model_inputs()
+        if any(given[n] is None for n in ("p", "m", "rtt_s", "rto_s") if n in wanted):
+            out[i] = predict(model, inputs)  # a missing input: no evaluation at all
+            continue
+        by_given.setdefault(tuple(n for n, v in given.items() if n in names and v is not None), []).append(i)
+
+    def solve(names_given: tuple[str, ...], indices: list[int]) -> None:
+        if len(indices) <= 2:
+            for i in indices:
+                out[i] = predict(model, many[i])
+            return
+        args = {n: np.array([many[i].as_model_inputs()[n] for i in indices], dtype=float) for n in names_given}
+        try:
+            ev = evaluate(model, args)
+        except ModelDomainError:
+            ev = None
+        if ev is None or ev.warnings:
+            half = len(indices) // 2
+            solve(names_given, indices[:half])
+            solve(names_given, indices[half:])
+            return
+        values = np.asarray(ev.outputs["throughput_pkts_per_rtt"], dtype=float)
+        regime = ev.outputs.get("timeout_regime") if model == "newreno-impatient" else None
+        m_star = np.broadcast_to(np.asarray(ev.outputs["m_star"], dtype=float), values.shape) if regime is not None else None
+        for k, i in enumerate(indices):
+            value = number(float(values[k]))
+            note = None
+            if regime is not None and not bool(np.asarray(regime)[k]):
+                assert m_star is not None
+                note = f"m < m* = {float(m_star[k]):g}: Impatient never times out and behaves as Slow-but-Steady; this is eq. (4)"
+            out[i] = Prediction(value, value is not None, note)
+
+    for names_given, indices in by_given.items():
+        solve(names_given, indices)
+    if len(_MEMO) > MEMO_SIZE:
+        _MEMO.clear()
+    for key, prediction in zip(keys, out, strict=True):
+        _MEMO[key] = prediction
+    assert all(p is not None for p in out)
+    return out  # type: ignore[return-value]
+
+
 @dataclass(frozen=True)
 class Group:
     """One point × TCP flow group: what a model comparison row is made of."""
@@ -251,9 +322,11 @@ def model_rows(
 ) -> list[dict[str, Any]]:
     """`model_vs_sim` from the groups' summaries (a sweep's come from its aggregates)."""
     rows: list[dict[str, Any]] = []
-    for group in groups:
-        with np.errstate(over="ignore", invalid="ignore"):  # absurd inputs overflow to None, not a warning
-            inputs = inputs_of(group.summaries, m_from)
+    with np.errstate(over="ignore", invalid="ignore"):  # absurd inputs overflow to None, not a warning
+        all_inputs = [inputs_of(group.summaries, m_from) for group in groups]
+    predictions = {model: predict_many(model, all_inputs) for model in models}
+    for g, group in enumerate(groups):
+        inputs = all_inputs[g]
         sim: Summary = group.summaries[THROUGHPUT]
         base: dict[str, Any] = {"point": group.point}
         base.update({path: group.values.get(path) for path in paths})
@@ -271,7 +344,7 @@ def model_rows(
             sim_ci_high=sim.ci_high,
         )
         for model in models:
-            pred = predict(model, inputs)
+            pred = predictions[model][g]
             error, signed = errors(sim.mean, pred.value)
             note = pred.note
             if sim.mean is None:

@@ -429,6 +429,12 @@ class SweepAggregate(Base):
     count: Mapped[int] = mapped_column(Integer, comment="observations with a finite value")
     sum: Mapped[Decimal] = mapped_column(Numeric, comment="exact sum of the finite values")
     sum_squares: Mapped[Decimal] = mapped_column(Numeric, comment="exact sum of their squares")
+    mean: Mapped[float | None] = mapped_column(
+        Double, comment="sum / count, rounded once from the exact sums (null: no value, or beyond float8)"
+    )
+    variance: Mapped[float | None] = mapped_column(
+        Double, comment="the sample variance (n - 1), rounded once from the exact sums (null: below two values)"
+    )
 
 
 class User(Base):

@@ -3,7 +3,7 @@ extension, stopping rule, and per-point summaries. Free of HTTP and Celery.
 
     sweep, created = create(session, SweepSpec.model_validate(body))
     # the boundary commits, then enqueues created.to_enqueue
-    rows = summary_rows(observations(session, sweep.id))
+    rows = sweep_summary_rows(session, sweep.id)  # from the aggregates kept as runs succeed
 
 docs/sweeps.md describes the format and the statistics.
 """

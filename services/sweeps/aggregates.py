@@ -34,7 +34,6 @@ from decimal import Decimal
 from typing import Any
 
 from sqlalchemy import delete, func, select, text
-from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.orm import Session
 
 from services.db.models import FLOW_METRICS, FlowResult, Run, RunStatus, SweepAggregate, SweepPoint
@@ -176,42 +175,68 @@ def _first_group(groups: Sequence[Mapping[str, Any]], name: str) -> int:
     return next(i for i, g in enumerate(groups) if g["name"] == name)
 
 
+# The mean and variance are rounded to float8 once, in PostgreSQL, from the exact sums as they
+# stand after each addition. A quotient of numerics has as many decimals as the larger scale of
+# its operands (at least 16 significant digits), so the dividends are first multiplied by 1
+# written with 30 decimals: the quotients reach float8 with ≥ 30 significant digits. The exact
+# count·Σx² − (Σx)² is never negative. Beyond float8's range (absurd inputs) they are null and
+# the reader derives them in Python from the sums (`read_cells`).
+_ONE = "1." + "0" * 30
+_IN_RANGE = "({x} = 0 OR abs({x}) BETWEEN 1e-300 AND 1e300)"
+
+
+def _derived(n: str, total: str, squares: str) -> tuple[str, str]:
+    m = f"({total} * {_ONE} / {n})"
+    v = f"(({n} * {squares} - {total} * {total}) * {_ONE} / ({n}::numeric * ({n} - 1)))"
+    # Nested: PostgreSQL does not promise to test `n > 0` before dividing by n in an AND.
+    return (
+        f"CASE WHEN {n} > 0 THEN CASE WHEN {_IN_RANGE.format(x=m)} THEN {m}::float8 END END",
+        f"CASE WHEN {n} > 1 THEN CASE WHEN {_IN_RANGE.format(x=v)} THEN {v}::float8 END END",
+    )
+
+
+_NEW_MEAN, _NEW_VARIANCE = _derived("u.count", "u.sum", "u.sum_squares")
+_ADDED_MEAN, _ADDED_VARIANCE = _derived("(a.count + excluded.count)", "(a.sum + excluded.sum)", "(a.sum_squares + excluded.sum_squares)")
+_UPSERT = text(
+    f"""
+    INSERT INTO sweep_aggregates AS a
+        (sweep_id, metric, point, flow, position, type, variant, app, runs, observations, count, sum, sum_squares, mean, variance)
+    SELECT u.*, {_NEW_MEAN}, {_NEW_VARIANCE} FROM unnest(
+        CAST(:sweep_id AS uuid[]), CAST(:metric AS text[]), CAST(:point AS integer[]), CAST(:flow AS text[]),
+        CAST(:position AS integer[]), CAST(:type AS text[]), CAST(:variant AS text[]), CAST(:app AS text[]),
+        CAST(:runs AS integer[]), CAST(:observations AS integer[]), CAST(:count AS integer[]),
+        CAST(:sum AS numeric[]), CAST(:sum_squares AS numeric[])
+    ) AS u(sweep_id, metric, point, flow, position, type, variant, app, runs, observations, count, sum, sum_squares)
+    ON CONFLICT (sweep_id, metric, point, flow) DO UPDATE SET
+        runs = a.runs + excluded.runs,
+        observations = a.observations + excluded.observations,
+        count = a.count + excluded.count,
+        sum = a.sum + excluded.sum,
+        sum_squares = a.sum_squares + excluded.sum_squares,
+        mean = {_ADDED_MEAN},
+        variance = {_ADDED_VARIANCE}
+    """
+)
+
+
 def _upsert(session: Session, sums: Mapping[Key, Sums]) -> None:
-    """Adds `sums` to the table, in key order (concurrent transactions lock rows in one order)."""
+    """Adds `sums` to the table in one statement (the rows as arrays), in key order:
+    concurrent transactions lock the rows they share in the same order."""
     if not sums:
         return
-    table = SweepAggregate.__table__
-    rows = [
-        {
-            "sweep_id": key[0],
-            "metric": key[1],
-            "point": key[2],
-            "flow": key[3],
-            "position": s.position,
-            "type": s.type,
-            "variant": s.variant,
-            "app": s.app,
-            "runs": s.runs,
-            "observations": s.observations,
-            "count": s.count,
-            "sum": s.sum,
-            "sum_squares": s.sum_squares,
-        }
-        for key, s in sorted(sums.items(), key=lambda kv: (str(kv[0][0]), *kv[0][1:]))
-    ]
-    for start in range(0, len(rows), 2000):
-        stmt = insert(table).values(rows[start : start + 2000])
-        stmt = stmt.on_conflict_do_update(
-            index_elements=["sweep_id", "metric", "point", "flow"],
-            set_={
-                "runs": table.c.runs + stmt.excluded.runs,
-                "observations": table.c.observations + stmt.excluded.observations,
-                "count": table.c.count + stmt.excluded.count,
-                "sum": table.c.sum + stmt.excluded.sum,
-                "sum_squares": table.c.sum_squares + stmt.excluded.sum_squares,
-            },
-        )
-        session.execute(stmt)
+    ordered = sorted(sums.items(), key=lambda kv: (str(kv[0][0]), *kv[0][1:]))
+    columns: dict[str, list[Any]] = {
+        name: [] for name in ("sweep_id", "metric", "point", "flow", "position", "type", "variant", "app",
+                              "runs", "observations", "count", "sum", "sum_squares")
+    }
+    for (sweep_id, metric, point, flow), s in ordered:
+        for name, value in zip(
+            columns,
+            (sweep_id, metric, point, flow, s.position, s.type, s.variant, s.app, s.runs, s.observations, s.count, s.sum, s.sum_squares),
+            strict=True,
+        ):
+            columns[name].append(value)
+    session.execute(_UPSERT, columns)
 
 
 # ---- reading ------------------------------------------------------------------------------------
@@ -233,28 +258,25 @@ class Cell:
     summaries: dict[str, Summary]
 
 
-# Derived in PostgreSQL from the exact sums. A quotient of numerics has as many decimals as the
-# larger scale of its operands (at least 16 significant digits), so the dividends are first
-# multiplied by 1 written with 30 decimals: the mean and variance reach float8 with ≥ 30
-# significant digits, then are rounded once. Outside float8's range (absurd inputs), the
-# numeric itself is returned and Python's float() gives ±inf or 0 instead of an error.
-_ONE = "1." + "0" * 30
-_DERIVED = f"""
-WITH a AS (
-    SELECT metric, point, flow, position, type, variant, app, runs, observations, count,
-           CASE WHEN count > 0 THEN sum * {_ONE} / count END AS m,
-           CASE WHEN count > 1 THEN (count * sum_squares - sum * sum) * {_ONE} / (count::numeric * (count - 1)) END AS v
-    FROM sweep_aggregates
-    WHERE sweep_id = :sweep_id AND metric = ANY(:metrics) {{flow}} {{tcp}}
-)
-SELECT metric, point, flow, type, variant, app, runs, observations, count,
-       CASE WHEN m = 0 OR abs(m) BETWEEN 1e-300 AND 1e300 THEN m::float8 END,
-       CASE WHEN m <> 0 AND NOT abs(m) BETWEEN 1e-300 AND 1e300 THEN m END,
-       CASE WHEN v = 0 OR v BETWEEN 1e-300 AND 1e300 THEN v::float8 END,
-       CASE WHEN v <> 0 AND NOT v BETWEEN 1e-300 AND 1e300 THEN v END
-FROM a
+_CELLS = """
+SELECT metric, point, flow, type, variant, app, runs, observations, count, mean, variance,
+       CASE WHEN mean IS NULL AND count > 0 THEN sum END,
+       CASE WHEN variance IS NULL AND count > 1 THEN sum_squares END
+FROM sweep_aggregates
+WHERE sweep_id = :sweep_id AND metric = ANY(:metrics) {flow} {tcp}
 ORDER BY point, position
 """
+
+
+def _beyond_float8(count: int, total: Decimal, squares: Decimal | None) -> tuple[float, float | None]:
+    """The mean and variance where float8 cannot hold them: as Python's float() of the exact
+    quotients gives them (±inf, or 0 for an underflow)."""
+    context = decimal.Context(prec=60)
+    mean = float(context.divide(total, count))
+    if squares is None:
+        return mean, None
+    spread = EXACT.subtract(EXACT.multiply(Decimal(count), squares), EXACT.multiply(total, total))
+    return mean, float(context.divide(spread, Decimal(count) * (count - 1)))
 
 
 def read_cells(
@@ -267,23 +289,31 @@ def read_cells(
 ) -> list[Cell]:
     """The sweep's cells in point order, then the scenario's group order, each with the
     summaries of `metrics` (count, mean, sample standard deviation, 95 % Student-t interval)."""
-    sql = _DERIVED.format(
+    sql = _CELLS.format(
         flow="AND flow = :flow" if flow is not None else "", tcp="AND type = 'tcp'" if tcp_only else ""
     )
     params: dict[str, Any] = {"sweep_id": sweep_id, "metrics": list(metrics)}
     if flow is not None:
         params["flow"] = flow
     cells: dict[tuple[int, str], Cell] = {}
-    for metric, point, name, kind, variant, app, runs, observations, count, mean, mean_x, var, var_x in session.execute(
+    for metric, point, name, kind, variant, app, runs, observations, count, mean, var, total, squares in session.execute(
         text(sql), params
     ):
         cell = cells.get((point, name))
         if cell is None:
             cell = cells[(point, name)] = Cell(point, name, kind, variant, app, runs, observations, {})
-        if mean is None and mean_x is not None:
-            mean = float(mean_x)
-        if var is None and var_x is not None:
-            var = float(var_x)
+        if total is not None or squares is not None:
+            exact = session.execute(
+                select(SweepAggregate.sum, SweepAggregate.sum_squares).where(
+                    SweepAggregate.sweep_id == sweep_id,
+                    SweepAggregate.metric == metric,
+                    SweepAggregate.point == point,
+                    SweepAggregate.flow == name,
+                )
+            ).one()
+            beyond_mean, beyond_var = _beyond_float8(count, exact[0], exact[1] if count > 1 else None)
+            mean = beyond_mean if mean is None else mean
+            var = beyond_var if var is None else var
         cell.summaries[metric] = summary_of_moments(count, mean, var)
     return list(cells.values())
 

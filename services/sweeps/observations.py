@@ -9,12 +9,14 @@ the summary's CI is across replications — the independent unit — never acros
 
 from __future__ import annotations
 
+import json
+import math
 import uuid
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import select, text
 from sqlalchemy.orm import Session
 
 from services.db.models import Run, RunStatus, SweepPoint
@@ -48,6 +50,14 @@ class Observation:
     """The group's application (`ftp`, `http`, `cbr`), when the scenario names one."""
 
 
+def _finite(value: float | int | None) -> float | None:
+    """A value as a float when finite, else None (what `finite_values` keeps, and its mean)."""
+    if value is None:
+        return None
+    value = float(value)
+    return value if math.isfinite(value) else None
+
+
 def _group_observations(
     rows: Sequence[repo.FlowRow],
     groups_at: Mapping[int, Sequence[Mapping[str, Any]]],
@@ -65,10 +75,13 @@ def _group_observations(
         for group in groups_at[point]:
             members = flows[start : start + group["count"]]
             start += group["count"]
-            metrics = {}
-            for metric in NUMERIC_METRICS:
-                data = finite_values(f[metric] for f in members)
-                metrics[metric] = float(data.mean()) if data.size else None
+            if len(members) == 1:  # most groups: the flow's own values, as numpy's mean of one gives them
+                metrics = {metric: _finite(members[0][metric]) for metric in NUMERIC_METRICS}
+            else:
+                metrics = {}
+                for metric in NUMERIC_METRICS:
+                    data = finite_values(f[metric] for f in members)
+                    metrics[metric] = float(data.mean()) if data.size else None
             out.append(
                 Observation(
                     sweep_id=sweep_id,
@@ -127,6 +140,7 @@ def sweep_summary_rows(
     for cell in aggregates.read_cells(session, sweep_id, metrics, flow=flow):
         values = values_at.get(cell.point, {})
         for metric in metrics:
+            s = cell.summaries[metric]
             rows.append(
                 {
                     "point": cell.point,
@@ -135,10 +149,40 @@ def sweep_summary_rows(
                     "variant": cell.variant,
                     "metric": metric,
                     "replications": cell.observations,
-                    **cell.summaries[metric].as_dict(),
+                    "count": s.count,
+                    # ±inf (absurd values) as null, as a JSON, CSV or Parquet table writes it.
+                    "mean": _finite(s.mean),
+                    "std": _finite(s.std),
+                    "ci_low": _finite(s.ci_low),
+                    "ci_high": _finite(s.ci_high),
+                    "half_width": _finite(s.half_width),
                 }
             )
     return rows
+
+
+def points_json(session: Session, sweep_id: uuid.UUID) -> bytes:
+    """`GET /v1/sweeps/{id}/points`' body as JSON text — every point's index, axis values, flow
+    groups, runs by status and stop reason, as `PointList` gives it — written straight from
+    the stored JSON texts (10,000 points: no document parsed and serialised again)."""
+    counts = repo.status_counts(session, [sweep_id], by_point=True)
+    zero = dict.fromkeys(repo.STATUSES, 0)
+    rows = session.execute(
+        text(
+            'SELECT "index", "values"::text, flow_groups::text, stop_reason FROM sweep_points '
+            'WHERE sweep_id = :sweep_id ORDER BY "index"'
+        ),
+        {"sweep_id": sweep_id},
+    ).all()
+    parts = []
+    for index, values, groups, reason in rows:
+        by_status = counts.get((sweep_id, index), zero)
+        progress = {"total": sum(by_status.values()), **{status: by_status[status] for status in repo.STATUSES}}
+        parts.append(
+            f'{{"point":{index},"values":{values},"flow_groups":{groups},'
+            f'"progress":{json.dumps(progress, separators=(",", ":"))},"stop_reason":{json.dumps(reason)}}}'
+        )
+    return ('{"items":[' + ",".join(parts) + "]}").encode()
 
 
 def summary_rows(

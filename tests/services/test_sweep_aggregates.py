@@ -219,7 +219,18 @@ def test_any_values_in_any_order_sum_exactly(factory, test_settings, data, order
             claim(session, ids[i], "test")
         with session_scope(factory) as session:
             complete(session, ids[i], fake_result(flows))
-    assert_exact(factory, sweep_id)
+    stored = assert_exact(factory, sweep_id)
+    # The summaries read from them: the mean is the exact quotient rounded (±inf beyond float8).
+    with factory() as session:
+        cells = aggregates.read_cells(session, sweep_id, sweeps.NUMERIC_METRICS)
+    for cell in cells:
+        for metric, summary in cell.summaries.items():
+            sums = stored[(sweep_id, metric, cell.point, cell.flow)]
+            assert summary.count == sums.count
+            if sums.count:
+                exact = Fraction(sums.sum) / sums.count
+                expected = float(exact) if abs(exact) < 2**1024 else math.copysign(math.inf, exact)
+                assert summary.mean == pytest.approx(expected, rel=1e-15, abs=0), (metric, sums)
 
 
 def test_the_summary_and_the_model_comparison_read_from_aggregates_give_the_old_values(client, factory, test_settings):
@@ -255,6 +266,14 @@ def test_the_summary_and_the_model_comparison_read_from_aggregates_give_the_old_
             else:
                 assert new_row[key] == expected, (key, new_row)
 
+    # The per-point table, written from the stored JSON texts, is PointList's own rendering.
+    from api.schemas.sweeps import PointList, PointOut
+
+    with factory() as session:
+        viewer = identity(session, owner_id, test_settings)
+        expected_points = PointList(items=[PointOut.of(p, pr) for p, pr in sweeps.points_with_progress(session, sweep_id, viewer)])
+    assert client.get(f"/v1/sweeps/{sweep_id}/points").json() == expected_points.model_dump(mode="json")
+
     one = client.get(f"/v1/sweeps/{sweep_id}/summary", params={"metric": "goodput_bps", "flow": "b"}).json()["rows"]
     assert [(r["point"], r["flow"], r["metric"]) for r in one] == [(p, "b", "goodput_bps") for p in range(3)]
 
@@ -272,3 +291,31 @@ def test_the_summary_and_the_model_comparison_read_from_aggregates_give_the_old_
                 assert new_row[key] == pytest.approx(value, rel=1e-9), (key, new_row)
             else:
                 assert new_row[key] == value, (key, new_row)
+
+
+def test_predictions_over_arrays_equal_one_by_one_predictions_with_their_notes():
+    from services.comparisons.models import MODELS, Inputs, predict, predict_many
+
+    rng = random.Random(8)
+
+    def maybe(x: float) -> float | None:
+        return None if rng.random() < 0.05 else x
+
+    many = [
+        Inputs(
+            maybe(rng.choice([rng.uniform(1e-4, 0.2), 0.0, -0.01, rng.uniform(0.04, 0.3)])),
+            maybe(rng.choice([rng.uniform(1, 8), rng.uniform(8, 200), 0.5])),
+            maybe(rng.uniform(0.01, 0.5)),
+            maybe(rng.uniform(0.2, 3)),
+            3,
+            {},
+        )
+        for _ in range(300)
+    ]
+    for model in MODELS:
+        fast = predict_many(model, many)
+        slow = [predict(model, i) for i in many]
+        for a, b in zip(fast, slow, strict=True):
+            assert (a.in_valid_range, a.note, a.value is None) == (b.in_valid_range, b.note, b.value is None), (model, a, b)
+            if a.value is not None:
+                assert a.value == pytest.approx(b.value, rel=1e-12)

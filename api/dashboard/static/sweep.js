@@ -15,6 +15,9 @@
     loss_event_rate: [["loss_event_rate", "loss event rate"]],
     loss_rate: [["loss_rate", "loss rate"]],
   };
+  // Rows of the per-point table drawn (a 1,000-point sweep has 2,000: their 26,000 cells took
+  // a second to build in Chromium; the plot and the downloads have every row).
+  const MAX_TABLE_ROWS = 200;
   // Published boundaries drawn across an m axis (paper 000 Fig. 2).
   const PAPER_MARKS = [
     ["equality_region_m_below", "paper: equality below m ="],
@@ -25,6 +28,7 @@
   let sweep = null;
   let preset = null;  // the preset's detail, for its published numbers
   let modelRows = null;  // null: not fetched; false: not available
+  let modelsFetched = "";  // the models modelRows holds (comma-separated)
   const state = { metric: config.metric, axis: config.axis };
 
   function statusLine(s) {
@@ -123,18 +127,23 @@
     return traces;
   }
 
-  async function ensureOverlays() {
-    if (modelRows === null && MODEL_METRICS[state.metric]) {
-      try {
-        modelRows = (await api(`/v1/comparisons/models?sweep_id=${id}`)).rows;
-        const names = [...new Set(modelRows.map((r) => r.model))];
-        const select = document.getElementById("model-choice");
-        const kept = select.value;
-        select.replaceChildren(select.options[0], ...names.map((m) => el("option", { value: m }, m)));
-        select.value = names.includes(kept) ? kept : "";
-      } catch (e) {
-        if (e.status !== 404 && e.status !== 409 && e.status !== 422) throw e;
+  // The model overlay asks only for the models it draws: each flow's own variant (the
+  // default) or the one chosen — not every model at every point (4.4 MB at 1,000 points).
+  async function ensureOverlays(rows) {
+    if (MODEL_METRICS[state.metric]) {
+      const choice = document.getElementById("model-choice").value;
+      const wanted = [...new Set([...rows.map((r) => r.variant), choice])].filter((m) => config.models.includes(m)).sort();
+      const key = wanted.join(",");
+      if (modelRows === null || key !== modelsFetched) {
+        modelsFetched = key;
         modelRows = false;
+        if (wanted.length) {
+          try {
+            modelRows = (await api(`/v1/comparisons/models?${t.qs({ sweep_id: id, models: key })}`)).rows;
+          } catch (e) {
+            if (e.status !== 404 && e.status !== 409 && e.status !== 422) throw e;
+          }
+        }
       }
     }
     if (preset === null) {
@@ -145,8 +154,8 @@
   async function draw() {
     const url = `/v1/sweeps/${id}/summary?${t.qs({ metric: state.metric })}`;
     const summary = await api(url);
-    await ensureOverlays();
     const rows = summary.rows.filter((r) => r.metric === undefined || r.metric === state.metric);
+    await ensureOverlays(rows);
     const modelBox = document.getElementById("toggle-model");
     const paperBox = document.getElementById("toggle-published");
     const sims = simTraces(rows);
@@ -174,10 +183,14 @@
     document.getElementById("table-card").hidden = false;
     const sorted = [...rows].sort((a, b) => (a.point - b.point) || String(a.flow).localeCompare(String(b.flow)));
     const stopping = rows.some((r) => "stop_reason" in r);
-    table(document.getElementById("points"), sorted, [
+    table(document.getElementById("points"), sorted.slice(0, MAX_TABLE_ROWS), [
       "point", ...sweep.axes.map((a) => ({ name: a.path })), { name: "flow", text: true }, { name: "variant", text: true },
       "count", "mean", "std", "ci_low", "ci_high", "half_width", ...(stopping ? [{ name: "stop_reason", text: true }] : []),
     ], { id: "points-table", empty: "No succeeded runs yet." });
+    if (sorted.length > MAX_TABLE_ROWS) {
+      document.getElementById("points").append(el("p", { class: "muted", id: "points-cut" },
+        `The first ${MAX_TABLE_ROWS.toLocaleString()} of ${sorted.length.toLocaleString()} rows; the downloads above have them all.`));
+    }
     document.getElementById("stop-note").textContent = stopping ? stopNote(rows) : "";
     const q = new URLSearchParams(location.search);
     q.set("metric", state.metric); q.set("axis", state.axis);
@@ -206,6 +219,8 @@
     const redraw = () => draw().catch(fatal);
     metric.addEventListener("change", () => { state.metric = metric.value; redraw(); });
     axis.addEventListener("change", () => { state.axis = axis.value; redraw(); });
+    const choice = document.getElementById("model-choice");
+    choice.replaceChildren(choice.options[0], ...config.models.map((m) => el("option", { value: m }, m)));
     document.getElementById("toggle-model").checked = true;
     document.getElementById("toggle-published").checked = true;
     document.getElementById("toggle-model").addEventListener("change", redraw);
