@@ -66,6 +66,15 @@ def check(session: Session, owner: Identity | None, *, queued: int, max_queued: 
     `max_queued` (TCPLAB_MAX_QUEUED_RUNS). Nothing to queue is always admitted."""
     if queued <= 0:
         return
+    # The server's count first, outside the owner's lock (it guards nothing across owners):
+    # the lock, held until the request commits, then covers one count and the insert.
+    if max_queued is not None:
+        waiting = runs_repo.queued_count(session) + queued
+        if waiting > max_queued:
+            raise QuotaExceededError(
+                f"the queue is full: {waiting} runs would wait, this server takes at most {max_queued} "
+                "(TCPLAB_MAX_QUEUED_RUNS); try again once some have run",
+            )
     lock(session, owner)
     if owner is not None:
         mine = runs_repo.queued_count(session, owner_id=owner.id) + queued
@@ -73,13 +82,6 @@ def check(session: Session, owner: Identity | None, *, queued: int, max_queued: 
             raise QuotaExceededError(
                 f"{owner.name} would have {mine} runs queued, more than their quota of "
                 f"{owner.quotas.max_queued_runs}; try again once some have run",
-            )
-    if max_queued is not None:
-        waiting = runs_repo.queued_count(session) + queued
-        if waiting > max_queued:
-            raise QuotaExceededError(
-                f"the queue is full: {waiting} runs would wait, this server takes at most {max_queued} "
-                "(TCPLAB_MAX_QUEUED_RUNS); try again once some have run",
             )
 
 

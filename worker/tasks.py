@@ -21,7 +21,9 @@ the slot its batch freed is filled at once.
 from __future__ import annotations
 
 import logging
+import os
 import socket
+import threading
 import time
 import uuid
 from collections.abc import Sequence
@@ -46,11 +48,16 @@ log = logging.getLogger("tcplab.worker")
 
 
 def enqueue(run_ids: Iterable[uuid.UUID] = ()) -> None:
-    """Hands runs to the workers, fairly: runs the dispatcher (services/runs/dispatch.py),
-    which fills the window with whoever's turn it is among every owner's waiting runs, and
-    sends those. Whoever stores runs calls it — submissions and sweeps after their commit
-    (`run_after_commit`: the dispatcher only sees committed runs); the simulate task and the
-    reconciler call `fill_window`, which raises instead of logging.
+    """Hands runs to the workers, fairly: asks for a pass of the dispatcher
+    (services/runs/dispatch.py), which fills the window with whoever's turn it is among every
+    owner's waiting runs, and sends those. Whoever stores runs calls it — submissions and
+    sweeps after their commit (`run_after_commit`: the dispatcher only sees committed runs);
+    the simulate task and the reconciler call `fill_window`, which raises instead of logging.
+
+    The pass runs at once in the process's dispatch thread, not in the caller's: a request
+    does not wait for it, and the requests that arrive during a pass share the next one (one
+    pass fills all the room there is), so a burst of submissions costs a few passes, not one
+    each, and does not queue on the dispatch lock.
 
     `run_ids` are the runs the caller just stored: a hint only. They wait in PostgreSQL
     until their turn, which may be now or after other users' runs.
@@ -60,15 +67,46 @@ def enqueue(run_ids: Iterable[uuid.UUID] = ()) -> None:
     every pass with the dispatcher and re-sends dispatched runs the broker lost, moves them
     once both answer again.
     """
-    try:
-        fill_window()
-    except Exception as exc:  # noqa: BLE001 - committed runs wait; the reconciler dispatches them
-        log.warning(
-            "the dispatcher did not run (%s: %s); queued runs wait in PostgreSQL for the next "
-            "finished run or the reconciler",
-            type(exc).__name__,
-            exc,
-        )
+    _DISPATCH.request()
+
+
+class _DispatchThread:
+    """One thread per process that runs dispatcher passes on request, coalescing the requests
+    that arrive while a pass runs. Started on first use, and again in a forked child (threads
+    do not survive a fork)."""
+
+    def __init__(self) -> None:
+        self._wanted = threading.Event()
+        self._guard = threading.Lock()
+        self._thread: threading.Thread | None = None
+        self._pid = 0
+
+    def request(self) -> None:
+        with self._guard:
+            if self._thread is None or self._pid != os.getpid() or not self._thread.is_alive():
+                self._wanted = threading.Event()
+                self._pid = os.getpid()
+                self._thread = threading.Thread(target=self._serve, args=(self._wanted,), name="tcplab-dispatch", daemon=True)
+                self._thread.start()
+            self._wanted.set()
+
+    @staticmethod
+    def _serve(wanted: threading.Event) -> None:
+        while True:
+            wanted.wait()
+            wanted.clear()
+            try:
+                fill_window()
+            except Exception as exc:  # noqa: BLE001 - committed runs wait; the reconciler dispatches them
+                log.warning(
+                    "the dispatcher did not run (%s: %s); queued runs wait in PostgreSQL for the next "
+                    "finished run or the reconciler",
+                    type(exc).__name__,
+                    exc,
+                )
+
+
+_DISPATCH = _DispatchThread()
 
 
 def fill_window() -> list[uuid.UUID]:
@@ -137,8 +175,20 @@ def simulate(self: Any, *run_ids: str) -> None:
     # Runs not claimed are finished or cancelled already (a redelivery, a retry after the
     # database went away, a cancelled run's message): only what follows them may be owed.
     if scenarios:
+        started = time.monotonic()
         outcomes = _simulate(scenarios, worker)
         released = _store(outcomes, worker)
+        # One line per batch; `run_ids` names every run it claimed, so that a run's task is
+        # found in the log whatever its place in the batch (the task's run_id is the first's).
+        log.info(
+            "batch of %d run(s): %d succeeded, %d failed, %d not started, in %.3f s",
+            len(scenarios),
+            len(outcomes.completed),
+            len(outcomes.failed),
+            len(outcomes.unstarted),
+            time.monotonic() - started,
+            extra={"run_ids": [str(run_id) for run_id in scenarios]},
+        )
         if released:
             log.info("%d run(s) given back to the queue: this worker is shutting down", len(released))
             send([released])

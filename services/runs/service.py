@@ -118,7 +118,7 @@ def set_shared(session: Session, run_id: uuid.UUID, viewer: Identity, shared: bo
 def claim(session: Session, run_id: uuid.UUID, worker: str) -> dict[str, Any] | None:
     """Marks the run running for `worker` and returns its scenario; None when there is
     nothing to do (see `claim_batch`)."""
-    return claim_batch(session, [run_id], worker).get(run_id)
+    return claim_batch(session, [run_id], worker).get(_uuid(run_id))
 
 
 def claim_batch(session: Session, run_ids: Sequence[uuid.UUID], worker: str) -> dict[uuid.UUID, dict[str, Any]]:
@@ -128,6 +128,7 @@ def claim_batch(session: Session, run_ids: Sequence[uuid.UUID], worker: str) -> 
     another worker is running it and alive (a redelivered message of a run the reconciler
     already handed on). A running run whose worker fell silent is taken over."""
     settings = get_settings()
+    run_ids = _uuids(run_ids)
     claimed = repo.claim_runs(session, run_ids, worker, started_at=_now(), dead_after_s=settings.worker_dead_after_s)
     caps: dict[uuid.UUID, int] = {}
     scenarios = {}
@@ -137,6 +138,15 @@ def claim_batch(session: Session, run_ids: Sequence[uuid.UUID], worker: str) -> 
             caps[owner_id] = Quotas.of(owner, settings).max_events_per_run if owner else settings.run_max_events
         scenarios[run_id] = scenario if owner_id is None else _with_events_cap(scenario, caps[owner_id])
     return {run_id: scenarios[run_id] for run_id in run_ids if run_id in scenarios}
+
+
+def _uuid(run_id: uuid.UUID | str) -> uuid.UUID:
+    """A run id as a UUID (callers may hold the text an API response gave them)."""
+    return run_id if isinstance(run_id, uuid.UUID) else uuid.UUID(str(run_id))
+
+
+def _uuids(run_ids: Sequence[uuid.UUID | str]) -> list[uuid.UUID]:
+    return [_uuid(run_id) for run_id in run_ids]
 
 
 def _with_events_cap(scenario: dict[str, Any], cap: int) -> dict[str, Any]:
@@ -149,7 +159,7 @@ def _with_events_cap(scenario: dict[str, Any], cap: int) -> dict[str, Any]:
 
 def check_in(session: Session, run_id: uuid.UUID, worker: str, *, beat: bool) -> bool:
     """Whether `worker` should go on simulating the run (see `check_in_batch`)."""
-    return run_id in check_in_batch(session, [run_id], worker, beat=beat)
+    return _uuid(run_id) in check_in_batch(session, [run_id], worker, beat=beat)
 
 
 def check_in_batch(session: Session, run_ids: Sequence[uuid.UUID], worker: str, *, beat: bool) -> set[uuid.UUID]:
@@ -157,8 +167,8 @@ def check_in_batch(session: Session, run_ids: Sequence[uuid.UUID], worker: str, 
     cancelled, finished, or handed to another worker because this one had fallen silent. With
     `beat`, it is also the worker's heartbeat on them (a write; the check alone is a read)."""
     if beat:
-        return repo.beat_batch(session, run_ids, worker)
-    return repo.running_for(session, run_ids, worker)
+        return repo.beat_batch(session, _uuids(run_ids), worker)
+    return repo.running_for(session, _uuids(run_ids), worker)
 
 
 def release(session: Session, run_id: uuid.UUID, worker: str) -> bool:
@@ -185,7 +195,7 @@ def release_batch(session: Session, run_ids: Sequence[uuid.UUID], worker: str) -
 def give_back(session: Session, run_ids: Sequence[uuid.UUID], worker: str) -> list[uuid.UUID]:
     """`worker` claimed these runs in a batch and did not start them (the batch ran past its
     time budget): they wait in PostgreSQL again, for the dispatcher to hand out in their turn."""
-    return repo.give_back(session, run_ids, worker)
+    return repo.give_back(session, _uuids(run_ids), worker)
 
 
 def reclaim_abandoned(session: Session) -> list[uuid.UUID]:
@@ -206,6 +216,7 @@ def complete_batch(session: Session, completed: Sequence[tuple[uuid.UUID, dict[s
     and marks their runs succeeded — unless a run was cancelled meanwhile: then its result is
     kept for the cache and the run stays cancelled. Returns the runs that became succeeded now
     (not those a redelivery finds succeeded already)."""
+    completed = [(_uuid(run_id), result) for run_id, result in completed]
     keys = repo.cache_keys_of(session, [run_id for run_id, _ in completed])
     present = [(run_id, keys[run_id], result) for run_id, result in completed if run_id in keys]
     result_ids = repo.insert_results(session, [(key, result["core_version"], result) for _, key, result in present])
@@ -229,7 +240,7 @@ def fail(session: Session, run_id: uuid.UUID, error: str, kind: str) -> None:
 
 def fail_batch(session: Session, failures: Sequence[tuple[uuid.UUID, str, str]]) -> None:
     """Records the core's verdicts (run, message, kind) on runs not yet finished."""
-    verdicts = {run_id: (error, kind) for run_id, error, kind in failures}
+    verdicts = {_uuid(run_id): (error, kind) for run_id, error, kind in failures}
     now = _now()
     for run in repo.runs_for_update(session, list(verdicts)):
         if run.status.is_final:
