@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import datetime as dt
+import threading
 import uuid
+from collections import OrderedDict
 from collections.abc import Iterator
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Request, Response, status
 from fastapi.responses import StreamingResponse
+from sqlalchemy.orm import Session
 
 from api.auth import CurrentUser, Submitter
 from api.deps import SessionDep, SettingsDep
@@ -47,7 +50,7 @@ def submit_run(
     if not cached:
         run_after_commit(session, lambda: enqueue([run.id]))
     response.headers["Location"] = f"/v1/runs/{run.id}"
-    return RunOut.of(run, cached=cached)
+    return RunOut.of(run, cached=cached, owner=viewer.name)
 
 
 @router.get("", response_model=RunList)
@@ -90,12 +93,37 @@ def get_result(run_id: uuid.UUID, request: Request, viewer: CurrentUser, session
     fairness, the core's stats), one row per flow, and the traces when `traces=true` (as the
     core returned them, streamed: any size of trace costs the API the same memory; pages and
     downsampled series: `GET /v1/runs/{id}/traces`). 409 while the run is not succeeded."""
-    body = runs.result_of(session, run_id, viewer)
     if not traces:
-        return body
+        run = runs.succeeded_run(session, run_id, viewer)
+        head = '{"run_id":' + json_text(str(run.id)) + ',"cache_key":' + json_text(run.cache_key) + ","
+        return Response((head + _stored_result_text(session, run.result_id)).encode(), media_type="application/json")
+    body = runs.result_of(session, run_id, viewer)
     layout = run_traces.layout_of(session, run_id, viewer)
     values = None if layout is None else run_traces.series_values(request.app.state.session_factory, layout)
     return StreamingResponse(_with_traces(body, layout, values), media_type="application/json")
+
+
+_STORED_RESULTS: OrderedDict[uuid.UUID, str] = OrderedDict()
+_STORED_RESULTS_KEPT = 512
+_STORED_RESULTS_LOCK = threading.Lock()
+
+
+def _stored_result_text(session: Session, result_id: uuid.UUID | None) -> str:
+    """A stored result as JSON text, less its opening brace. Results never change once stored,
+    so the latest few hundred read are kept as text: a result read again (a dashboard, a script
+    polling its runs) costs the visibility check alone, not two queries and a serialisation."""
+    assert result_id is not None
+    with _STORED_RESULTS_LOCK:
+        text = _STORED_RESULTS.get(result_id)
+        if text is not None:
+            _STORED_RESULTS.move_to_end(result_id)
+            return text
+    text = json_text(finite(runs.stored_result(session, result_id)))[1:]
+    with _STORED_RESULTS_LOCK:
+        _STORED_RESULTS[result_id] = text
+        while len(_STORED_RESULTS) > _STORED_RESULTS_KEPT:
+            _STORED_RESULTS.popitem(last=False)
+    return text
 
 
 def _with_traces(body: dict[str, Any], layout: run_traces.Layout | None, values: Iterator[tuple[int, Any]] | None) -> Iterator[bytes]:

@@ -57,10 +57,12 @@ class RunOut(BaseModel):
     result_url: str | None = None
 
     @classmethod
-    def of(cls, run: Run, *, cached: bool = False) -> RunOut:
-        fields = {name: getattr(run, name) for name in cls.model_fields if hasattr(run, name)}
+    def of(cls, run: Run, *, cached: bool = False, owner: str | None = None) -> RunOut:
+        """`owner`: the owner's name when the caller knows it (the submitter), sparing a query."""
+        fields = {name: getattr(run, name) for name in cls.model_fields if name != "owner" and hasattr(run, name)}
         url = f"/v1/runs/{run.id}/result" if run.status == RunStatus.succeeded else None
-        owner = run.owner.name if run.owner is not None else None
+        if owner is None and run.owner_id is not None:
+            owner = run.owner.name if run.owner is not None else None
         return cls(**{**fields, "owner": owner, "cached": cached, "result_url": url})
 
 

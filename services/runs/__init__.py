@@ -27,7 +27,9 @@ from services.runs.service import (
     release_batch,
     result_of,
     set_shared,
+    stored_result,
     submit,
+    succeeded_run,
 )
 
 __all__ = [
@@ -49,5 +51,7 @@ __all__ = [
     "release_batch",
     "result_of",
     "set_shared",
+    "stored_result",
     "submit",
+    "succeeded_run",
 ]

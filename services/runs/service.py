@@ -301,6 +301,13 @@ def result_of(session: Session, run_id: uuid.UUID, viewer: Identity) -> dict[str
     """The stored result of a succeeded run: summary and per-flow rows (its traces are read
     in pieces: services/runs/traces.py)."""
     run = succeeded_run(session, run_id, viewer)
-    flows = [{m: getattr(f, m) for m in FLOW_METRICS} for f in repo.flows_of(session, run.result_id)]
-    return {"run_id": str(run.id), "cache_key": run.cache_key, **repo.summary_of(session, run.result_id), "flows": flows}
+    return {"run_id": str(run.id), "cache_key": run.cache_key, **stored_result(session, run.result_id)}
+
+
+def stored_result(session: Session, result_id: uuid.UUID | None) -> dict[str, Any]:
+    """A stored result's summary and per-flow rows. A result never changes once stored (the
+    runs that share it differ only by their own fields): callers may keep it."""
+    assert result_id is not None
+    flows = [{m: getattr(f, m) for m in FLOW_METRICS} for f in repo.flows_of(session, result_id)]
+    return {**repo.summary_of(session, result_id), "flows": flows}
 
