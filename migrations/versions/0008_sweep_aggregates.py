@@ -48,6 +48,10 @@ def upgrade() -> None:
         ),
         sa.PrimaryKeyConstraint("sweep_id", "metric", "point", "flow", name=op.f("pk_sweep_aggregates")),
     )
+    # The backfill runs the service's own recomputation (the code of the checkout, as 0005 does
+    # with its codec): it reads runs, sweep_points and flow_results by the models' columns, so
+    # a later migration that adds a per-flow metric must keep this one working on old data
+    # (e.g. by filling sweep_aggregates after its own column exists).
     from sqlalchemy.orm import Session
 
     from services.sweeps import aggregates
