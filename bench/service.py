@@ -30,6 +30,8 @@ import httpx
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
+LOAD_GOAL_RPS = 300
+LOAD_GOAL_P99_MS = 250
 
 
 def free_port() -> int:
@@ -222,6 +224,13 @@ def main() -> int:
         print("mixed load (submit + result read + model query per loop):", json.dumps(load))
         lost = load["runs_submitted"] - load["run_statuses"].get("succeeded", 0)  # type: ignore[union-attr,operator]
         print(f"  nothing lost: {lost == 0 and load['errors'] == 0} ({lost} submitted runs not succeeded, {load['errors']} error responses)")
+        p99 = max(float(load[f"{kind}_p99_ms"]) for kind in ("submit", "result", "model"))  # type: ignore[arg-type]
+        rate = float(load["requests_per_s"])  # type: ignore[arg-type]
+        print(
+            f"  goal (issue 12): >= {LOAD_GOAL_RPS} requests/s with every p99 < {LOAD_GOAL_P99_MS} ms on 2 cores: "
+            f"{rate:.0f} requests/s ({'met' if rate >= LOAD_GOAL_RPS else 'NOT met'}), "
+            f"worst p99 {p99:.0f} ms ({'met' if p99 < LOAD_GOAL_P99_MS else 'NOT met'})"
+        )
     if a.json:
         a.json.write_text(json.dumps(figures, indent=2))
     return 0
