@@ -123,8 +123,13 @@ def run_case(client: httpx.Client, cpu: Cpu, points: int, replications: int, see
     if total != runs or stored["points"] != points:
         raise SystemExit(f"the sweep has {total} runs and {stored['points']} points, not {runs} and {points}")
     cancel, cancelled = timed(client, cpu, "POST", f"/v1/sweeps/{sweep['id']}/cancel")
-    if cancel.status_code != 200:
-        raise SystemExit(f"cancel answered {cancel.status_code}: {cancel.text[:500]}")
+    refused = None
+    if cancel.status_code != 200:  # e.g. a 503 for a deadlock with a worker: said, and tried again
+        refused = f"{cancel.status_code}: {cancel.text[:300]}"
+        print(f"cancel answered {refused}; trying again", file=sys.stderr)
+        cancel, cancelled = timed(client, cpu, "POST", f"/v1/sweeps/{sweep['id']}/cancel")
+        if cancel.status_code != 200:
+            raise SystemExit(f"cancel answered {cancel.status_code}: {cancel.text[:500]}")
     left = client.get(f"/v1/sweeps/{sweep['id']}").json()["progress"]
     return {
         "runs": runs,
@@ -136,6 +141,7 @@ def run_case(client: httpx.Client, cpu: Cpu, points: int, replications: int, see
         "cancel_cpu": {"api_s": cancelled["api_cpu_s"], "db_s": cancelled["db_cpu_s"]},
         "created": sweep.get("created"),
         "unfinished_after_cancel": left["queued"] + left["running"],
+        "cancel_refused_first": refused,
     }
 
 
