@@ -35,6 +35,7 @@ m > W − 3) — the prediction is given, ``in_valid_range`` is false.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -343,6 +344,7 @@ def model_rows(
             sim_ci_low=sim.ci_low,
             sim_ci_high=sim.ci_high,
         )
+        base = finite_row(base)  # once per group; each model's own three numbers below
         for model in models:
             pred = predictions[model][g]
             error, signed = errors(sim.mean, pred.value)
@@ -352,16 +354,19 @@ def model_rows(
             if group.app not in (None, "ftp"):
                 note = "; ".join(filter(None, [f"{group.app} traffic: the models describe long-lived bulk transfers", note]))
             rows.append(
-                finite_row(
-                    {
-                        **base,
-                        "model": model,
-                        "model_pkts_per_rtt": pred.value,
-                        "error": error,
-                        "signed_error": signed,
-                        "in_valid_range": pred.in_valid_range,
-                        "note": note,
-                    }
-                )
+                {
+                    **base,
+                    "model": model,
+                    "model_pkts_per_rtt": _finite(pred.value),
+                    "error": _finite(error),
+                    "signed_error": _finite(signed),
+                    "in_valid_range": pred.in_valid_range,
+                    "note": note,
+                }
             )
     return rows
+
+
+def _finite(value: float | None) -> float | None:
+    """As `finite_row` leaves a number: None when not finite."""
+    return None if value is None or not math.isfinite(value) else value
