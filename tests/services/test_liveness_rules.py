@@ -8,8 +8,10 @@ import datetime as dt
 import uuid
 from typing import Any
 
+from sqlalchemy import text
+
 from services.db.models import Run, RunStatus
-from services.runs import check_in, claim, reclaim_abandoned
+from services.runs import check_in, claim, claim_batch, give_back, reclaim_abandoned
 from services.settings import get_settings
 
 FIG2 = {"preset": "paper000-fig2a", "overrides": {"duration_s": 5, "warmup_s": 1}}
@@ -69,3 +71,28 @@ def test_only_runs_whose_worker_fell_silent_go_back_to_the_queue_with_their_slot
     assert row.status == RunStatus.queued and row.dispatched_at is not None and row.heartbeat_at is None
     assert db_session.get(Run, alive).status == RunStatus.running
     assert reclaim_abandoned(db_session) == []
+
+
+def test_a_batch_past_its_time_gives_back_only_its_own_unstarted_runs_as_never_dispatched(client, db_session):
+    first, second, third = (_queued_run(client, seed) for seed in (5, 6, 7))
+    claimed = claim_batch(db_session, [first, second, third], "a@host")
+    assert list(claimed) == [first, second, third]  # in the batch's order
+    db_session.execute(text("UPDATE runs SET worker = 'b@host' WHERE id = :id"), {"id": third})  # handed on
+    db_session.commit()
+    assert sorted(give_back(db_session, [second, third], "a@host")) == [second]
+    db_session.commit()
+    db_session.expire_all()
+    row = db_session.get(Run, second)
+    assert (row.status, row.dispatched_at, row.batch_id, row.worker, row.started_at, row.attempts) == (
+        RunStatus.queued, None, None, None, None, 0
+    )
+    assert db_session.get(Run, first).status == RunStatus.running
+    assert db_session.get(Run, third).worker == "b@host"
+
+
+def test_a_batch_claimed_twice_is_simulated_once_by_the_live_worker(client, db_session):
+    runs = [_queued_run(client, seed) for seed in (8, 9)]
+    assert list(claim_batch(db_session, runs, "a@host")) == runs
+    db_session.commit()
+    assert claim_batch(db_session, runs, "b@host") == {}  # a redelivery while a is alive
+    assert list(claim_batch(db_session, runs, "a@host")) == runs  # a retrying its own task
