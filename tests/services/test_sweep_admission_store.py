@@ -7,6 +7,7 @@ nothing, and a cancel ends every unfinished run. On the test PostgreSQL."""
 
 from __future__ import annotations
 
+import time
 import uuid
 from typing import Any
 
@@ -205,3 +206,56 @@ def test_the_cache_key_check_accepts_exactly_64_lowercase_hex_digits(factory, ke
             with pytest.raises(IntegrityError, match="ck_runs_cache_key_sha256"):
                 session.execute(statement, {"key": key})
         session.rollback()
+
+
+def test_a_cancel_crossing_a_transaction_that_locks_its_runs_in_another_order_still_cancels_them(factory, test_settings):
+    """A worker's transaction holds the sweep's second run and then wants its first, which the
+    cancel (locking in id order) holds while it waits for the second: PostgreSQL breaks the
+    deadlock; whichever side it aborts, the cancel goes through (a cancel picked as the victim
+    runs its statement again from a savepoint)."""
+    import threading
+
+    from sqlalchemy import text
+    from sqlalchemy.exc import DBAPIError
+
+    ana = make_user(factory, "ana")
+    sid, _ = create(factory, ana, tiny_sweep(points=1, replications=2), test_settings)
+    first, second = sorted(r.id for r in runs_of(factory, sid))
+    outcome: dict[str, Any] = {}
+
+    def cancel() -> None:
+        try:
+            with session_scope(factory) as session:
+                outcome["cancelled"] = sweeps.cancel(session, sid, identity(session, ana, test_settings))[1]
+        except Exception as e:  # noqa: BLE001 - reported below
+            outcome["error"] = e
+
+    with factory() as worker:
+        worker.execute(text("SET LOCAL statement_timeout = '20s'"))
+        worker.execute(text("SELECT id FROM runs WHERE id = :id FOR UPDATE"), {"id": second})
+        thread = threading.Thread(target=cancel)
+        thread.start()
+        deadline = time.monotonic() + 10
+        while not _waiting_for_a_lock(factory) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert _waiting_for_a_lock(factory), "the cancel should be waiting for the second run"
+        try:
+            worker.execute(text("UPDATE runs SET heartbeat_at = now() WHERE id = :id"), {"id": first})
+            worker.commit()
+            outcome["victim"] = "cancel"
+        except DBAPIError:
+            worker.rollback()  # the worker was the victim
+            outcome["victim"] = "worker"
+        thread.join(timeout=30)
+    assert "error" not in outcome, outcome.get("error")
+    assert outcome["cancelled"] == 2
+    assert {r.status for r in runs_of(factory, sid)} == {RunStatus.cancelled}
+
+
+def _waiting_for_a_lock(factory: sessionmaker[Session]) -> bool:
+    from sqlalchemy import text
+
+    with factory() as session:
+        return session.execute(
+            text("SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%WITH locked%'")
+        ).scalar_one() > 0
