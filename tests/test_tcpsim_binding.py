@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import json
+import math
 import pickle
 import subprocess
 import sys
@@ -13,9 +14,11 @@ import tomllib
 from collections import OrderedDict
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import tcpsim
+from services.presets import build_scenario, list_presets
 
 ROOT = Path(__file__).resolve().parents[1]
 TCPSIM_SCRIPT = Path(sys.executable).parent / "tcpsim"
@@ -419,3 +422,171 @@ def test_python_dash_m_tcpsim_is_the_same_command():
     )
     assert done.returncode == 0
     assert done.stdout == _tcpsim("variants").stdout
+
+
+# --- columns: the result's tables and traces as numpy arrays ---------------------------------
+
+
+def _preset(name: str) -> dict:
+    """Preset `name`, shortened to at most 4 simulated seconds, with traces every 10 ms."""
+    s = build_scenario(name)
+    duration = min(s["duration_s"], 4.0)
+    s["warmup_s"] = min(s.get("warmup_s", 0.0), duration / 2)
+    s["duration_s"] = duration
+    s.setdefault("outputs", {})["trace_interval_s"] = 0.01
+    return s
+
+
+PRESET_NAMES = [p.name for p in list_presets()]
+
+# A UDP flow, a flow with no loss (ssthresh infinite until its first loss: null in its trace),
+# random loss, and an undefined download time: every kind of value the result holds.
+MIXED = {
+    "name": "mixed",
+    "duration_s": 3,
+    "warmup_s": 1,
+    "seed": 11,
+    "topology": {"dumbbell": {"bottleneck": {"rate_mbps": 10, "delay_ms": 5}}},
+    "flows": [
+        {"name": "lossy", "variant": "newreno-sbs", "rtt_ms": 40, "loss": {"type": "uniform", "rate": 0.02}},
+        {"name": "clean", "variant": "cubic", "rtt_ms": 60, "start_s": 1.5},
+        {"name": "cbr", "type": "udp", "rtt_ms": 30, "app": {"type": "cbr", "rate_mbps": 2, "packet_bytes": 500}},
+    ],
+    "outputs": {"trace_interval_s": 0.005},
+}
+
+
+def _bits(value: object) -> str:
+    """A result as text that tells apart every bit of every float (repr is exact), int from
+    float, and the order of keys."""
+    return json.dumps(value, allow_nan=False)
+
+
+def _assert_columns_match_records(columns: dict, records: dict) -> None:
+    """Every column of `columns` holds, value for value and bit for bit, what `records` holds."""
+    table, rows = columns["flows"], records["flows"]
+    assert isinstance(table, dict)
+    assert all(list(table) == list(row) for row in rows)
+    for key, column in table.items():
+        values = [row[key] for row in rows]
+        if isinstance(column, list):
+            assert key in ("name", "type", "variant")
+            assert column == values
+            continue
+        assert isinstance(column, np.ndarray) and column.ndim == 1 and len(column) == len(rows)
+        if column.dtype == np.int64:
+            assert all(type(v) is int for v in values) and column.tolist() == values
+        else:
+            assert column.dtype == np.float64
+            assert all(v is None or type(v) is float for v in values)
+            expected = np.array([math.nan if v is None else v for v in values], dtype=np.float64)
+            assert np.array_equal(np.isnan(column), [v is None for v in values])
+            assert column.view(np.int64).tolist() == expected.view(np.int64).tolist()
+
+
+def _without_stats(result: dict) -> dict:
+    return {k: v for k, v in result.items() if k != "stats"}
+
+
+@pytest.mark.parametrize("name", PRESET_NAMES)
+def test_every_preset_gives_the_same_bits_as_columns_as_as_records_traces_included(name):
+    s = _preset(name)
+    records = tcpsim.run(s)
+    columns = tcpsim.run(s, columns=True)
+    assert "traces" in records and "traces" in columns
+    _assert_columns_match_records(columns, records)
+    back = tcpsim.to_records(columns)
+    assert _bits(_without_stats(back)) == _bits(_without_stats(records))
+    assert _without_stats(back) == _without_stats(records)
+    assert list(back) == list(records)
+    assert list(back["stats"]) == list(records["stats"])
+
+
+def test_to_records_reproduces_the_json_result_exactly_with_a_udp_flow_and_null_values():
+    records = tcpsim.run(MIXED)
+    columns = tcpsim.run(MIXED, columns=True)
+    assert [f["type"] for f in records["flows"]] == ["tcp", "tcp", "udp"]
+    assert columns["flows"]["variant"] == ["newreno-sbs", "cubic", None]
+    # The scenario holds nulls both in the table and in the traces, which must map to NaN.
+    assert any(v is None for f in records["flows"] for v in f.values())
+    assert any(v is None for f in records["traces"]["flows"] for v in f.get("ssthresh", []))
+    back = tcpsim.to_records(columns)
+    assert _bits(_without_stats(back)) == _bits(_without_stats(records))
+    # The stats are measured anew each run; their keys and types are the same.
+    assert {k: type(v) for k, v in back["stats"].items()} == {k: type(v) for k, v in records["stats"].items()}
+
+
+def test_trace_series_are_numpy_arrays_nan_where_the_records_have_none():
+    records = tcpsim.run(MIXED)
+    traces = tcpsim.run(MIXED, columns=True)["traces"]
+    assert traces["time_s"].dtype == np.float64
+    assert traces["time_s"].tolist() == records["traces"]["time_s"]
+    assert [f["name"] for f in traces["flows"]] == [f["name"] for f in records["traces"]["flows"]]
+    for got, want in zip(traces["flows"], records["traces"]["flows"], strict=True):
+        assert list(got) == list(want)  # the same series, in the same order
+        for series in ("cwnd", "ssthresh"):
+            assert got[series].dtype == np.float64 and len(got[series]) == len(want[series])
+            assert np.isnan(got[series]).tolist() == [v is None for v in want[series]]
+            assert [None if v != v else v for v in got[series].tolist()] == want[series]
+    for got, want in zip(traces["links"], records["traces"]["links"], strict=True):
+        assert got["name"] == want["name"]
+        assert got["queue"].dtype == np.int64 and got["queue"].tolist() == want["queue"]
+
+
+def test_the_scalar_parts_of_a_columns_result_are_those_of_the_records_result():
+    records, columns = tcpsim.run(SCENARIO), tcpsim.run(SCENARIO, columns=True)
+    for key in ("core_version", "seed", "measured_from_s", "measured_to_s", "links", "fairness"):
+        assert _bits(columns[key]) == _bits(records[key])
+    assert "traces" not in columns  # none asked for: absent, as in the records
+    assert list(columns) == list(records)
+
+
+def test_only_the_trace_series_asked_for_are_there_with_columns():
+    s = scenario(outputs={"trace_interval_s": 0.01, "trace": ["cwnd"]})
+    records, columns = tcpsim.run(s), tcpsim.run(s, columns=True)
+    assert [list(f) for f in columns["traces"]["flows"]] == [["name", "cwnd"]] * 2
+    assert columns["traces"]["links"] == [] == records["traces"]["links"]
+    assert _bits(_without_stats(tcpsim.to_records(columns))) == _bits(_without_stats(records))
+
+
+def test_to_records_leaves_its_input_alone_and_copies_a_records_result():
+    columns = tcpsim.run(MIXED, columns=True)
+    goodput = columns["flows"]["goodput_bps"]
+    tcpsim.to_records(columns)
+    assert columns["flows"]["goodput_bps"] is goodput and isinstance(columns["traces"]["time_s"], np.ndarray)
+    records = tcpsim.run(SCENARIO)
+    again = tcpsim.to_records(records)
+    assert again == records and again is not records
+
+
+def test_the_same_scenario_gives_identical_columns():
+    first, second = tcpsim.run(MIXED, columns=True), tcpsim.run(MIXED, columns=True)
+    assert _bits(_without_stats(tcpsim.to_records(first))) == _bits(_without_stats(tcpsim.to_records(second)))
+
+
+def test_errors_are_the_same_with_columns():
+    bad = scenario(warmup_s=3)
+    with pytest.raises(tcpsim.ScenarioError) as info:
+        tcpsim.run(bad, columns=True)
+    assert (info.value.path, info.value.kind) == ("$.warmup_s", "invalid")
+    with pytest.raises(tcpsim.LimitExceeded):
+        tcpsim.run(scenario(limits={"max_events": 10}), columns=True)
+    with pytest.raises(TypeError, match="dict or a JSON string"):
+        tcpsim.run(3, columns=True)
+    with pytest.raises(TypeError):
+        tcpsim.run(SCENARIO, True)  # columns is keyword-only, as stop is
+
+
+def test_a_stop_token_ends_a_run_with_columns_and_an_unused_one_changes_nothing():
+    token = tcpsim.StopToken()
+    threading.Timer(0.2, token.stop).start()
+    with pytest.raises(tcpsim.Stopped) as info:
+        tcpsim.run(scenario(duration_s=36_000), stop=token, columns=True)
+    assert (info.value.kind, info.value.path) == ("stopped", None)
+    watched = tcpsim.run(MIXED, stop=tcpsim.StopToken(), columns=True)
+    assert _bits(_without_stats(tcpsim.to_records(watched))) == _bits(_without_stats(tcpsim.run(MIXED)))
+
+
+def test_columns_false_is_the_records_result_of_before():
+    assert _without_stats(tcpsim.run(SCENARIO, columns=False)) == _without_stats(tcpsim.run(SCENARIO))
+    assert isinstance(tcpsim.run(SCENARIO, columns=False)["flows"], list)

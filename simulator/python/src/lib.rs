@@ -2,10 +2,12 @@
 //!
 //! A thin layer, in the manner of tokenizers' binding crate: the simulator itself lives in the
 //! pure Rust crate `tcpsim-core`; this crate only moves scenarios in (a JSON string, or a dict
-//! serialised with `json.dumps`), results out (the core's JSON, read with `json.loads`), and
-//! errors across, all in one place (`to_py_err`). Every call into the core runs with the GIL
-//! released and inside `catch_unwind`, so a long run never blocks other Python threads and a bug
-//! in the core raises `tcpsim.InternalError` instead of aborting the interpreter.
+//! serialised with `json.dumps`), results out (the core's JSON, read with `json.loads`; or, with
+//! `columns=True`, Python objects built directly, the per-flow table and the traces as numpy
+//! arrays: see `columns`), and errors across, all in one place (`to_py_err`). Every call into
+//! the core runs with the GIL released and inside `catch_unwind`, so a long run never blocks
+//! other Python threads and a bug in the core raises `tcpsim.InternalError` instead of aborting
+//! the interpreter.
 //!
 //! The exception classes are defined once, in Python (`tcpsim/_errors.py`), and looked up here
 //! the first time one is raised.
@@ -19,6 +21,8 @@ use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyDict, PyString, PyType};
 use tcpsim_core::{SimError, StopSignal};
+
+mod columns;
 
 /// Where the exception classes live (pure Python, so they pickle and carry real attributes).
 const ERRORS_MODULE: &str = "tcpsim._errors";
@@ -61,6 +65,11 @@ fn internal_message(detail: &str) -> String {
         "internal error in the tcpsim core {}, please report it with the scenario that caused it: {detail}",
         tcpsim_core::CORE_VERSION
     )
+}
+
+/// `tcpsim.InternalError` for a failure found while building the result's Python objects.
+fn internal_error(py: Python<'_>, detail: &str) -> PyErr {
+    to_py_err(py, Failure::Internal(detail.to_string()))
 }
 
 /// The one place where core errors become Python exceptions:
@@ -144,18 +153,24 @@ impl StopToken {
 }
 
 /// Runs a scenario (a dict or a JSON string) and returns the result as a dict; with `stop`,
-/// until that token is stopped.
+/// until that token is stopped. With `columns`, the dict is built directly from the core's result
+/// (no JSON text): "flows" as a dict of columns and the traces' series as numpy arrays (see
+/// `columns`); without, it is the core's JSON read by `json.loads`, as it always was.
 #[pyfunction]
-#[pyo3(signature = (scenario, *, stop = None))]
-fn run(py: Python<'_>, scenario: &Bound<'_, PyAny>, stop: Option<&StopToken>) -> PyResult<Py<PyAny>> {
+#[pyo3(signature = (scenario, *, stop = None, columns = false))]
+fn run(py: Python<'_>, scenario: &Bound<'_, PyAny>, stop: Option<&StopToken>, columns: bool) -> PyResult<Py<PyAny>> {
     let text = scenario_json(scenario)?;
     let signal = stop.map(|token| token.signal.clone());
+    let simulate = move || match &signal {
+        Some(signal) => tcpsim_core::run_json_with_stop(&text, signal),
+        None => tcpsim_core::run_json(&text),
+    };
+    if columns {
+        let result = call_core(py, move || Ok(simulate()?)).map_err(|f| to_py_err(py, f))?;
+        return Ok(columns::result(py, result)?.into_any().unbind());
+    }
     let result = call_core(py, move || {
-        let result = match &signal {
-            Some(signal) => tcpsim_core::run_json_with_stop(&text, signal)?,
-            None => tcpsim_core::run_json(&text)?,
-        };
-        serde_json::to_string(&result).map_err(|e| Failure::Internal(format!("cannot serialise the result: {e}")))
+        serde_json::to_string(&simulate()?).map_err(|e| Failure::Internal(format!("cannot serialise the result: {e}")))
     })
     .map_err(|f| to_py_err(py, f))?;
     json_loads(py, result)

@@ -16,8 +16,22 @@ GIL while the core works, and raise ``ScenarioError`` (a ``ValueError``) naming 
 field's JSON path. ``run(scenario, stop=StopToken())`` can be stopped from another thread
 (``token.stop()``: the run raises ``Stopped`` within a few thousand events). ``normalize`` returns the scenario as the core reads it, every default filled
 in. ``VARIANTS`` maps each congestion-control variant to a one-line description.
+
+``run(scenario, columns=True)`` builds the result directly from the core's (no JSON text in
+between) and gives the per-flow table as columns and the traces' series as numpy arrays::
+
+    result = tcpsim.run(scenario, columns=True)
+    result["flows"]["goodput_bps"]          # numpy float64 array, one value per flow
+    result["flows"]["name"]                 # list of str ("type" and "variant" too)
+    result["traces"]["flows"][0]["cwnd"]    # numpy float64 array (with outputs.trace_interval_s)
+
+Float columns and series are float64 with NaN exactly where ``run(scenario)`` has ``None`` (an
+undefined ratio, an infinite ssthresh); integers are int64; links, fairness and stats are the
+same dicts as without ``columns``. ``to_records(result)`` gives back what ``run(scenario)``
+returns, bit for bit. ``columns=True`` needs numpy.
 """
 
+from tcpsim._columns import to_records
 from tcpsim._core import VARIANTS, StopToken, __version__, normalize, run, validate
 from tcpsim._errors import ErrorKind, InternalError, LimitExceeded, ScenarioError, Stopped
 
@@ -32,5 +46,6 @@ __all__ = [
     "__version__",
     "normalize",
     "run",
+    "to_records",
     "validate",
 ]

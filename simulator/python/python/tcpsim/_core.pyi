@@ -20,10 +20,23 @@ class StopToken:
     def stopped(self) -> bool:
         """Whether ``stop()`` was called."""
 
-def run(scenario: str | dict[str, Any], *, stop: StopToken | None = None) -> dict[str, Any]:
-    """Run a scenario and return the result (``flows``, ``links``, ``fairness``, optional
-    ``traces``, and the machine-dependent ``stats``). With ``stop``, ``stop.stop()`` from
-    another thread ends the run with ``tcpsim.Stopped``.
+def run(scenario: str | dict[str, Any], *, stop: StopToken | None = None, columns: bool = False) -> dict[str, Any]:
+    """Run a scenario and return the result (``core_version``, ``seed``, ``measured_from_s``,
+    ``measured_to_s``, ``flows``, ``links``, ``fairness``, optional ``traces``, and the
+    machine-dependent ``stats``). With ``stop``, ``stop.stop()`` from another thread ends the run
+    with ``tcpsim.Stopped``.
+
+    Without ``columns`` the result is the core's JSON read by ``json.loads``: ``flows`` a list of
+    dicts, one per flow, and every trace series a list (``None`` where a value is undefined).
+
+    With ``columns=True`` it is built directly from the core's result, with no JSON text:
+    ``flows`` is a dict of columns (same keys, same order), each a numpy array with one value per
+    flow — float64 with NaN exactly where the records have ``None``, int64 for counters — or, for
+    ``name``, ``type`` and ``variant``, a list (``None`` for a UDP flow's variant); every trace
+    series (``time_s``, a flow's ``cwnd`` and ``ssthresh``, a link's ``queue``) is a numpy array
+    (float64 with NaN for ``None``; ``queue`` int64) in the same nesting as the records form.
+    ``links``, ``fairness``, ``stats`` and the scalars are as without ``columns``.
+    ``tcpsim.to_records`` turns it back into the records form, bit for bit. Needs numpy.
 
     Raises ``tcpsim.ScenarioError`` (a ``ValueError``) for a bad scenario, ``tcpsim.LimitExceeded``
     (a ``ScenarioError``) when the run passes its ``limits``, ``TypeError`` when ``scenario`` is
