@@ -41,7 +41,7 @@ macro_rules! record {
     ($py:expr, $value:expr, $ty:ident { $($field:ident $(as $key:literal)?),* $(,)? }) => {{
         let $ty { $($field),* } = $value;
         let dict = PyDict::new($py);
-        $(dict.set_item(key!($field $(, $key)?), Scalar::to_object($field, $py)?)?;)*
+        $(dict.set_item(pyo3::intern!($py, key!($field $(, $key)?)), Scalar::to_object($field, $py)?)?;)*
         dict
     }};
 }
@@ -55,7 +55,7 @@ macro_rules! table {
             let $ty { $($field: _),* } = row;
         };
         let dict = PyDict::new($py);
-        $(dict.set_item(key!($field $(, $key)?), Cell::column($py, rows.iter().map(|row| &row.$field))?)?;)*
+        $(dict.set_item(pyo3::intern!($py, key!($field $(, $key)?)), Cell::column($py, rows.iter().map(|row| &row.$field))?)?;)*
         dict
     }};
 }
@@ -197,12 +197,15 @@ fn traces(py: Python<'_>, traces: Traces) -> PyResult<Bound<'_, PyDict>> {
     let flow_series = PyList::empty(py);
     for FlowTrace { name, cwnd, ssthresh } in flows {
         let item = PyDict::new(py);
-        item.set_item("name", name)?;
+        item.set_item(pyo3::intern!(py, "name"), name)?;
         if let Some(cwnd) = cwnd {
-            item.set_item("cwnd", floats(py, cwnd))?;
+            item.set_item(pyo3::intern!(py, "cwnd"), floats(py, cwnd))?;
         }
         if let Some(ssthresh) = ssthresh {
-            item.set_item("ssthresh", floats(py, ssthresh.into_iter().map(|v| v.unwrap_or(f64::NAN)).collect()))?;
+            item.set_item(
+                pyo3::intern!(py, "ssthresh"),
+                floats(py, ssthresh.into_iter().map(|v| v.unwrap_or(f64::NAN)).collect()),
+            )?;
         }
         flow_series.append(item)?;
     }
@@ -210,8 +213,8 @@ fn traces(py: Python<'_>, traces: Traces) -> PyResult<Bound<'_, PyDict>> {
     let link_series = PyList::empty(py);
     for LinkTrace { name, queue } in links {
         let item = PyDict::new(py);
-        item.set_item("name", name)?;
-        item.set_item("queue", array(py, queue.into_iter().map(i64::from).collect()))?;
+        item.set_item(pyo3::intern!(py, "name"), name)?;
+        item.set_item(pyo3::intern!(py, "queue"), array(py, queue.into_iter().map(i64::from).collect()))?;
         link_series.append(item)?;
     }
     dict.set_item("links", link_series)?;
