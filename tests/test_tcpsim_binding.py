@@ -590,3 +590,23 @@ def test_a_stop_token_ends_a_run_with_columns_and_an_unused_one_changes_nothing(
 def test_columns_false_is_the_records_result_of_before():
     assert _without_stats(tcpsim.run(SCENARIO, columns=False)) == _without_stats(tcpsim.run(SCENARIO))
     assert isinstance(tcpsim.run(SCENARIO, columns=False)["flows"], list)
+
+
+def test_columns_without_numpy_raise_module_not_found_before_running_and_records_still_work():
+    # A fresh interpreter in which `import numpy` fails (the test's own has numpy loaded).
+    code = """
+import sys
+sys.modules["numpy"] = None
+import tcpsim
+s = {"duration_s": 1, "topology": {"dumbbell": {"bottleneck": {"rate_mbps": 10, "delay_ms": 5}}},
+     "flows": [{"variant": "reno", "rtt_ms": 40}]}
+assert isinstance(tcpsim.run(s)["flows"], list)
+try:
+    tcpsim.run(dict(s, duration_s=36_000), columns=True)  # minutes of work, were it to start
+except ModuleNotFoundError as e:
+    print("refused:", e)
+"""
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("refused: tcpsim.run(..., columns=True) needs numpy"), done.stdout
+    assert "panicked" not in done.stderr

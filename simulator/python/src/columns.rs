@@ -21,10 +21,27 @@
 //! it has its column or key.
 
 use numpy::{Element, IntoPyArray};
+use pyo3::exceptions::PyModuleNotFoundError;
 use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyDict, PyFloat, PyList};
 use tcpsim_core::metrics::{Fairness, FlowResult, FlowTrace, LinkResult, LinkTrace, Stats, Traces};
 use tcpsim_core::RunResult;
+
+/// Imports numpy once, so that without it `columns=True` raises `ModuleNotFoundError` before the
+/// run starts (rust-numpy would panic at the first array instead).
+pub(crate) fn require_numpy(py: Python<'_>) -> PyResult<()> {
+    static NUMPY: PyOnceLock<Py<PyModule>> = PyOnceLock::new();
+    match NUMPY.get_or_try_init(py, || py.import("numpy").map(Bound::unbind)) {
+        Ok(_) => Ok(()),
+        Err(cause) => {
+            let error =
+                PyModuleNotFoundError::new_err("tcpsim.run(..., columns=True) needs numpy, which cannot be imported");
+            error.set_cause(py, Some(cause));
+            Err(error)
+        }
+    }
+}
 
 /// A field's key: its name, or the name serde renames it to.
 macro_rules! key {

@@ -166,8 +166,13 @@ fn run(py: Python<'_>, scenario: &Bound<'_, PyAny>, stop: Option<&StopToken>, co
         None => tcpsim_core::run_json(&text),
     };
     if columns {
+        columns::require_numpy(py)?;
         let result = call_core(py, move || Ok(simulate()?)).map_err(|f| to_py_err(py, f))?;
-        return Ok(columns::result(py, result)?.into_any().unbind());
+        // Built with the GIL held; a panic here (a bug) is caught as the core's are.
+        return match catch_unwind(AssertUnwindSafe(|| columns::result(py, result))) {
+            Ok(built) => Ok(built?.into_any().unbind()),
+            Err(payload) => Err(to_py_err(py, Failure::Internal(panic_message(&*payload)))),
+        };
     }
     let result = call_core(py, move || {
         serde_json::to_string(&simulate()?).map_err(|e| Failure::Internal(format!("cannot serialise the result: {e}")))

@@ -28,7 +28,7 @@ between) and gives the per-flow table as columns and the traces' series as numpy
 Float columns and series are float64 with NaN exactly where ``run(scenario)`` has ``None`` (an
 undefined ratio, an infinite ssthresh); integers are int64; links, fairness and stats are the
 same dicts as without ``columns``. ``to_records(result)`` gives back what ``run(scenario)``
-returns, bit for bit. ``columns=True`` needs numpy.
+returns, bit for bit. ``columns=True`` needs numpy (``ModuleNotFoundError`` without it).
 """
 
 from tcpsim._columns import to_records

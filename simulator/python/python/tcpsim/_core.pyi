@@ -36,7 +36,8 @@ def run(scenario: str | dict[str, Any], *, stop: StopToken | None = None, column
     series (``time_s``, a flow's ``cwnd`` and ``ssthresh``, a link's ``queue``) is a numpy array
     (float64 with NaN for ``None``; ``queue`` int64) in the same nesting as the records form.
     ``links``, ``fairness``, ``stats`` and the scalars are as without ``columns``.
-    ``tcpsim.to_records`` turns it back into the records form, bit for bit. Needs numpy.
+    ``tcpsim.to_records`` turns it back into the records form, bit for bit. Needs numpy:
+    without it, raises ``ModuleNotFoundError`` before the run starts.
 
     Raises ``tcpsim.ScenarioError`` (a ``ValueError``) for a bad scenario, ``tcpsim.LimitExceeded``
     (a ``ScenarioError``) when the run passes its ``limits``, ``TypeError`` when ``scenario`` is
