@@ -182,6 +182,7 @@ class Run(Base):
         Index("ix_runs_owner_cost", "owner_id", "finished_at", postgresql_where=text("core_wall_s IS NOT NULL")),
         # One run per (sweep, point, replication): extending a sweep twice adds nothing twice.
         Index("uq_runs_sweep_point_replication", "sweep_id", "sweep_point", "replication", unique=True),
+        Index(None, "sweep_id", "sweep_point", "status"),  # a sweep's progress from the index alone (0011)
         CheckConstraint(
             "(sweep_id IS NULL) = (sweep_point IS NULL) AND (sweep_id IS NULL) = (replication IS NULL)",
             name="sweep_fields_together",
