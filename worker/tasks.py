@@ -211,7 +211,8 @@ def _simulate(scenarios: dict[uuid.UUID, dict[str, Any]], worker: str) -> _Outco
                 continue
             scenario = _with_server_limits(scenarios[run_id], settings.run_max_wall_s, settings.run_max_events)
             try:
-                outcomes.completed.append((run_id, tcpsim.run(scenario, stop=watch.start(run_id))))
+                # Columns: the per-flow table and traces as arrays, no JSON text in between.
+                outcomes.completed.append((run_id, tcpsim.run(scenario, stop=watch.start(run_id), columns=True)))
             except tcpsim.Stopped:
                 if watch.reason == "shutdown":
                     outcomes.unstarted = ids[i:]

@@ -5,8 +5,10 @@ from __future__ import annotations
 import datetime as dt
 import json
 import uuid
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
+
+import numpy as np
 
 from sqlalchemy import ColumnElement, any_, func, literal, select, text
 from sqlalchemy.dialects.postgresql import insert
@@ -269,14 +271,33 @@ _COPY_FLOWS = f"COPY flow_results ({', '.join(_FLOW_COLUMNS)}) FROM STDIN"
 def _copy_flow_rows(session: Session, results: Sequence[tuple[uuid.UUID, Sequence[dict[str, Any]]]]) -> None:
     """The per-flow rows of new results, through COPY (the cheapest bulk path PostgreSQL has),
     on the session's own connection and transaction."""
-    if not any(flows for _, flows in results):
+    if not results:
         return
     driver = session.connection().connection.driver_connection
     assert driver is not None
     with driver.cursor() as cursor, cursor.copy(_COPY_FLOWS) as copy:
         for result_id, flows in results:
-            for position, flow in enumerate(flows):
-                copy.write_row((result_id, position, *(flow.get(m) for m in FLOW_METRICS)))
+            for position, row in enumerate(_flow_rows(flows)):
+                copy.write_row((result_id, position, *row))
+
+
+def _flow_rows(flows: Sequence[Mapping[str, Any]] | Mapping[str, Any]) -> list[tuple[Any, ...]]:
+    """A result's per-flow table as rows of FLOW_METRICS, from the core's records (a dict per
+    flow) or its columns (`tcpsim.run(..., columns=True)`: numpy arrays, NaN where a record
+    has null — stored as NULL, as the record's null is)."""
+    if not isinstance(flows, Mapping):
+        return [tuple(flow.get(m) for m in FLOW_METRICS) for flow in flows]
+    count = len(flows["name"])
+    return list(zip(*(_column_values(flows.get(m), count) for m in FLOW_METRICS), strict=True))
+
+
+def _column_values(column: Any, count: int) -> list[Any]:
+    if column is None:
+        return [None] * count
+    if isinstance(column, np.ndarray):
+        values = column.tolist()
+        return [None if v != v else v for v in values] if column.dtype.kind == "f" else values
+    return list(column)
 
 
 def flows_of(session: Session, result_id: uuid.UUID) -> Sequence[FlowResult]:

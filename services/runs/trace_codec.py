@@ -42,7 +42,12 @@ class Series:
 
 
 def _array(values: Sequence[Any]) -> tuple[str, np.ndarray]:
-    """A series as int64 when every value is an int, else float64 with null as NaN."""
+    """A series as int64 when every value is an int, else float64 with null as NaN. A numpy
+    array (`tcpsim.run(..., columns=True)`: float64 with NaN for null, or int64) is kept as it is."""
+    if isinstance(values, np.ndarray):
+        if values.dtype.kind in "iu":
+            return "i8", values.astype(I8, copy=False)
+        return "f8", values.astype(F8, copy=False)
     a = np.asarray(values)
     if a.dtype.kind in "iu":
         return "i8", a.astype(I8)
@@ -56,7 +61,8 @@ def chunk_samples_for(series: int) -> int:
 
 def series_of(traces: Mapping[str, Any]) -> Iterator[tuple[str, str | None, str, Sequence[Any]]]:
     """(kind, name, quantity, values) of every series of the core's traces, in stored order."""
-    yield "time", None, "time_s", traces.get("time_s") or []
+    times = traces.get("time_s")
+    yield "time", None, "time_s", [] if times is None else times
     for kind, key in _ITEMS:
         for item in traces.get(key) or []:
             yield from item_series(kind, item)
@@ -64,7 +70,7 @@ def series_of(traces: Mapping[str, Any]) -> Iterator[tuple[str, str | None, str,
 
 def item_series(kind: str, item: Mapping[str, Any]) -> Iterator[tuple[str, str | None, str, Sequence[Any]]]:
     """The series of one flow (`kind` "flow") or link ("link") of the core's traces."""
-    return ((kind, item["name"], q, v) for q, v in item.items() if q != "name" and isinstance(v, list))
+    return ((kind, item["name"], q, v) for q, v in item.items() if q != "name" and isinstance(v, list | np.ndarray))
 
 
 def items_of(traces: Mapping[str, Any]) -> dict[str, list[str]]:
