@@ -17,7 +17,7 @@ from services.comparisons.common import METRICS, ObservationLike
 from services.comparisons.models import DEFAULT_MODELS, derive_inputs, model_vs_sim, predict
 from services.comparisons.paper import COMPARABLE, against_paper
 from services.comparisons.ratios import axis_ratios, compare_pairs, fieller, flow_ratios, regions
-from services.comparisons.service import Source, compare_models, compare_ratios, compare_with_paper, load
+from services.comparisons.service import Source, compare_models, compare_ratios, compare_with_paper, load, models_key
 
 __all__ = [
     "COMPARABLE",
@@ -36,6 +36,7 @@ __all__ = [
     "flow_ratios",
     "load",
     "model_vs_sim",
+    "models_key",
     "predict",
     "regions",
 ]

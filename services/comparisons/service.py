@@ -7,6 +7,7 @@ only: nothing here writes, so nothing needs committing.
 
 from __future__ import annotations
 
+import json
 import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -50,11 +51,20 @@ class Source:
             self._observations = list(sweeps.observations(self.session, self.sweep_id))
         return self._observations
 
-    def observation_count(self) -> int:
-        if self._observations is None and self.session is not None and self.sweep_id is not None:
+    _version: Any = None
+
+    def aggregates_version(self) -> Any:
+        """A sweep's aggregates' version (`aggregates.Version`), read once; None for a run."""
+        if self._version is None and self._observations is None and self.session is not None and self.sweep_id is not None:
             from services.sweeps import aggregates
 
-            return aggregates.observation_count(self.session, self.sweep_id)
+            self._version = aggregates.version(self.session, self.sweep_id)
+        return self._version
+
+    def observation_count(self) -> int:
+        version = self.aggregates_version()
+        if version is not None:
+            return int(version.observations)
         return len(self.observations)
 
     def model_groups(self) -> list[model_cmp.Group]:
@@ -125,6 +135,21 @@ def load(
         overrides=dict(spec.get("overrides") or {}),
         replications=spec.get("replications"),
     )
+
+
+def models_key(source: Source, *, models: Sequence[str] | None = None, m_from: str = "drops") -> tuple[Any, ...] | None:
+    """What `compare_models` of a sweep is a function of, as a key to keep its answer under:
+    the sweep, the models and m asked for, what its spec says (preset, axes, replications:
+    an extension changes them) and its aggregates' version (`aggregates.Version`: any run
+    added moves it). None for a single run. Unknown models or m_from are a 422, as in
+    `compare_models`."""
+    names = model_cmp.check_models(models)
+    how = model_cmp.check_m_from(m_from)
+    version = source.aggregates_version()
+    if version is None:
+        return None
+    spec = json.dumps([source.preset, source.axes, source.replications], sort_keys=True, default=str)
+    return ("models", source.sweep_id, names, how, spec, version)
 
 
 def compare_models(

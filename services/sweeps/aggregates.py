@@ -298,7 +298,7 @@ def read_cells(
     cells: dict[tuple[int, str], Cell] = {}
     for metric, point, name, kind, variant, app, runs, observations, count, mean, var, total, squares in session.execute(
         text(sql), params
-    ):
+    ).all():  # fetched at once: row by row, the driver's fetches cost more than the rows
         cell = cells.get((point, name))
         if cell is None:
             cell = cells[(point, name)] = Cell(point, name, kind, variant, app, runs, observations, {})
@@ -325,6 +325,39 @@ def observation_count(session: Session, sweep_id: uuid.UUID) -> int:
             SweepAggregate.sweep_id == sweep_id, SweepAggregate.metric == NUMERIC_METRICS[0]
         )
     ).scalar_one()
+
+
+@dataclass(frozen=True)
+class Version:
+    """Where a sweep's aggregates stand: two reads that find the same version read the same
+    rows (a cache of what is derived from them may be kept under it)."""
+
+    cells: int
+    """Point × flow group cells (rows of one metric)."""
+    observations: int
+    """Every group observation of the sweep (`observation_count`)."""
+    writes: int
+    """The sum of the cells' row versions' transaction ids (`xmin`) for one metric.
+
+    Every write rewrites a key's row of every metric (an addition, a recomputation: `_sums`
+    sums all of NUMERIC_METRICS), and a row version carries the id of the transaction that
+    wrote it — later transactions have larger ids — so a write moves this sum up (a row
+    deleted and written again too) while `cells` stays. (Transaction ids wrap after 2^32;
+    a read across a wraparound at worst misses the cache. Read outside the transactions that
+    write: within one, its own rewrites keep its id.)"""
+
+
+def version(session: Session, sweep_id: uuid.UUID) -> Version:
+    """The sweep's aggregates' `Version`, from one metric's rows (a cell per point and group:
+    1,000 points × 2 groups read in about a millisecond)."""
+    cells, observations, writes = session.execute(
+        text(
+            "SELECT count(*), coalesce(sum(observations), 0), coalesce(sum(xmin::text::bigint), 0) "
+            "FROM sweep_aggregates WHERE sweep_id = :sweep_id AND metric = :metric"
+        ),
+        {"sweep_id": sweep_id, "metric": NUMERIC_METRICS[0]},
+    ).one()
+    return Version(int(cells), int(observations), int(writes))
 
 
 def point_values(session: Session, sweep_id: uuid.UUID) -> dict[int, dict[str, Any]]:

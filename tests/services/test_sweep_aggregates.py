@@ -319,3 +319,74 @@ def test_predictions_over_arrays_equal_one_by_one_predictions_with_their_notes()
             assert (a.in_valid_range, a.note, a.value is None) == (b.in_valid_range, b.note, b.value is None), (model, a, b)
             if a.value is not None:
                 assert a.value == pytest.approx(b.value, rel=1e-12)
+
+
+def test_a_kept_model_comparison_is_answered_again_only_while_the_sweep_stands_still(client, factory, test_settings):
+    """The API keeps a sweep's model comparison under its aggregates' version: read again, the
+    same text; a run added, a recomputation, an extension of the axes — a new answer, equal to
+    one computed afresh."""
+    from api.routers.comparisons import MODEL_BODIES
+
+    owner_id = make_user(factory, "cached")
+    sweep_id, _ = new_sweep(factory, owner_id, test_settings, spec(seed=5, points=2, replications=3))
+    ids = run_ids(factory, sweep_id)
+    rng = random.Random(9)
+
+    def finish(rid: uuid.UUID) -> None:
+        with session_scope(factory) as session:
+            claim(session, rid, "test")
+        with session_scope(factory) as session:
+            complete(session, rid, random_result(rng))
+
+    def version() -> aggregates.Version:
+        with factory() as session:
+            return aggregates.version(session, sweep_id)
+
+    def fresh() -> dict[str, Any]:
+        with factory() as session:
+            source = comparisons.load(session, identity(session, owner_id, test_settings), sweep_id=sweep_id)
+            context, rows = comparisons.compare_models(source)
+        return {**context, "rows": rows}
+
+    def read() -> tuple[bytes, int]:
+        hits = MODEL_BODIES.hits
+        response = client.get("/v1/comparisons/models", params={"sweep_id": str(sweep_id)})
+        assert response.status_code == 200
+        return response.content, MODEL_BODIES.hits - hits
+
+    assert version() == aggregates.Version(0, 0, 0)
+    for rid in ids[:3]:
+        finish(rid)
+    v1 = version()
+    assert (v1.cells, v1.observations) == (3, 3 * 3)  # point 0 (its 3 runs) × groups a, b, u
+    first, hit = read()
+    assert hit == 0
+    again, hit = read()
+    assert (again, hit) == (first, 1)
+    assert client.get("/v1/comparisons/models", params={"sweep_id": str(sweep_id)}).json() == fresh()
+
+    with session_scope(factory) as session:  # a cancellation adds nothing: the same version
+        cancel(session, ids[-1], identity(session, owner_id, test_settings))
+    assert version() == v1
+    assert read() == (first, 1)
+
+    finish(ids[3])
+    v2 = version()
+    assert v2.observations == v1.observations + 3 and v2.writes > v1.writes
+    second, hit = read()
+    assert hit == 0 and second != first
+    assert client.get("/v1/comparisons/models", params={"sweep_id": str(sweep_id)}).json() == fresh()
+
+    with session_scope(factory) as session:  # the same sums written again: a new version
+        aggregates.recompute(session, sweep_id)
+    v3 = version()
+    assert (v3.cells, v3.observations) == (v2.cells, v2.observations) and v3.writes != v2.writes
+    assert read() == (second, 0)
+
+    with session_scope(factory) as session:  # another value on the axis: the context changes
+        extension = sweeps.SweepExtension.model_validate({"axes": [{"path": "flows[0].loss.m", "values": [9]}]})
+        sweeps.extend(session, sweep_id, extension, identity(session, owner_id, test_settings))
+    assert version() == v3
+    third, hit = read()
+    assert hit == 0 and b"9" in third and third != second
+    assert client.get("/v1/comparisons/models", params={"sweep_id": str(sweep_id)}).json() == fresh()
