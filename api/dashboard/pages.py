@@ -41,6 +41,7 @@ from api.limits import JsonBodyRoute
 from services import runs, schedules, sweeps, users
 from services.errors import NotAuthenticatedError, NotFoundError
 from services.models import MODELS
+from services.sweeps import aggregates
 from services.reproductions import UnknownPaper, get_paper
 from services.users import Identity
 
@@ -268,12 +269,18 @@ def sweep_page(request: Request, sweep_id: str, session: SessionDep, viewer: Vie
     key = _uuid(sweep_id)
     if not _sweep_exists(session, key, viewer):
         return not_found_page(request, "sweep", sweep_id, viewer)
+    assert key is not None
+    sweep = sweeps.get_sweep(session, key, viewer)
     config = {
         "sweep_id": str(key),
         "metrics": list(METRICS),
         "metric": _metric(request),
         "axis": request.query_params.get("axis"),
         "models": list(MODELS),  # the model overlay asks for the ones it draws, not every one
+        # What the script asks for at once, beside the sweep's progress, rather than after it:
+        # the preset's published numbers and the models of the variants measured so far.
+        "preset": sweep.preset,
+        "variants": aggregates.variants(session, key),
     }
     return _page(request, "sweep.html", f"Sweep {str(key)[:8]}", config, viewer=viewer)
 

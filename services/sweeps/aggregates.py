@@ -360,6 +360,22 @@ def version(session: Session, sweep_id: uuid.UUID) -> Version:
     return Version(int(cells), int(observations), int(writes))
 
 
+def variants(session: Session, sweep_id: uuid.UUID) -> list[str]:
+    """The TCP variants of the sweep's cells (its summary's rows), sorted."""
+    return sorted(
+        session.execute(
+            select(SweepAggregate.variant)
+            .where(
+                SweepAggregate.sweep_id == sweep_id,
+                SweepAggregate.metric == NUMERIC_METRICS[0],
+                SweepAggregate.type == "tcp",
+                SweepAggregate.variant.is_not(None),
+            )
+            .distinct()
+        ).scalars()
+    )
+
+
 def point_values(session: Session, sweep_id: uuid.UUID) -> dict[int, dict[str, Any]]:
     """point -> its axis values."""
     return dict(

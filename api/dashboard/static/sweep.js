@@ -25,6 +25,29 @@
     ["analytic_crossover_m_t", "paper: analytic m_t ="],
   ];
 
+  // Requests started when the page opens, beside the sweep's progress, each taken once by
+  // the first `fetched` of its URL: the summary of the metric in the address, the preset's
+  // published numbers, the models of the variants measured so far (one after the other, as
+  // each waited for the one before, they were half of a 50,000-run sweep's page).
+  const early = new Map();
+  function fetched(url) {
+    const pending = early.get(url);
+    early.delete(url);
+    return pending || api(url);
+  }
+  function fetchEarly(url) {
+    const pending = api(url);
+    pending.catch(() => {});  // awaited (and its error raised) by whoever takes it
+    early.set(url, pending);
+  }
+  const summaryUrl = (metric) => `/v1/sweeps/${id}/summary?${t.qs({ metric })}`;
+  const modelsUrl = (models) => `/v1/comparisons/models?${t.qs({ sweep_id: id, models })}`;
+  const presetUrl = (name) => `/v1/presets/${encodeURIComponent(name)}`;
+  // While runs finish the progress is polled every 2 s; the plot (its summary, the model
+  // comparison, Plotly) is redrawn at most every REDRAW_MS, or five times its last duration.
+  const POLL_MS = 2000;
+  const REDRAW_MS = 10000;
+
   let sweep = null;
   let preset = null;  // the preset's detail, for its published numbers
   let modelRows = null;  // null: not fetched; false: not available
@@ -139,7 +162,7 @@
         modelRows = false;
         if (wanted.length) {
           try {
-            modelRows = (await api(`/v1/comparisons/models?${t.qs({ sweep_id: id, models: key })}`)).rows;
+            modelRows = (await fetched(modelsUrl(key))).rows;
           } catch (e) {
             if (e.status !== 404 && e.status !== 409 && e.status !== 422) throw e;
           }
@@ -147,13 +170,13 @@
       }
     }
     if (preset === null) {
-      preset = sweep.preset ? await api(`/v1/presets/${encodeURIComponent(sweep.preset)}`) : false;
+      preset = sweep.preset ? await fetched(presetUrl(sweep.preset)) : false;
     }
   }
 
   async function draw() {
-    const url = `/v1/sweeps/${id}/summary?${t.qs({ metric: state.metric })}`;
-    const summary = await api(url);
+    const url = summaryUrl(state.metric);
+    const summary = await fetched(url);
     const rows = summary.rows.filter((r) => r.metric === undefined || r.metric === state.metric);
     await ensureOverlays(rows);
     const modelBox = document.getElementById("toggle-model");
@@ -230,9 +253,11 @@
     document.getElementById("regions-link").href = `/dashboard/regions?sweep_id=${id}`;
   }
 
-  // Polls while runs are queued or running, redrawing as more succeed; draws once when done.
+  // Polls the progress while runs are queued or running, redrawing as more succeed (not more
+  // often than REDRAW_MS); draws once when done.
   let controlsReady = false;
   let drawnFor = -1;  // the succeeded count the plot was drawn for
+  let drawn = { at: 0, took: 0 };  // when the plot was last drawn, and how long that took (ms)
   async function refresh() {
     try {
       sweep = await api(`/v1/sweeps/${id}`);
@@ -251,17 +276,28 @@
         document.getElementById("plot-card").hidden = false;
         document.getElementById("links-card").hidden = false;
         if (!controlsReady) { setUpControls(); controlsReady = true; }
-        if (p.succeeded !== drawnFor || !running) {
+        const due = performance.now() - drawn.at >= Math.max(REDRAW_MS, 5 * drawn.took);
+        if ((p.succeeded !== drawnFor && (drawnFor < 0 || due)) || !running) {
           modelRows = null;  // the models' inputs are measured: more runs, new predictions
+          const started = performance.now();
           await draw();
+          drawn = { at: performance.now(), took: performance.now() - started };
           drawnFor = p.succeeded;
         }
       }
-      if (running) setTimeout(refresh, 2000);
+      early.clear();  // what the page asked for at its opening is only good for its first draw
+      if (running) setTimeout(refresh, POLL_MS);
       ready();
     } catch (e) {
       fatal(e);
     }
+  }
+  fetchEarly(summaryUrl(state.metric));
+  if (config.preset) fetchEarly(presetUrl(config.preset));
+  if (MODEL_METRICS[state.metric]) {
+    // As ensureOverlays will ask (no model chosen yet): each measured variant's own model.
+    const wanted = config.variants.filter((m) => config.models.includes(m)).sort();
+    if (wanted.length) fetchEarly(modelsUrl(wanted.join(",")));
   }
   refresh();
 })();
