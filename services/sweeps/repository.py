@@ -186,22 +186,44 @@ def answer_from_cache(session: Session, sweep_id: uuid.UUID, now: Any) -> dict[u
 def cancel_unfinished(session: Session, sweep_id: uuid.UUID) -> int:
     """Cancels every queued or running run of the sweep; returns how many.
 
-    Deadlocks with the others that lock runs are avoided where an order exists and retried
-    where it does not: the dispatcher's lock is taken first (a dispatcher pass, which marks
-    waiting runs in its own order, waits for the cancel instead of crossing it), then the
-    sweep's unfinished runs are locked in id order, the order a worker's batch is claimed in
-    (`runs.repository.runs_for_update`). Should PostgreSQL still pick the cancel as a
-    deadlock's victim (a batch stored in another order), the statement is rolled back to its
-    savepoint and run again: a cancel is idempotent. (Updated in the sweep index's order
-    without the dispatcher's lock, a 50,000-run cancel under the admission benchmark answered
-    503 about one time in three.)"""
+    Without crossing the others that lock runs (two concurrent transactions locking the same
+    rows in two orders deadlock; under the admission benchmark a 50,000-run cancel answered
+    503 one time in three):
+    - the dispatcher's lock first: a dispatcher pass, the only one that changes runs waiting
+      in PostgreSQL (it marks them dispatched), waits for the cancel instead of crossing it;
+    - then the waiting runs, the sweep's bulk, in one UPDATE whose rows nobody else wants now;
+    - then the few left — in flight (sent to a worker, or running), or handed back meanwhile —
+      locked in id order, as a worker's batch is claimed (`runs.repository.runs_for_update`).
+    A worker storing a batch in another order can still cross that last step: should
+    PostgreSQL pick the cancel as the victim, the step is rolled back to its savepoint and run
+    again (a cancel is idempotent), which repeats only a few rows' work."""
     session.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": DISPATCH_LOCK})
-    statement = text(
-        "WITH locked AS MATERIALIZED (SELECT id FROM runs WHERE sweep_id = :sweep "
-        "AND status IN ('queued', 'running') ORDER BY id FOR UPDATE) "
-        "UPDATE runs SET status = 'cancelled', finished_at = now() FROM locked "
-        "WHERE runs.id = locked.id AND runs.status IN ('queued', 'running')"
+    waiting = _retrying(
+        session,
+        text(
+            "UPDATE runs SET status = 'cancelled', finished_at = now() "
+            "WHERE sweep_id = :sweep AND status = 'queued' AND dispatched_at IS NULL"
+        ),
+        sweep_id,
     )
+    rest = _retrying(
+        session,
+        text(
+            "WITH locked AS MATERIALIZED (SELECT id FROM runs WHERE sweep_id = :sweep "
+            "AND status IN ('queued', 'running') ORDER BY id FOR UPDATE) "
+            "UPDATE runs SET status = 'cancelled', finished_at = now() FROM locked "
+            "WHERE runs.id = locked.id AND runs.status IN ('queued', 'running')"
+        ),
+        sweep_id,
+    )
+    return waiting + rest
+
+
+CANCEL_ATTEMPTS = 3
+
+
+def _retrying(session: Session, statement: Any, sweep_id: uuid.UUID) -> int:
+    """`statement`'s row count, run again from a savepoint when it was a deadlock's victim."""
     for attempt in range(1, CANCEL_ATTEMPTS + 1):
         try:
             with session.begin_nested():
@@ -210,9 +232,6 @@ def cancel_unfinished(session: Session, sweep_id: uuid.UUID) -> int:
             if not isinstance(e.orig, DeadlockDetected) or attempt == CANCEL_ATTEMPTS:
                 raise
     raise AssertionError("unreachable")
-
-
-CANCEL_ATTEMPTS = 3
 
 
 FlowRow = tuple[int, int, uuid.UUID, int, int, dict[str, Any]]

@@ -209,8 +209,8 @@ def test_the_cache_key_check_accepts_exactly_64_lowercase_hex_digits(factory, ke
 
 
 def test_a_cancel_crossing_a_transaction_that_locks_its_runs_in_another_order_still_cancels_them(factory, test_settings):
-    """A worker's transaction holds the sweep's second run and then wants its first, which the
-    cancel (locking in id order) holds while it waits for the second: PostgreSQL breaks the
+    """A worker's transaction holds the sweep's second run (both in flight) and then wants its
+    first, which the cancel (locking in id order) holds while it waits for the second: PostgreSQL breaks the
     deadlock; whichever side it aborts, the cancel goes through (a cancel picked as the victim
     runs its statement again from a savepoint)."""
     import threading
@@ -221,6 +221,8 @@ def test_a_cancel_crossing_a_transaction_that_locks_its_runs_in_another_order_st
     ana = make_user(factory, "ana")
     sid, _ = create(factory, ana, tiny_sweep(points=1, replications=2), test_settings)
     first, second = sorted(r.id for r in runs_of(factory, sid))
+    with session_scope(factory) as session:  # both sent to a worker: in flight
+        session.execute(text("UPDATE runs SET dispatched_at = now() WHERE sweep_id = :s"), {"s": sid})
     outcome: dict[str, Any] = {}
 
     def cancel() -> None:
@@ -259,3 +261,19 @@ def _waiting_for_a_lock(factory: sessionmaker[Session]) -> bool:
         return session.execute(
             text("SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%WITH locked%'")
         ).scalar_one() > 0
+
+
+def test_a_cancel_ends_waiting_in_flight_and_running_runs_and_leaves_finished_ones(factory, test_settings):
+    from sqlalchemy import text
+
+    ana = make_user(factory, "ana")
+    sid, _ = create(factory, ana, tiny_sweep(points=2, replications=3), test_settings)
+    ids = [r.id for r in runs_of(factory, sid)]
+    with session_scope(factory) as session:
+        session.execute(text("UPDATE runs SET dispatched_at = now() WHERE id = ANY(:ids)"), {"ids": ids[:2]})
+        session.execute(text("UPDATE runs SET status = 'running', dispatched_at = now() WHERE id = :id"), {"id": ids[2]})
+        session.execute(text("UPDATE runs SET status = 'failed', finished_at = now() WHERE id = :id"), {"id": ids[3]})
+    with session_scope(factory) as session:
+        _, cancelled = sweeps.cancel(session, sid, identity(session, ana, test_settings))
+    assert cancelled == 5
+    assert [r.status for r in runs_of(factory, sid)] == [RunStatus.cancelled] * 3 + [RunStatus.failed] + [RunStatus.cancelled] * 2
