@@ -9,6 +9,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Query, Response, status
 
 from api.auth import CurrentUser, Submitter
+from api.body_cache import BodyCache
 from api.deps import SessionDep, SettingsDep
 from api.limits import SweepBodyRoute
 from api.schemas.runs import RunSharing
@@ -19,11 +20,15 @@ from services.db.models import Sweep
 from services.db.session import run_after_commit
 from services.errors import InvalidInputError
 from services.stats import DEFAULT_CONFIDENCE
-from services.sweeps import NUMERIC_METRICS, Created, SweepExtension, SweepSpec
+from services.sweeps import NUMERIC_METRICS, Created, SweepExtension, SweepSpec, aggregates
 from services.sweeps.observations import points_json
 from worker.tasks import enqueue
 
 router = APIRouter(prefix="/v1/sweeps", tags=["sweeps"], route_class=SweepBodyRoute)
+
+SUMMARY_BODIES = BodyCache(max_bytes=96 << 20)
+"""Sweep summaries as JSON text, under what they are made of (`summary`): one metric of
+1,000 points × 2 groups is 0.56 MB, all 22 metrics 11.6 MB."""
 
 
 def _out(session: SessionDep, sweep: Sweep, created: Created | None = None) -> SweepOut:
@@ -122,15 +127,28 @@ def summary(
                 f"unknown metric {name!r}; one of {', '.join(NUMERIC_METRICS)}", path=f"$.metric[{i}]", kind="unknown_metric"
             )
     sweep = sweeps.get_sweep(session, sweep_id, viewer)
-    rows = sweeps.sweep_summary_rows(session, sweep_id, metrics=metrics, flow=flow)
     reasons = sweeps.stop_reasons(session, sweep)
+    axes = [{"path": a["path"], "values": a["values"]} for a in sweep.spec["axes"]]
+    key = None
+    if fmt == TableFormat.json:
+        # Everything the body is made of: kept, it is the same text until a run is added (the
+        # aggregates' version), the axes are extended or the stopping rule decides.
+        stops = None if reasons is None else tuple(sorted(reasons.items()))
+        spec = json_text([sweep.preset, axes])
+        key = ("summary", sweep_id, tuple(metrics), flow, spec, stops, aggregates.version(session, sweep_id))
+        cached = SUMMARY_BODIES.get(key)
+        if cached is not None:
+            return Response(cached, media_type="application/json")
+    rows = sweeps.sweep_summary_rows(session, sweep_id, metrics=metrics, flow=flow)
     if reasons is not None:
         for row in rows:
             row["stop_reason"] = reasons.get(row["point"])
-    axes = [{"path": a["path"], "values": a["values"]} for a in sweep.spec["axes"]]
     body = {"sweep_id": str(sweep_id), "preset": sweep.preset, "axes": axes, "confidence": DEFAULT_CONFIDENCE}
     if fmt == TableFormat.json:  # the rows are finite already: one dump, not a pass over every value
-        return Response(json_text({**finite(body), "rows": rows}).encode(), media_type="application/json")
+        text = json_text({**finite(body), "rows": rows}).encode()
+        if key is not None:
+            SUMMARY_BODIES.put(key, text)
+        return Response(text, media_type="application/json")
     first = ["point", *(a["path"] for a in axes), "flow", "variant", "metric"]
     return table_response(rows, fmt, f"sweep-{sweep_id}-summary", body=body, first_columns=first)
 

@@ -390,3 +390,59 @@ def test_a_kept_model_comparison_is_answered_again_only_while_the_sweep_stands_s
     third, hit = read()
     assert hit == 0 and b"9" in third and third != second
     assert client.get("/v1/comparisons/models", params={"sweep_id": str(sweep_id)}).json() == fresh()
+
+
+def test_a_kept_summary_is_answered_again_only_while_the_sweep_stands_still(client, factory, test_settings):
+    """The same for the summary: read again, the same text; a run added or a stop reason
+    written (the stopping rule decides without a new run), a new answer, equal to one
+    computed afresh."""
+    from api.routers.sweeps import SUMMARY_BODIES
+    from services.db.models import SweepPoint
+
+    owner_id = make_user(factory, "summaries")
+    sweep_id, _ = new_sweep(factory, owner_id, test_settings, spec(seed=6, points=2, replications=2))
+    ids = run_ids(factory, sweep_id)
+    rng = random.Random(4)
+
+    def finish(rid: uuid.UUID) -> None:
+        with session_scope(factory) as session:
+            claim(session, rid, "test")
+        with session_scope(factory) as session:
+            complete(session, rid, random_result(rng))
+
+    def read(**params: Any) -> tuple[bytes, int]:
+        hits = SUMMARY_BODIES.hits
+        response = client.get(f"/v1/sweeps/{sweep_id}/summary", params=params)
+        assert response.status_code == 200
+        return response.content, SUMMARY_BODIES.hits - hits
+
+    def fresh(metrics: list[str]) -> list[dict[str, Any]]:
+        with factory() as session:
+            rows = sweeps.sweep_summary_rows(session, sweep_id, metrics=metrics)
+            sweep = sweeps.get_sweep(session, sweep_id, identity(session, owner_id, test_settings))
+            reasons = sweeps.stop_reasons(session, sweep)
+        for row in rows:
+            if reasons is not None:
+                row["stop_reason"] = reasons.get(row["point"])
+        return [{k: (None if isinstance(v, float) and not math.isfinite(v) else v) for k, v in r.items()} for r in rows]
+
+    finish(ids[0])
+    first, hit = read()
+    assert hit == 0 and read() == (first, 1)
+    one, hit = read(metric="goodput_bps")
+    assert hit == 0 and one != first and read(metric="goodput_bps") == (one, 1)
+
+    finish(ids[1])
+    second, hit = read()
+    assert hit == 0 and second != first
+    assert client.get(f"/v1/sweeps/{sweep_id}/summary").json()["rows"] == fresh(list(sweeps.NUMERIC_METRICS))
+
+    with session_scope(factory) as session:  # a stopping rule's verdict, no run added
+        sweep = sweeps.get_sweep(session, sweep_id, identity(session, owner_id, test_settings))
+        sweep.spec = {**sweep.spec, "stopping": {"metric": "goodput_bps", "relative_half_width": 0.1, "max_replications": 4}}
+        session.execute(
+            SweepPoint.__table__.update().where(SweepPoint.sweep_id == sweep_id, SweepPoint.index == 0).values(stop_reason="target met")
+        )
+    third, hit = read(metric="goodput_bps")
+    assert hit == 0 and b"target met" in third
+    assert client.get(f"/v1/sweeps/{sweep_id}/summary", params={"metric": "goodput_bps"}).json()["rows"] == fresh(["goodput_bps"])
