@@ -116,6 +116,7 @@ def test_every_pass_dispatches_runs_waiting_for_room_nobody_filled(client, test_
 
 def test_a_run_stuck_running_without_a_message_is_sent_again(client, test_settings, db_session):
     run = client.post("/v1/runs", json={"preset": "paper000-fig2a", "overrides": {"duration_s": 5, "warmup_s": 1, "seed": 77}}).json()
+    broker_holds(test_settings, {run["id"]}, 1)  # dispatched (the API's dispatch thread sends it)
     broker = redis_client(effective_redis_url(test_settings))
     try:
         broker.flushdb()  # its message is gone ...

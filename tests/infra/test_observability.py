@@ -62,12 +62,25 @@ def obs_client(test_settings: Settings, clean_db: Engine) -> Iterator[TestClient
 # ------------------------------------------------------------------------------ /metrics
 
 
+def dispatched_scrape(client: TestClient, window: int, queue: str) -> Any:
+    """The metrics once the API's dispatch thread has handed the window's runs to the broker
+    (a submission asks for the pass; it runs just after the response): marked dispatched in
+    PostgreSQL, then sent to Redis."""
+
+    def sent() -> Any:
+        samples = scrape(client)
+        dispatched = value(samples, "tcplab_queued_runs", state="dispatched") == window
+        return dispatched and (value(samples, "tcplab_queue_depth", queue=queue) or 0) >= window and samples
+
+    return wait_for(sent, timeout_s=30)
+
+
 def test_metrics_count_the_queued_runs_of_the_database_and_the_queue(
     obs_client: TestClient, test_settings: Settings, clean_db: Engine
 ) -> None:
     for seed in (1, 2, 3):
         submit(obs_client, seed)  # no worker consumes: they stay queued
-    samples = scrape(obs_client)
+    samples = dispatched_scrape(obs_client, test_settings.effective_dispatch_window, test_settings.queue)
     assert value(samples, "tcplab_dependency_up", dependency="database") == 1
     assert value(samples, "tcplab_dependency_up", dependency="broker") == 1
     with clean_db.connect() as conn:
@@ -142,7 +155,7 @@ def test_metrics_after_a_worker_ran_them_have_durations_and_the_cores_speed(
 
 
 def test_metrics_show_each_users_queue_by_id_never_by_name_and_runs_without_an_owner_as_none(
-    obs_client: TestClient, clean_db: Engine
+    obs_client: TestClient, test_settings: Settings, clean_db: Engine
 ) -> None:
     """Queue depth per user: every user is there (zeros included), by id — /metrics is open,
     and it names nobody; the runs from before users under `none`."""
@@ -164,7 +177,7 @@ def test_metrics_show_each_users_queue_by_id_never_by_name_and_runs_without_an_o
             ).all()
         )
     assert owners == {"alice": 4, "bob": 1, "none": 1}, "the submissions must carry their owner"
-    samples = scrape(obs_client)
+    samples = dispatched_scrape(obs_client, 1, test_settings.queue)
     assert not any(name in obs_client.get("/metrics").text for name in ("alice", "bob", "carol"))
     ids = {u["name"]: u["id"] for u in obs_client.get("/v1/users").json()} | {"none": "none"}
     depth = "tcplab_user_queue_depth"
