@@ -43,12 +43,14 @@ def claim_runs(
     return list(
         session.execute(
             text(
+                # The batch's rows locked in id order first, the order a sweep's cancel takes.
                 "UPDATE runs SET status = 'running', started_at = :started, heartbeat_at = clock_timestamp(), "
                 "attempts = attempts + 1, worker = :worker "
-                "WHERE id = ANY(:ids) AND (status = 'queued' OR (status = 'running' AND (worker = :worker "
+                "FROM (SELECT id FROM runs WHERE id = ANY(:ids) ORDER BY id FOR UPDATE) AS locked "
+                "WHERE runs.id = locked.id AND (status = 'queued' OR (status = 'running' AND (worker = :worker "
                 "OR coalesce(heartbeat_at, started_at) IS NULL "
                 "OR coalesce(heartbeat_at, started_at) < clock_timestamp() - make_interval(secs => :dead)))) "
-                "RETURNING id, scenario, owner_id"
+                "RETURNING runs.id, runs.scenario, runs.owner_id"
             ),
             {"ids": list(run_ids), "worker": worker, "started": started_at, "dead": dead_after_s},
         ).all()
@@ -64,8 +66,11 @@ def _expire(session: Session, run_ids: Sequence[uuid.UUID]) -> None:
             session.expire(obj)
 
 
-def cache_keys_of(session: Session, run_ids: Sequence[uuid.UUID]) -> dict[uuid.UUID, str]:
-    rows = session.execute(select(Run.id, Run.cache_key).where(Run.id.in_(list(run_ids)))).all()
+def cache_keys_of(session: Session, run_ids: Sequence[uuid.UUID], *, lock: bool = False) -> dict[uuid.UUID, str]:
+    """The runs' cache keys; with `lock`, the runs locked until the transaction ends, in id
+    order (the order a sweep's cancel takes them in: no deadlock between the two)."""
+    query = select(Run.id, Run.cache_key).where(Run.id.in_(list(run_ids))).order_by(Run.id)
+    rows = session.execute(query.with_for_update() if lock else query).all()
     return {run_id: key for run_id, key in rows}
 
 

@@ -217,7 +217,7 @@ def complete_batch(session: Session, completed: Sequence[tuple[uuid.UUID, dict[s
     kept for the cache and the run stays cancelled. Returns the runs that became succeeded now
     (not those a redelivery finds succeeded already)."""
     completed = [(_uuid(run_id), result) for run_id, result in completed]
-    keys = repo.cache_keys_of(session, [run_id for run_id, _ in completed])
+    keys = repo.cache_keys_of(session, [run_id for run_id, _ in completed], lock=True)
     present = [(run_id, keys[run_id], result) for run_id, result in completed if run_id in keys]
     result_ids = repo.insert_results(session, [(key, result["core_version"], result) for _, key, result in present])
     succeeded = repo.mark_succeeded(
