@@ -11,8 +11,11 @@ sweep of paper000-fig2a with `POST /v1/sweeps` (1,000 points × 50 replications 
 layer, 1,000 runs per transaction: a made-up but well-formed result per run (per-flow rows
 with every metric drawn at random — a read benchmark needs the rows, not the physics), the
 runs marked succeeded and `aggregates.add_succeeded` called as `complete` calls it. Then times
-each read over loopback (the median of --repeat after the first, which is kept as `first_ms`:
-the model comparison's first read also fills the API's memo of predictions):
+`GET /v1/sweeps/{id}` at once (`progress_runs_just_changed`: every run row rewritten and not
+yet vacuumed, as while a sweep runs), runs VACUUM (ANALYZE) on the runs table as autovacuum
+does within a minute, and times each read over loopback (the median of --repeat after the
+first, which is kept as `first_ms`: a summary's or model comparison's first read at a version
+of the aggregates builds the body the API then keeps, and fills its memo of predictions):
 
 - `GET /v1/sweeps/{id}/summary?metric=throughput_pkts_per_rtt` (what the page plots) and
   `GET /v1/sweeps/{id}/summary` (all 22 metrics);
@@ -20,8 +23,8 @@ the model comparison's first read also fills the API's memo of predictions):
 - `GET /v1/comparisons/models?sweep_id=` (the model comparison);
 - the sweep page: `GET /dashboard/sweeps/{id}` and the requests its script makes to draw
   (the sweep, the summary of one metric, the model comparison of the flows' own models), one
-  after the other; with --browser, the page in headless Chromium until its plot and per-point
-  table are drawn.
+  after the other (the script makes them at once: an upper bound); with --browser, the page
+  in headless Chromium until its plot and per-point table are drawn.
 
 Goals (issue 12): each read < 100 ms, the page < 1 s.
 
