@@ -41,6 +41,8 @@ class Source:
     replications: int | None = None
     session: Session | None = None
     """Where a sweep's observations or aggregates are read from, when first asked for."""
+    _version: Any = field(default=None, repr=False, compare=False)
+    """The sweep's aggregates' version once read (`aggregates_version`)."""
 
     @property
     def observations(self) -> list[ObservationLike]:
@@ -50,8 +52,6 @@ class Source:
             assert self.session is not None and self.sweep_id is not None
             self._observations = list(sweeps.observations(self.session, self.sweep_id))
         return self._observations
-
-    _version: Any = None
 
     def aggregates_version(self) -> Any:
         """A sweep's aggregates' version (`aggregates.Version`), read once; None for a run."""
