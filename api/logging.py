@@ -22,6 +22,7 @@ import json
 import logging
 import os
 import re
+import uuid
 from contextvars import ContextVar
 from typing import Any
 
@@ -95,6 +96,8 @@ def _redact_value(key: str, value: Any) -> Any:
         return [_redact_value("", v) for v in value]
     if value is None or isinstance(value, bool | int | float):
         return value
+    if isinstance(value, uuid.UUID):  # hex digits and dashes: nothing to redact (a batch names hundreds)
+        return str(value)
     return redact(str(value))
 
 

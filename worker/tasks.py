@@ -136,15 +136,6 @@ def send(batches: Sequence[Sequence[uuid.UUID]]) -> None:
             break
 
 
-def _with_server_limits(scenario: dict[str, Any], max_wall_s: float, max_events: int) -> dict[str, Any]:
-    """The scenario with the server's caps on wall-clock time and events applied (the tighter
-    of each pair): past either, the core stops the run with a limit_exceeded failure."""
-    limits = dict(scenario.get("limits") or {})
-    limits["max_wall_s"] = min(limits.get("max_wall_s") or max_wall_s, max_wall_s)
-    limits["max_events"] = min(limits.get("max_events") or max_events, max_events)
-    return {**scenario, "limits": limits}
-
-
 @dataclass
 class _Outcomes:
     """What a batch leaves to store: results, the core's verdicts, and the runs it did not
@@ -187,7 +178,7 @@ def simulate(self: Any, *run_ids: str) -> None:
             len(outcomes.failed),
             len(outcomes.unstarted),
             time.monotonic() - started,
-            extra={"run_ids": [str(run_id) for run_id in scenarios]},
+            extra={"run_ids": list(scenarios)},
         )
         if released:
             log.info("%d run(s) given back to the queue: this worker is shutting down", len(released))
@@ -195,7 +186,7 @@ def simulate(self: Any, *run_ids: str) -> None:
     _after_runs(ids)
 
 
-def _simulate(scenarios: dict[uuid.UUID, dict[str, Any]], worker: str) -> _Outcomes:
+def _simulate(scenarios: dict[uuid.UUID, str], worker: str) -> _Outcomes:
     """Runs the batch's simulations one after another, under one watch."""
     settings = get_settings()
     budget_s = 2 * settings.batch_target_s
@@ -209,7 +200,7 @@ def _simulate(scenarios: dict[uuid.UUID, dict[str, Any]], worker: str) -> _Outco
                 break
             if run_id in watch.gone:
                 continue
-            scenario = _with_server_limits(scenarios[run_id], settings.run_max_wall_s, settings.run_max_events)
+            scenario = scenarios[run_id]  # JSON text, the server's and the owner's caps applied
             try:
                 # Columns: the per-flow table and traces as arrays, no JSON text in between.
                 outcomes.completed.append((run_id, tcpsim.run(scenario, stop=watch.start(run_id), columns=True)))

@@ -10,12 +10,19 @@ from typing import Any
 
 import numpy as np
 
-from sqlalchemy import ColumnElement, any_, func, literal, select, text
-from sqlalchemy.dialects.postgresql import insert
+from sqlalchemy import ColumnElement, Uuid, any_, func, literal, select, text
+from sqlalchemy.dialects.postgresql import ARRAY, insert
 from sqlalchemy.orm import Session
 
 from services.db.models import FLOW_METRICS, FlowResult, Result, Run, RunStatus, Trace, TraceChunk
 from services.runs.trace_codec import encode as encode_traces
+
+
+def among(run_ids: Iterable[uuid.UUID]) -> ColumnElement[bool]:
+    """`runs.id = ANY(:ids)`: one array parameter whatever the number of ids, so the statement's
+    text stays the same (psycopg converts it once, and its cache holds it) — `IN (…)` writes a
+    placeholder per id, a new statement for every batch size."""
+    return Run.id == any_(literal(list(run_ids), ARRAY(Uuid)))
 
 
 def run_for_update(session: Session, run_id: uuid.UUID) -> Run | None:
@@ -31,14 +38,35 @@ def runs_for_update(session: Session, run_ids: Sequence[uuid.UUID]) -> list[Run]
     )
 
 
+# The scenario as the core must run it: its limits the tighter of its own and the caps —
+# events, the owner's quota (a user's own cap never lifts the server's) and the server's;
+# wall-clock time, the server's. Written by PostgreSQL as JSON text, which the core reads as
+# it is (no Python objects in between).
+_LIMITS = "CASE WHEN jsonb_typeof(runs.scenario->'limits') = 'object' THEN runs.scenario->'limits' ELSE '{}'::jsonb END"
+_CAPPED_SCENARIO = (
+    f"jsonb_set(runs.scenario, '{{limits}}', {_LIMITS} || jsonb_build_object("
+    f"'max_wall_s', least(coalesce(nullif(({_LIMITS}->>'max_wall_s')::float8, 0), :max_wall_s), :max_wall_s), "
+    f"'max_events', least(coalesce(nullif(({_LIMITS}->>'max_events')::numeric, 0), locked.events_cap), locked.events_cap)"
+    "))::text"
+)
+
+
 def claim_runs(
-    session: Session, run_ids: Sequence[uuid.UUID], worker: str, *, started_at: dt.datetime, dead_after_s: float
-) -> list[tuple[uuid.UUID, dict[str, Any], uuid.UUID | None]]:
+    session: Session,
+    run_ids: Sequence[uuid.UUID],
+    worker: str,
+    *,
+    started_at: dt.datetime,
+    dead_after_s: float,
+    max_wall_s: float,
+    max_events: int,
+) -> list[tuple[uuid.UUID, str]]:
     """Marks running for `worker` (with a first heartbeat, by PostgreSQL's clock) those of
     `run_ids` there is something to do for — queued; or running for `worker` itself (a retry);
     or running for a worker silent for `dead_after_s` (heartbeat, else start) — and returns
-    their (id, scenario, owner). One UPDATE: a run two workers claim at once is re-read by
-    the second after the first's commit, and skipped while its claimer is alive."""
+    their (id, scenario as JSON text with the caps applied: the server's `max_wall_s` and
+    `max_events`, the owner's quota of events). One UPDATE: a run two workers claim at once is
+    re-read by the second after the first's commit, and skipped while its claimer is alive."""
     _expire(session, run_ids)
     return list(
         session.execute(
@@ -46,13 +74,22 @@ def claim_runs(
                 # The batch's rows locked in id order first, the order a sweep's cancel takes.
                 "UPDATE runs SET status = 'running', started_at = :started, heartbeat_at = clock_timestamp(), "
                 "attempts = attempts + 1, worker = :worker "
-                "FROM (SELECT id FROM runs WHERE id = ANY(:ids) ORDER BY id FOR UPDATE) AS locked "
+                "FROM (SELECT r.id, least(coalesce(u.max_events_per_run, :max_events), :max_events) AS events_cap "
+                "FROM runs r LEFT JOIN users u ON u.id = r.owner_id "
+                "WHERE r.id = ANY(:ids) ORDER BY r.id FOR UPDATE OF r) AS locked "
                 "WHERE runs.id = locked.id AND (status = 'queued' OR (status = 'running' AND (worker = :worker "
                 "OR coalesce(heartbeat_at, started_at) IS NULL "
                 "OR coalesce(heartbeat_at, started_at) < clock_timestamp() - make_interval(secs => :dead)))) "
-                "RETURNING runs.id, runs.scenario, runs.owner_id"
+                f"RETURNING runs.id, {_CAPPED_SCENARIO}"
             ),
-            {"ids": list(run_ids), "worker": worker, "started": started_at, "dead": dead_after_s},
+            {
+                "ids": list(run_ids),
+                "worker": worker,
+                "started": started_at,
+                "dead": dead_after_s,
+                "max_wall_s": float(max_wall_s),
+                "max_events": int(max_events),
+            },
         ).all()
     )
 
@@ -69,7 +106,7 @@ def _expire(session: Session, run_ids: Sequence[uuid.UUID]) -> None:
 def cache_keys_of(session: Session, run_ids: Sequence[uuid.UUID], *, lock: bool = False) -> dict[uuid.UUID, str]:
     """The runs' cache keys; with `lock`, the runs locked until the transaction ends, in id
     order (the order a sweep's cancel takes them in: no deadlock between the two)."""
-    query = select(Run.id, Run.cache_key).where(Run.id.in_(list(run_ids))).order_by(Run.id)
+    query = select(Run.id, Run.cache_key).where(among(run_ids)).order_by(Run.id)
     rows = session.execute(query.with_for_update() if lock else query).all()
     return {run_id: key for run_id, key in rows}
 
@@ -165,7 +202,7 @@ def sweep_points_of(session: Session, run_ids: Sequence[uuid.UUID]) -> list[tupl
     return list(
         session.execute(
             select(Run.sweep_id, Run.sweep_point)
-            .where(Run.id.in_(list(run_ids)), Run.sweep_id.is_not(None), Run.sweep_point.is_not(None))
+            .where(among(run_ids), Run.sweep_id.is_not(None), Run.sweep_point.is_not(None))
             .distinct()
         ).all()
     )

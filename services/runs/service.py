@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import json
 import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -12,13 +13,13 @@ import tcpsim
 from sqlalchemy.orm import Session
 
 from services import admission
-from services.db.models import FLOW_METRICS, Run, RunStatus, User
+from services.db.models import FLOW_METRICS, Run, RunStatus
 from services.errors import ConflictError, InvalidInputError, NotFoundError
 from services.presets import UnknownPreset, build_scenario
 from services.runs import repository as repo
 from services.scenarios import key_of_canonical, validate_scenario
 from services.settings import get_settings
-from services.users import Identity, Quotas, check_modifiable, check_visible, visible_to
+from services.users import Identity, check_modifiable, check_visible, visible_to
 
 
 def _now() -> dt.datetime:
@@ -116,28 +117,34 @@ def set_shared(session: Session, run_id: uuid.UUID, viewer: Identity, shared: bo
 
 
 def claim(session: Session, run_id: uuid.UUID, worker: str) -> dict[str, Any] | None:
-    """Marks the run running for `worker` and returns its scenario; None when there is
-    nothing to do (see `claim_batch`)."""
-    return claim_batch(session, [run_id], worker).get(_uuid(run_id))
+    """Marks the run running for `worker` and returns its scenario as the core must run it;
+    None when there is nothing to do (see `claim_batch`)."""
+    text = claim_batch(session, [run_id], worker).get(_uuid(run_id))
+    return None if text is None else json.loads(text)
 
 
-def claim_batch(session: Session, run_ids: Sequence[uuid.UUID], worker: str) -> dict[uuid.UUID, dict[str, Any]]:
+def claim_batch(session: Session, run_ids: Sequence[uuid.UUID], worker: str) -> dict[uuid.UUID, str]:
     """Marks the runs running for `worker` (their first heartbeat) and returns the scenarios to
-    simulate, in `run_ids`' order, each with its owner's cap on events. A run is left out when
-    there is nothing to do: it is finished or cancelled (a duplicate or late delivery), or
-    another worker is running it and alive (a redelivered message of a run the reconciler
-    already handed on). A running run whose worker fell silent is taken over."""
+    simulate, in `run_ids`' order, as JSON text for the core — each scenario's limits the
+    tighter of its own and the caps as they stand now: the server's wall-clock time and events
+    (TCPLAB_RUN_MAX_WALL_S, TCPLAB_RUN_MAX_EVENTS) and its owner's quota of events. A run is
+    left out when there is nothing to do: it is finished or cancelled (a duplicate or late
+    delivery), or another worker is running it and alive (a redelivered message of a run the
+    reconciler already handed on). A running run whose worker fell silent is taken over."""
     settings = get_settings()
     run_ids = _uuids(run_ids)
-    claimed = repo.claim_runs(session, run_ids, worker, started_at=_now(), dead_after_s=settings.worker_dead_after_s)
-    caps: dict[uuid.UUID, int] = {}
-    scenarios = {}
-    for run_id, scenario, owner_id in claimed:
-        if owner_id is not None and owner_id not in caps:
-            owner = session.get(User, owner_id)
-            caps[owner_id] = Quotas.of(owner, settings).max_events_per_run if owner else settings.run_max_events
-        scenarios[run_id] = scenario if owner_id is None else _with_events_cap(scenario, caps[owner_id])
-    return {run_id: scenarios[run_id] for run_id in run_ids if run_id in scenarios}
+    claimed = dict(
+        repo.claim_runs(
+            session,
+            run_ids,
+            worker,
+            started_at=_now(),
+            dead_after_s=settings.worker_dead_after_s,
+            max_wall_s=settings.run_max_wall_s,
+            max_events=settings.run_max_events,
+        )
+    )
+    return {run_id: claimed[run_id] for run_id in run_ids if run_id in claimed}
 
 
 def _uuid(run_id: uuid.UUID | str) -> uuid.UUID:
@@ -147,14 +154,6 @@ def _uuid(run_id: uuid.UUID | str) -> uuid.UUID:
 
 def _uuids(run_ids: Sequence[uuid.UUID | str]) -> list[uuid.UUID]:
     return [_uuid(run_id) for run_id in run_ids]
-
-
-def _with_events_cap(scenario: dict[str, Any], cap: int) -> dict[str, Any]:
-    """The scenario with its owner's cap on events as it stands now, the tighter of it and the
-    scenario's own (the worker then applies the server's caps the same way)."""
-    limits = dict(scenario.get("limits") or {})
-    limits["max_events"] = min(limits.get("max_events") or cap, cap)
-    return {**scenario, "limits": limits}
 
 
 def check_in(session: Session, run_id: uuid.UUID, worker: str, *, beat: bool) -> bool:

@@ -37,6 +37,7 @@ from sqlalchemy import delete, func, select, text
 from sqlalchemy.orm import Session
 
 from services.db.models import FLOW_METRICS, FlowResult, Run, RunStatus, SweepAggregate, SweepPoint
+from services.runs import repository as runs_repo
 from services.stats import Summary, summary_of_moments
 from services.sweeps.spec import NUMERIC_METRICS
 
@@ -83,7 +84,7 @@ def add_succeeded(session: Session, run_ids: Iterable[uuid.UUID]) -> None:
         return
     counted.update(ids)
     session.flush()  # the caller's status changes are what the query below reads
-    sums = _sums(session, [Run.id.in_(ids)])
+    sums = _sums(session, [runs_repo.among(ids)])
     _upsert(session, sums)
 
 

@@ -5,9 +5,11 @@ to the queue with its slot; a redelivered message never takes a run from a live 
 from __future__ import annotations
 
 import datetime as dt
+import json
 import uuid
 from typing import Any
 
+import tcpsim
 from sqlalchemy import text
 
 from services.db.models import Run, RunStatus
@@ -96,3 +98,36 @@ def test_a_batch_claimed_twice_is_simulated_once_by_the_live_worker(client, db_s
     db_session.commit()
     assert claim_batch(db_session, runs, "b@host") == {}  # a redelivery while a is alive
     assert list(claim_batch(db_session, runs, "a@host")) == runs  # a retrying its own task
+
+
+def test_a_claimed_scenario_carries_the_tighter_caps_and_simulates_as_the_stored_one(client, db_session):
+    """The worker hands the core the JSON text PostgreSQL writes at the claim: the stored
+    scenario with its limits the tighter of its own and the caps — the server's wall time and
+    events, the owner's quota of events."""
+    settings = get_settings()
+    plain, own_limit, capped_owner = _queued_run(client, 10), _queued_run(client, 11), _queued_run(client, 12)
+    db_session.execute(
+        text("UPDATE runs SET scenario = jsonb_set(scenario, '{limits}', '{\"max_events\": 500, \"max_wall_s\": 7.5}') WHERE id = :id"),
+        {"id": own_limit},
+    )
+    db_session.commit()
+    claimed = claim_batch(db_session, [plain, own_limit], "a@host")
+    limits = {run_id: json.loads(scenario)["limits"] for run_id, scenario in claimed.items()}
+    assert limits[plain]["max_events"] == settings.run_max_events
+    assert limits[plain]["max_wall_s"] == settings.run_max_wall_s
+    assert (limits[own_limit]["max_events"], limits[own_limit]["max_wall_s"]) == (500, 7.5)
+    # The owner's own quota, lowered meanwhile, binds the next claim.
+    db_session.execute(
+        text("UPDATE users SET max_events_per_run = 1000 WHERE id = (SELECT owner_id FROM runs WHERE id = :id)"),
+        {"id": capped_owner},
+    )
+    db_session.commit()
+    (scenario,) = claim_batch(db_session, [capped_owner], "a@host").values()
+    assert json.loads(scenario)["limits"]["max_events"] == 1000
+    # The text simulates exactly as the stored scenario does, as a dict with the same limits.
+    stored = db_session.get(Run, plain).scenario
+    as_dict = {**stored, "limits": {**(stored.get("limits") or {}), **limits[plain]}}
+    from_text, from_dict = tcpsim.run(claimed[plain]), tcpsim.run(as_dict)
+    for result in (from_text, from_dict):
+        result["stats"].pop("wall_s"), result["stats"].pop("events_per_s")
+    assert from_text == from_dict
