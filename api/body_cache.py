@@ -7,6 +7,8 @@ same text. Writing it is most of such a read (the model comparison of 1,000 poin
 groups × 4 models: 4.4 MB of JSON, ~140 ms to build and ~140 ms to encode), so each API
 process keeps the latest bodies, least recently used out first, within a byte budget.
 
+A stored run result never changes at all: its text is kept by result id (api/routers/runs.py).
+
 A key must name everything the body depends on; the caller checks the reader's access before
 asking (a cached body is never a way around visibility).
 """

@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
-import threading
 import uuid
-from collections import OrderedDict
 from collections.abc import Iterator
 from typing import Annotated, Any
 
@@ -14,6 +12,7 @@ from fastapi.responses import StreamingResponse
 from sqlalchemy.orm import Session
 
 from api.auth import CurrentUser, Submitter
+from api.body_cache import BodyCache
 from api.deps import SessionDep, SettingsDep
 from api.limits import ScenarioBodyRoute
 from api.schemas.runs import RunList, RunOut, RunSharing, RunSubmission
@@ -96,33 +95,26 @@ def get_result(run_id: uuid.UUID, request: Request, viewer: CurrentUser, session
     if not traces:
         run = runs.succeeded_run(session, run_id, viewer)
         head = '{"run_id":' + json_text(str(run.id)) + ',"cache_key":' + json_text(run.cache_key) + ","
-        return Response((head + _stored_result_text(session, run.result_id)).encode(), media_type="application/json")
+        return Response(head.encode() + _stored_result_text(session, run.result_id), media_type="application/json")
     body = runs.result_of(session, run_id, viewer)
     layout = run_traces.layout_of(session, run_id, viewer)
     values = None if layout is None else run_traces.series_values(request.app.state.session_factory, layout)
     return StreamingResponse(_with_traces(body, layout, values), media_type="application/json")
 
 
-_STORED_RESULTS: OrderedDict[uuid.UUID, str] = OrderedDict()
-_STORED_RESULTS_KEPT = 512
-_STORED_RESULTS_LOCK = threading.Lock()
+_STORED_RESULTS = BodyCache(max_bytes=32 * 1024 * 1024)
+"""Stored results as JSON text less the opening brace, by result id: a stored result never
+changes (the runs that share it differ only by their own fields), so the latest read are kept —
+a result read again (a dashboard, a script polling its runs) costs the visibility check alone,
+not two queries and a serialisation."""
 
 
-def _stored_result_text(session: Session, result_id: uuid.UUID | None) -> str:
-    """A stored result as JSON text, less its opening brace. Results never change once stored,
-    so the latest few hundred read are kept as text: a result read again (a dashboard, a script
-    polling its runs) costs the visibility check alone, not two queries and a serialisation."""
+def _stored_result_text(session: Session, result_id: uuid.UUID | None) -> bytes:
     assert result_id is not None
-    with _STORED_RESULTS_LOCK:
-        text = _STORED_RESULTS.get(result_id)
-        if text is not None:
-            _STORED_RESULTS.move_to_end(result_id)
-            return text
-    text = json_text(finite(runs.stored_result(session, result_id)))[1:]
-    with _STORED_RESULTS_LOCK:
-        _STORED_RESULTS[result_id] = text
-        while len(_STORED_RESULTS) > _STORED_RESULTS_KEPT:
-            _STORED_RESULTS.popitem(last=False)
+    text = _STORED_RESULTS.get(result_id)
+    if text is None:
+        text = json_text(finite(runs.stored_result(session, result_id)))[1:].encode()
+        _STORED_RESULTS.put(result_id, text)
     return text
 
 
