@@ -41,15 +41,17 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def launched(state: Path, **settings: str):
+def launched(state: Path, *, no_worker: bool = False, **settings: str):
     """The service on a free port with its state in `state`; `settings` are extra TCPLAB_
-    variables (worker_concurrency="2")."""
+    variables (worker_concurrency="2"). `no_worker`: the API and its embedded servers alone
+    (`api.launch --no-worker`), ready once /readyz answers."""
     port = free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith("TCPLAB_") and k not in ("DATABASE_URL", "REDIS_URL")}
     env.update(TCPLAB_STATE_DIR=str(state), TCPLAB_PORT=str(port))
     env.update({f"TCPLAB_{k.upper()}": v for k, v in settings.items()})
     log = open(state / "launch.log", "ab")
-    proc = subprocess.Popen([sys.executable, "-m", "api.launch"], cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+    command = [sys.executable, "-m", "api.launch", *(["--no-worker"] if no_worker else [])]
+    proc = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
     base = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 120
@@ -57,7 +59,8 @@ def launched(state: Path, **settings: str):
             if proc.poll() is not None:
                 raise SystemExit(f"api.launch exited: see {state / 'launch.log'}")
             with contextlib.suppress(httpx.HTTPError):
-                if httpx.get(f"{base}/readyz", timeout=2).status_code == 200 and " ready." in (state / "launch.log").read_text(errors="replace"):
+                workers_up = no_worker or " ready." in (state / "launch.log").read_text(errors="replace")
+                if httpx.get(f"{base}/readyz", timeout=2).status_code == 200 and workers_up:
                     break
             if time.monotonic() > deadline:
                 raise SystemExit("the service did not become ready in 120 s")

@@ -44,8 +44,9 @@ GOALS = {10_000: 1.0, 50_000: 3.0}
 CANCEL_GOAL_S = 1.0
 
 
-def sweep_body(points: int, replications: int, seed: int) -> dict[str, Any]:
-    """paper000-fig2a along loss.m (1..1000) — or loss.m × loss.p for more than 1,000 points."""
+def sweep_body(points: int, replications: int, seed: int, *, name: str = "admission", **fields: Any) -> dict[str, Any]:
+    """paper000-fig2a along loss.m (1..1000) — or loss.m × loss.p for more than 1,000 points;
+    `fields` are further fields of the sweep (`reuse_results`)."""
     if points <= 1000:
         axes = [{"path": "flows[*].loss.m", "range": {"start": 1, "stop": points}}]
     else:
@@ -55,12 +56,13 @@ def sweep_body(points: int, replications: int, seed: int) -> dict[str, Any]:
             {"path": "flows[*].loss.p", "range": {"start": 0.0001, "stop": 0.0001 * (points // 1000), "step": 0.0001}},
         ]
     return {
-        "name": f"admission {points}x{replications}",
+        "name": f"{name} {points}x{replications}",
         "preset": "paper000-fig2a",
         "overrides": {"duration_s": 20},
         "axes": axes,
         "replications": replications,
         "seed": seed,
+        **fields,
     }
 
 

@@ -35,13 +35,11 @@ Goals (issue 12): each read < 100 ms, the page < 1 s.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import os
 import random
 import shutil
 import statistics
-import subprocess
 import sys
 import time
 import uuid
@@ -53,62 +51,12 @@ import httpx
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(1, str(ROOT))
-from service import admin_headers, free_port  # noqa: E402  (bench/service.py)
+from service import admin_headers, launched  # noqa: E402  (bench/service.py)
+from sweep_admission import sweep_body  # noqa: E402  (the same sweeps, admitted)
 
 READ_GOAL_MS = 100.0
 PAGE_GOAL_MS = 1000.0
 CHUNK = 1000
-
-
-@contextlib.contextmanager
-def launched_api(state: Path):
-    """bench/service.py's `launched`, with `--no-worker`: the API and its embedded servers."""
-    port = free_port()
-    env = {k: v for k, v in os.environ.items() if not k.startswith("TCPLAB_") and k not in ("DATABASE_URL", "REDIS_URL")}
-    env.update(TCPLAB_STATE_DIR=str(state), TCPLAB_PORT=str(port))
-    log = open(state / "launch.log", "ab")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "api.launch", "--no-worker"], cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT
-    )
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 120
-        while True:
-            if proc.poll() is not None:
-                raise SystemExit(f"api.launch exited: see {state / 'launch.log'}")
-            with contextlib.suppress(httpx.HTTPError):
-                if httpx.get(f"{base}/readyz", timeout=2).status_code == 200:
-                    break
-            if time.monotonic() > deadline:
-                raise SystemExit("the service did not become ready in 120 s")
-            time.sleep(0.25)
-        yield base
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=60)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-
-
-def sweep_body(points: int, replications: int, seed: int) -> dict[str, Any]:
-    if points <= 1000:
-        axes = [{"path": "flows[*].loss.m", "range": {"start": 1, "stop": points}}]
-    else:
-        assert points % 1000 == 0
-        axes = [
-            {"path": "flows[*].loss.m", "range": {"start": 1, "stop": 1000}},
-            {"path": "flows[*].loss.p", "range": {"start": 0.0001, "stop": 0.0001 * (points // 1000), "step": 0.0001}},
-        ]
-    return {
-        "name": f"reads {points}x{replications}",
-        "preset": "paper000-fig2a",
-        "overrides": {"duration_s": 20},
-        "axes": axes,
-        "replications": replications,
-        "seed": seed,
-        "reuse_results": False,
-    }
 
 
 def fake_flow(rng: random.Random, name: str, variant: str) -> dict[str, Any]:
@@ -292,7 +240,7 @@ def main() -> None:
         shutil.rmtree(args.state, ignore_errors=True)
         args.state.mkdir(parents=True)
     figures: dict[str, Any] = {"points": args.points, "replications": args.replications, "runs": args.points * args.replications}
-    with launched_api(args.state) as base, httpx.Client(base_url=base, timeout=600, headers=admin_headers(args.state)) as client:
+    with launched(args.state, no_worker=True) as base, httpx.Client(base_url=base, timeout=600, headers=admin_headers(args.state)) as client:
         from services.embedded import running_postgres_url
 
         url = running_postgres_url(args.state)
@@ -303,7 +251,7 @@ def main() -> None:
             figures.update(points=sweep["points"], replications=sweep["replications"], runs=sweep["progress"]["total"], reused=True)
         else:
             t = time.perf_counter()
-            created = client.post("/v1/sweeps", json=sweep_body(args.points, args.replications, random.randrange(1, 2**31)))
+            created = client.post("/v1/sweeps", json=sweep_body(args.points, args.replications, random.randrange(1, 2**31), name="reads", reuse_results=False))
             created.raise_for_status()
             sweep_id = created.json()["id"]
             figures["create_s"] = time.perf_counter() - t

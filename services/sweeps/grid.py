@@ -88,14 +88,7 @@ class PlannedPoint:
 
 def plan_point(spec: SweepSpec, values: Mapping[str, Any]) -> PlannedPoint:
     """Builds and validates one point. A refused point's errors say at which axis values."""
-    try:
-        _, canonical = validate_scenario(point_scenario(spec, values))
-    except ScenarioInvalid as e:
-        where = ", ".join(f"{p} = {value_key(v)}" for p, v in values.items())
-        raise ScenarioInvalid(
-            [dataclasses.replace(err, reason=f"at the point {where}: {err.reason}") for err in e.errors]
-        ) from None
-    return PlannedPoint(dict(values), canonical, flow_groups(canonical))
+    return _planned(values, lambda: point_scenario(spec, values))
 
 
 def plan_points(spec: SweepSpec, points: Iterable[Mapping[str, Any]]) -> Iterator[PlannedPoint]:
@@ -116,14 +109,15 @@ def plan_points(spec: SweepSpec, points: Iterable[Mapping[str, Any]]) -> Iterato
             except (KeyError, IndexError, TypeError, ValueError):
                 scenario = None
             if scenario is not None:
-                yield _planned(values, scenario)
+                yield _planned(values, lambda built=scenario: built)
                 continue
         yield plan_point(spec, values)
 
 
-def _planned(values: Mapping[str, Any], scenario: dict[str, Any]) -> PlannedPoint:
+def _planned(values: Mapping[str, Any], scenario: Callable[[], dict[str, Any]]) -> PlannedPoint:
+    """The point validated; a refused point's errors (building it included) say at which axis values."""
     try:
-        _, canonical = validate_scenario(scenario)
+        _, canonical = validate_scenario(scenario())
     except ScenarioInvalid as e:
         where = ", ".join(f"{p} = {value_key(v)}" for p, v in values.items())
         raise ScenarioInvalid(
