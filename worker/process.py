@@ -120,7 +120,7 @@ class WorkerProcess:
             if self.proc is None or self.proc.poll() is not None:
                 raise WorkerStartError(
                     f"the Celery worker exited with code {self.proc and self.proc.returncode}"
-                    f"{self._log_tail()}"
+                    f"{self.log_tail()}"
                 )
             with contextlib.suppress(Exception):
                 if app.control.ping(destination=[self.nodename], timeout=0.5):
@@ -128,7 +128,7 @@ class WorkerProcess:
             time.sleep(0.2)
         raise WorkerStartError(
             f"the Celery worker {self.nodename} did not answer within {timeout_s:g} s"
-            f"{self._log_tail()}"
+            f"{self.log_tail()}"
         )
 
     def running(self) -> bool:
@@ -170,7 +170,8 @@ class WorkerProcess:
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(self.proc.pid, signal.SIGKILL)
 
-    def _log_tail(self, lines: int = 40) -> str:
+    def log_tail(self, lines: int = 40) -> str:
+        """The log's last lines, to say in an error what the worker was doing."""
         if self.log_path is None:
             return ""
         with contextlib.suppress(OSError):
