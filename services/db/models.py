@@ -96,7 +96,10 @@ class Run(Base):
         default=RunStatus.queued,
         server_default=RunStatus.queued.value,
     )
-    scenario: Mapped[dict[str, Any]] = mapped_column(comment="the canonical scenario")
+    scenario: Mapped[dict[str, Any] | None] = mapped_column(
+        comment="the canonical scenario; null for a sweep run: its point's (sweep_points.scenario) "
+        "with its own seed (runs.repository.scenarios_of)"
+    )
     preset: Mapped[str | None] = mapped_column(comment="the preset it came from, if any")
     variants: Mapped[list[str]] = mapped_column(
         ARRAY(Text),
@@ -155,6 +158,7 @@ class Run(Base):
         # 64 lowercase hex digits, without a regex's counted repetition (migration 0010).
         CheckConstraint("octet_length(cache_key) = 64 AND cache_key !~ '[^0-9a-f]'", name="cache_key_sha256"),
         CheckConstraint("events IS NULL OR events >= 0", name="events_not_negative"),
+        CheckConstraint("scenario IS NOT NULL OR sweep_id IS NOT NULL", name="scenario_own_or_its_points"),
         # GET /v1/runs: newest first, optionally by status / preset / variant.
         Index(None, "created_at"),
         Index(None, "status", "created_at"),
@@ -390,6 +394,14 @@ class SweepPoint(Base):
     values: Mapped[dict[str, Any]] = mapped_column(comment="axis path -> value")
     flow_groups: Mapped[list[dict[str, Any]]] = mapped_column(
         comment="[{name, count, variant, type}] in the scenario's order"
+    )
+    # Once per point rather than once per run: a 50,000-run sweep's runs were 1.3 kB rows
+    # that admission wrote and a cancel rewrote, 1 kB of it the same scenario (migration 0012).
+    # Deferred: the points' tables and summaries never need it (10,000 points: 15 MB of JSON).
+    scenario: Mapped[dict[str, Any] | None] = mapped_column(
+        deferred=True,
+        comment="the canonical scenario without its seed: each of the point's runs is this with its own seed "
+        "(null only for a point stored before migration 0012 without runs)"
     )
     stop_reason: Mapped[str | None] = mapped_column(
         Text, comment="why the stopping rule stopped here (StopReason); null while it may grow, or without a rule"

@@ -38,13 +38,27 @@ def runs_for_update(session: Session, run_ids: Sequence[uuid.UUID]) -> list[Run]
     )
 
 
+# A run's scenario (of `runs AS r`): its own, or — a sweep run — its point's with the run's
+# seed (migration 0012: the point's replications differ only by their seed).
+_SCENARIO_OF_R = "coalesce(r.scenario, p.scenario || jsonb_build_object('seed', r.seed))"
+_POINT_OF_R = 'LEFT JOIN sweep_points p ON p.sweep_id = r.sweep_id AND p."index" = r.sweep_point'
+
+
+def scenarios_of(session: Session, run_ids: Sequence[uuid.UUID]) -> dict[uuid.UUID, dict[str, Any]]:
+    """The runs' canonical scenarios (a sweep run's is its point's with its own seed)."""
+    rows = session.execute(
+        text(f"SELECT r.id, {_SCENARIO_OF_R} FROM runs r {_POINT_OF_R} WHERE r.id = ANY(:ids)"), {"ids": list(run_ids)}
+    ).all()
+    return dict(rows)  # type: ignore[arg-type]
+
+
 # The scenario as the core must run it: its limits the tighter of its own and the caps —
 # events, the owner's quota (a user's own cap never lifts the server's) and the server's;
 # wall-clock time, the server's. Written by PostgreSQL as JSON text, which the core reads as
 # it is (no Python objects in between).
-_LIMITS = "CASE WHEN jsonb_typeof(runs.scenario->'limits') = 'object' THEN runs.scenario->'limits' ELSE '{}'::jsonb END"
+_LIMITS = "CASE WHEN jsonb_typeof(locked.scenario->'limits') = 'object' THEN locked.scenario->'limits' ELSE '{}'::jsonb END"
 _CAPPED_SCENARIO = (
-    f"jsonb_set(runs.scenario, '{{limits}}', {_LIMITS} || jsonb_build_object("
+    f"jsonb_set(locked.scenario, '{{limits}}', {_LIMITS} || jsonb_build_object("
     f"'max_wall_s', least(coalesce(nullif(({_LIMITS}->>'max_wall_s')::float8, 0), :max_wall_s), :max_wall_s), "
     f"'max_events', least(coalesce(nullif(({_LIMITS}->>'max_events')::numeric, 0), locked.events_cap), locked.events_cap)"
     "))::text"
@@ -74,8 +88,8 @@ def claim_runs(
                 # The batch's rows locked in id order first, the order a sweep's cancel takes.
                 "UPDATE runs SET status = 'running', started_at = :started, heartbeat_at = clock_timestamp(), "
                 "attempts = attempts + 1, worker = :worker "
-                "FROM (SELECT r.id, least(coalesce(u.max_events_per_run, :max_events), :max_events) AS events_cap "
-                "FROM runs r LEFT JOIN users u ON u.id = r.owner_id "
+                "FROM (SELECT r.id, least(coalesce(u.max_events_per_run, :max_events), :max_events) AS events_cap, "
+                f"{_SCENARIO_OF_R} AS scenario FROM runs r LEFT JOIN users u ON u.id = r.owner_id {_POINT_OF_R} "
                 "WHERE r.id = ANY(:ids) ORDER BY r.id FOR UPDATE OF r) AS locked "
                 "WHERE runs.id = locked.id AND (status = 'queued' OR (status = 'running' AND (worker = :worker "
                 "OR coalesce(heartbeat_at, started_at) IS NULL "

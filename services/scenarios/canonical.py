@@ -144,26 +144,27 @@ class SeedTemplate:
     """One canonical scenario under many seeds (a sweep point's replications), written and
     keyed without rebuilding it per seed: `key(s)` is `key_of_canonical({**canonical, "seed":
     s}, core_version)`, character for character, for any int seed `s` (JSON writes an int as
-    `str(s)`), and `text(s)` is JSON text of `{**canonical, "seed": s}`; only the text around
-    the seed is built and hashed once. (`text(s)` writes the free text the core ignores first:
-    the same JSON object, in another key order.)"""
+    `str(s)`); only the text around the seed is built and hashed once. `unseeded` is JSON text
+    of the canonical scenario without its seed (what a sweep point stores for its runs), cut
+    from the same text rather than written again."""
 
-    __slots__ = ("_hashed_head", "_key_tail", "_text_head", "_text_tail")
+    __slots__ = ("_hashed_head", "_key_tail", "unseeded")
 
     def __init__(self, canonical: Mapping[str, Any], core_version: str) -> None:
         body = {k: v for k, v in canonical.items() if k not in _IGNORED_BY_THE_CORE}
         head, self._key_tail = _around_the_seed(body)
         self._hashed_head = hashlib.sha256(f"{CACHE_KEY_VERSION}\ncore {core_version}\n{head}".encode("utf-8"))
-        # The whole scenario's text: the body's, with the free text the key leaves out put
-        # first (stored as JSONB, whose value does not depend on key order).
+        # The body's text with `"seed":` and its value cut out (a comma before it, or after it
+        # when it is the first key), and the free text the key leaves out put first (stored as
+        # JSONB, whose value does not depend on key order).
+        if head.endswith(',"seed":'):
+            body_text = head[: -len(',"seed":')] + self._key_tail
+        else:
+            body_text = head[: -len('"seed":')] + self._key_tail.removeprefix(",")
         free = {k: canonical[k] for k in _IGNORED_BY_THE_CORE if k in canonical}
-        self._text_head = "{" + dumps(free)[1:-1] + "," + head[1:] if free else head
-        self._text_tail = self._key_tail
+        self.unseeded = "{" + dumps(free)[1:-1] + ("," if body_text != "{}" else "") + body_text[1:] if free else body_text
 
     def key(self, seed: int) -> str:
         digest = self._hashed_head.copy()
         digest.update(f"{int(seed)}{self._key_tail}".encode("utf-8"))
         return digest.hexdigest()
-
-    def text(self, seed: int) -> str:
-        return f"{self._text_head}{int(seed)}{self._text_tail}"

@@ -21,6 +21,7 @@ from sqlalchemy.orm import Session
 
 from services.db.models import Run, RunStatus, SweepPoint
 from services.errors import ConflictError, NotFoundError
+from services.runs import repository as runs_repo
 from services.stats import finite_values, summarize
 from services.sweeps import aggregates
 from services.sweeps import repository as repo
@@ -117,7 +118,8 @@ def run_observations(session: Session, run: Run) -> list[Observation]:
     if run.status != RunStatus.succeeded:
         raise ConflictError(f"run {run.id} has no result: it is {run.status.value}")
     rows = [(0, 0, *row[2:]) for row in repo.flow_rows_of_run(session, run.id)]
-    return _group_observations(rows, {0: flow_groups(run.scenario)}, {}, None)
+    scenario = runs_repo.scenarios_of(session, [run.id])[run.id]  # a sweep run's is its point's
+    return _group_observations(rows, {0: flow_groups(scenario)}, {}, None)
 
 
 def sweep_summary_rows(

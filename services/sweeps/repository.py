@@ -116,10 +116,9 @@ def replications_at(session: Session, sweep_id: uuid.UUID) -> dict[int, set[int]
 
 
 def scenario_of_point(session: Session, sweep_id: uuid.UUID, point: int) -> dict[str, Any] | None:
-    """The canonical scenario one of the point's runs was made from (any replication: they
-    differ only by seed)."""
+    """The canonical scenario of the point's runs, without their seed (None: no such point)."""
     return session.execute(
-        select(Run.scenario).where(Run.sweep_id == sweep_id, Run.sweep_point == point).order_by(Run.replication).limit(1)
+        select(SweepPoint.scenario).where(SweepPoint.sweep_id == sweep_id, SweepPoint.index == point)
     ).scalar_one_or_none()
 
 
@@ -142,19 +141,22 @@ def _copy(session: Session, statement: str, rows: Iterable[Sequence[Any]]) -> No
 
 
 def copy_runs(session: Session, rows: Iterable[Sequence[Any]]) -> None:
-    """Stores runs by COPY, one row per run with `RUN_COLUMNS`' values (the scenario as JSON
-    text): a sweep's tens of thousands of runs in one statement, not one ORM object each. The
-    session's identity map does not hold them: read them back with a query."""
+    """Stores runs by COPY, one row per run with `RUN_COLUMNS`' values: a sweep's tens of
+    thousands of runs in one statement, not one ORM object each. The session's identity map
+    does not hold them: read them back with a query."""
     _copy(session, f"COPY runs ({', '.join(RUN_COLUMNS)}) FROM STDIN", rows)
 
 
-def copy_points(session: Session, sweep_id: uuid.UUID, points: Iterable[tuple[int, dict[str, Any], list[dict[str, Any]]]]) -> None:
-    """Stores a sweep's points (index, axis values, flow groups) by COPY."""
+def copy_points(
+    session: Session, sweep_id: uuid.UUID, points: Iterable[tuple[int, dict[str, Any], list[dict[str, Any]], str]]
+) -> None:
+    """Stores a sweep's points (index, axis values, flow groups, the runs' scenario without
+    its seed as JSON text) by COPY."""
     dumps = json.JSONEncoder(allow_nan=False).encode
     _copy(
         session,
-        'COPY sweep_points (sweep_id, "index", "values", flow_groups) FROM STDIN',
-        ((sweep_id, index, dumps(values), dumps(groups)) for index, values, groups in points),
+        'COPY sweep_points (sweep_id, "index", "values", flow_groups, scenario) FROM STDIN',
+        ((sweep_id, index, dumps(values), dumps(groups), scenario) for index, values, groups, scenario in points),
     )
 
 

@@ -124,7 +124,7 @@ def create(
     sweep = Sweep(name=spec.name, preset=spec.preset, spec=_stored_spec(spec), owner_id=owner.id, shared=spec.shared)
     session.add(sweep)
     session.flush()
-    points: list[tuple[int, dict[str, Any], list[dict[str, Any]]]] = []
+    points: list[NewPoint] = []
 
     def batches() -> Iterator[tuple[int, dict[str, Any], Iterable[int]]]:
         for i, p in enumerate(plan_points(spec, values)):
@@ -139,8 +139,7 @@ def create(
         created = _store(session, sweep, _runs_of(sweep, batches()), look_up=spec.reuse_results, points=points)
     else:
         planned = list(batches())
-        repo.copy_points(session, sweep.id, points)
-        created = _admit_and_store(session, sweep, planned, owner, max_queued)
+        created = _admit_and_store(session, sweep, planned, owner, max_queued, points=points)
     _apply_rule(session, sweep, spec, range(len(points)) if created.cached else (), owner, max_queued, created)
     return sweep, created
 
@@ -201,11 +200,9 @@ def extend(
             batches.append((point.index, scenario, todo))
             point.stop_reason = None  # the rule looks again once these have run
     next_index = max((p.index for p in existing.values()), default=-1) + 1
-    repo.copy_points(
-        session, sweep.id, ((next_index + k, p.values, p.flow_groups) for k, p in enumerate(planned_new))
-    )
+    new_points = [(next_index + k, p.values, p.flow_groups) for k, p in enumerate(planned_new)]
     batches += [(next_index + k, p.canonical, range(replications)) for k, p in enumerate(planned_new)]
-    created = _admit_and_store(session, sweep, batches, owner, max_queued)
+    created = _admit_and_store(session, sweep, batches, owner, max_queued, points=new_points)
     sweep.spec = _stored_spec(spec)
     sweep.cancelled_at = None
     again = {index for index, _, _ in batches} if created.cached else set()
@@ -272,22 +269,32 @@ def _with_more_values(spec: SweepSpec, extension: SweepExtension, replications: 
 Batches = Sequence[tuple[int, dict[str, Any], Iterable[int]]]
 """(point index, canonical scenario, replications) per point."""
 
+NewPoint = tuple[int, dict[str, Any], list[dict[str, Any]]]
+"""A point about to be stored: (index, axis values, flow groups)."""
+
 
 def _admit_and_store(
-    session: Session, sweep: Sweep, batches: Batches, owner: Identity | None, max_queued: int | None
+    session: Session,
+    sweep: Sweep,
+    batches: Batches,
+    owner: Identity | None,
+    max_queued: int | None,
+    *,
+    points: Sequence[NewPoint] = (),
 ) -> Created:
     """The runs of `batches`, answered from stored results where possible, refused whole
-    (QuotaExceededError) unless the queues have room for the others; then stored."""
+    (QuotaExceededError) unless the queues have room for the others; then stored, with the
+    new `points` among them."""
     runs = _new_runs(session, sweep, batches)
     admission.check(session, owner, queued=sum(r.result_id is None for r in runs), max_queued=max_queued)
-    return _store(session, sweep, runs)
+    return _store(session, sweep, runs, points=points)
 
 
 @dataclass(slots=True)
 class NewRun:
     """A sweep run about to be stored (by COPY: `repo.copy_runs`), with what `Run` would hold:
-    the same columns as `new_run` and `answer_from_cache` give it. Its scenario is its point's
-    `template` under its seed, written out only as the row is sent."""
+    the same columns as `new_run` and `answer_from_cache` give it. It has no scenario of its
+    own: its point stores `template.unseeded`, its row its seed."""
 
     id: uuid.UUID
     sweep_point: int
@@ -343,14 +350,15 @@ def _store(
     runs: Iterable[NewRun],
     *,
     look_up: bool = False,
-    points: Sequence[tuple[int, dict[str, Any], list[dict[str, Any]]]] | None = None,
+    points: Sequence[NewPoint] = (),
 ) -> Created:
     """Stores `runs` (one COPY, taking them as they come): queued, or succeeded at once where
     a stored result answers them (`result_id`), as `answer_from_cache` does. With `look_up`
     (only for a sweep that has no other runs: its creation), the cache is asked once they are
-    stored, in one statement, and the runs it answers are set succeeded there. `points`, when
-    given, are the sweep's points that `runs` gathered while streaming, stored once they are
-    all known (before the cache's answers are counted: the aggregates read their flow groups)."""
+    stored, in one statement, and the runs it answers are set succeeded there. `points` are
+    the new points among the runs' (gathered while they streamed, in a creation), stored once
+    all are known, each with the scenario its runs' template holds (before the cache's
+    answers are counted: the aggregates read their flow groups)."""
     now = _now()
     core_version = tcpsim.__version__
     queued, succeeded = RunStatus.queued.value, RunStatus.succeeded.value
@@ -362,7 +370,7 @@ def _store(
             yield (
                 r.id,
                 queued if r.result_id is None else succeeded,
-                r.template.text(r.seed),
+                None,  # the point's scenario, with the row's seed
                 sweep.preset,
                 r.variants,
                 r.seed,
@@ -379,8 +387,9 @@ def _store(
             )
 
     repo.copy_runs(session, rows())
-    if points is not None:
-        repo.copy_points(session, sweep.id, points)
+    if points:
+        unseeded = {r.sweep_point: r.template.unseeded for r in stored}
+        repo.copy_points(session, sweep.id, ((i, values, groups, unseeded[i]) for i, values, groups in points))
     if look_up and stored:
         answered = repo.answer_from_cache(session, sweep.id, now)
         if answered:

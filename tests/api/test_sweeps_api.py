@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from sqlalchemy import select
 
 from services.db.models import Run, Sweep, SweepPoint
+from services.runs.repository import scenarios_of
 from services.sweeps import AxisRange, replication_seed
 from tests.e2e.test_runs import count
 
@@ -38,8 +39,9 @@ def test_a_sweep_stores_its_points_and_runs_in_one_go_with_common_seeds(client, 
     assert {r.seed for r in runs if r.replication == 0} == {replication_seed(1, 0)}
     assert {r.seed for r in runs if r.replication == 1} == {replication_seed(1, 1)}
     assert replication_seed(1, 0) != replication_seed(1, 1)
-    assert [r.scenario["flows"][1]["loss"]["m"] for r in runs[::2]] == [1, 8, 30]
-    assert all(r.scenario["duration_s"] == 20 for r in runs)
+    scenarios = scenarios_of(db_session, [r.id for r in runs])
+    assert [scenarios[r.id]["flows"][1]["loss"]["m"] for r in runs[::2]] == [1, 8, 30]
+    assert all(scenarios[r.id]["duration_s"] == 20 and scenarios[r.id]["seed"] == r.seed for r in runs)
 
     points = client.get(f"/v1/sweeps/{sweep['id']}/points").json()["items"]
     assert [p["values"] for p in points] == [{"flows[*].loss.m": m} for m in (1, 8, 30)]

@@ -1,6 +1,6 @@
 """Fast admission computes, for a sweep's points and replications, exactly what the per-run path
 computed: the cache key of each replication (`SeedTemplate.key` against `key_of_canonical` of
-`with_seed`), its stored scenario (`SeedTemplate.text`), and each point's scenario
+`with_seed`), its point's stored scenario (`SeedTemplate.unseeded`), and each point's scenario
 (`plan_points` against `plan_point`, errors included). No database: these are pure functions."""
 
 from __future__ import annotations
@@ -51,11 +51,21 @@ def test_keys_follow_the_core_version_and_the_scenario() -> None:
 
 
 @pytest.mark.parametrize("case", range(4))
-def test_a_replications_stored_scenario_is_the_canonical_scenario_with_its_seed(case: int) -> None:
+def test_a_points_stored_scenario_with_a_replications_seed_is_that_replications_scenario(case: int) -> None:
     canonical = canonicals()[case]
-    template = SeedTemplate(canonical, tcpsim.__version__)
+    unseeded = json.loads(SeedTemplate(canonical, tcpsim.__version__).unseeded)
+    assert "seed" not in unseeded
     for seed in SEEDS:
-        assert json.loads(template.text(seed)) == with_seed(canonical, seed)
+        assert {**unseeded, "seed": seed} == with_seed(canonical, seed)
+
+
+@pytest.mark.parametrize(
+    "canonical",
+    [{}, {"seed": 3}, {"a": 1}, {"z": [1, {"seed": 2}]}, {"a": 1, "seed": 4, "z": 2}, {"name": "n"}, {"name": "n", "z": 1},
+     {"description": "d", "name": "n", "seed": 5, "a": None}],
+)
+def test_the_unseeded_text_cuts_the_seed_wherever_it_sorts(canonical: dict[str, Any]) -> None:
+    assert json.loads(SeedTemplate(canonical, "v").unseeded) == {k: v for k, v in canonical.items() if k != "seed"}
 
 
 def test_normalise_numbers_is_unchanged_by_its_fast_path() -> None:

@@ -20,6 +20,7 @@ from services import sweeps
 from services.db.models import Result, Run, RunStatus, Sweep, SweepPoint
 from services.db.session import create_session_factory, session_scope
 from services.errors import QuotaExceededError
+from services.runs.repository import scenarios_of
 from services.runs.service import new_run
 from services.scenarios import ScenarioInvalid, key_of_canonical
 from services.sweeps import SweepExtension, SweepSpec
@@ -79,11 +80,18 @@ def expected_runs(spec: SweepSpec, sweep_id: uuid.UUID, owner_id: uuid.UUID, rep
     return out
 
 
-COLUMNS = ("status", "scenario", "preset", "variants", "seed", "cache_key", "core_version", "sweep_id", "sweep_point", "replication", "owner_id", "shared")
+COLUMNS = ("status", "preset", "variants", "seed", "cache_key", "core_version", "sweep_id", "sweep_point", "replication", "owner_id", "shared")
 
 
 def columns(run: Run) -> tuple[Any, ...]:
     return tuple(getattr(run, c) for c in COLUMNS)
+
+
+def scenarios(factory: sessionmaker[Session], runs: list[Run]) -> list[dict[str, Any]]:
+    """The runs' scenarios as a worker reads them (a sweep run's: its point's, with its seed)."""
+    with factory() as session:
+        by_id = scenarios_of(session, [r.id for r in runs])
+    return [by_id[r.id] for r in runs]
 
 
 def test_every_stored_run_has_what_the_per_run_path_gave_it(factory, test_settings):
@@ -92,11 +100,14 @@ def test_every_stored_run_has_what_the_per_run_path_gave_it(factory, test_settin
     sid, created = create(factory, ana, spec, test_settings)
     stored = runs_of(factory, sid)
     assert created.as_dict() == {"runs": 12, "cached": 0, "enqueued": 12}
-    assert [columns(r) for r in stored] == [columns(r) for r in expected_runs(spec, sid, ana)]
+    expected = expected_runs(spec, sid, ana)
+    assert [columns(r) for r in stored] == [columns(r) for r in expected]
+    assert scenarios(factory, stored) == [r.scenario for r in expected]
     assert sorted(created.to_enqueue) == sorted(r.id for r in stored)
-    for run in stored:
-        assert run.cache_key == key_of_canonical(run.scenario, tcpsim.__version__)
-        assert run.scenario["name"] == "tiny" and run.scenario["seed"] == run.seed
+    for run, scenario in zip(stored, scenarios(factory, stored), strict=True):
+        assert run.scenario is None  # stored once, on its point
+        assert run.cache_key == key_of_canonical(scenario, tcpsim.__version__)
+        assert scenario["name"] == "tiny" and scenario["seed"] == run.seed
         assert run.created_at is not None and run.attempts == 0 and run.result_id is None and run.started_at is None
     with factory() as session:
         points = session.execute(select(SweepPoint).where(SweepPoint.sweep_id == sid).order_by(SweepPoint.index)).scalars().all()
@@ -167,9 +178,9 @@ def test_an_extension_stores_what_the_per_run_path_gave(factory, test_settings):
     assert created.as_dict() == {"runs": 5, "cached": 0, "enqueued": 5}
     wider = tiny_sweep(points=2, replications=3).model_dump(mode="json", exclude_none=True)
     wider["axes"] = [{"path": "flows[0].loss.p", "values": [0.01, 0.02, 0.05]}]
-    assert [columns(r) for r in runs_of(factory, sid)] == [
-        columns(r) for r in expected_runs(SweepSpec.model_validate(wider), sid, ana)
-    ]
+    stored, expected = runs_of(factory, sid), expected_runs(SweepSpec.model_validate(wider), sid, ana)
+    assert [columns(r) for r in stored] == [columns(r) for r in expected]
+    assert scenarios(factory, stored) == [r.scenario for r in expected]
 
 
 def test_a_sweep_submitted_again_is_answered_whole_and_a_cancel_ends_every_unfinished_run(factory, test_settings):
