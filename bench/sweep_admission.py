@@ -9,10 +9,13 @@ and times each request's round trip over loopback:
 - 10,000 runs as 1,000 points × 10 replications (the issue's shape), and as 10,000 points × 1;
 - 50,000 runs as 5,000 points × 10 replications, and as 10,000 points × 5;
 - cancelling each sweep once it is stored (so the next one fits the quota): the 50,000-run
-  cancels are the goal's.
+  cancels are the goal's. The cancel answers once the runs in flight are cancelled; the
+  dispatcher's next pass marks the waiting ones, and the bench waits for that too (read from
+  PostgreSQL), so that the next case does not share the machine with it.
 
-Every point is validated by the schema and the core (a few hundred µs each), every run is a
-row with its own scenario: point-heavy shapes cost more than replication-heavy ones.
+Every point is validated by the schema and the core (a few hundred µs each) and stores the
+scenario its runs share; every run is a row: point-heavy shapes cost more than
+replication-heavy ones.
 
 Each sweep is paper000-fig2a (two flows, traces on) along `flows[*].loss.m` (and
 `flows[*].loss.p`), seeded afresh so that no stored result answers it. After each POST the
@@ -36,6 +39,7 @@ from typing import Any
 
 import httpx
 import psutil
+import psycopg
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from service import admin_headers, launched  # noqa: E402  (bench/service.py: the service as the README starts it)
@@ -77,6 +81,7 @@ class Cpu:
     stores the runs already sent)."""
 
     def __init__(self, state: Path) -> None:
+        self.state = state
         self.api = next(
             p for p in psutil.process_iter(["cmdline"])
             if "api.launch" in " ".join(p.info["cmdline"] or []) and _environ(p).get("TCPLAB_STATE_DIR") == str(state)
@@ -96,6 +101,19 @@ class Cpu:
 
         db = cpu(self.postmaster) + sum(cpu(c) for c in self.postmaster.children(recursive=True))
         return cpu(self.api), db
+
+
+def marked_cancelled(state: Path, sweep_id: str, *, since: float, timeout_s: float = 120) -> float:
+    """Seconds from `since` until every run of the cancelled sweep is marked cancelled in
+    PostgreSQL: the cancel answers once the runs in flight are, the dispatcher's next pass
+    marks the waiting ones (migration 0013). Read from the embedded database directly."""
+    with psycopg.connect(f"postgresql://postgres:@/tcplab?host={state}/postgres", autocommit=True) as conn:
+        deadline = time.perf_counter() + timeout_s
+        while conn.execute("SELECT count(*) FROM runs WHERE sweep_id = %s AND status = 'queued'", (sweep_id,)).fetchone()[0]:
+            if time.perf_counter() > deadline:
+                raise SystemExit(f"the cancelled sweep {sweep_id} still has queued runs after {timeout_s:.0f} s")
+            time.sleep(0.02)
+    return time.perf_counter() - since
 
 
 def _environ(p: psutil.Process) -> dict[str, str]:
@@ -132,6 +150,7 @@ def run_case(client: httpx.Client, cpu: Cpu, points: int, replications: int, see
         cancel, cancelled = timed(client, cpu, "POST", f"/v1/sweeps/{sweep['id']}/cancel")
         if cancel.status_code != 200:
             raise SystemExit(f"cancel answered {cancel.status_code}: {cancel.text[:500]}")
+    applied_s = marked_cancelled(cpu.state, sweep["id"], since=time.perf_counter() - cancelled["wall_s"])
     left = client.get(f"/v1/sweeps/{sweep['id']}").json()["progress"]
     return {
         "runs": runs,
@@ -141,6 +160,7 @@ def run_case(client: httpx.Client, cpu: Cpu, points: int, replications: int, see
         "post_cpu": {"api_s": post["api_cpu_s"], "db_s": post["db_cpu_s"]},
         "cancel_s": cancelled["wall_s"],
         "cancel_cpu": {"api_s": cancelled["api_cpu_s"], "db_s": cancelled["db_cpu_s"]},
+        "cancel_marked_s": round(applied_s, 3),
         "created": sweep.get("created"),
         "unfinished_after_cancel": left["queued"] + left["running"],
         "cancel_refused_first": refused,
@@ -176,7 +196,8 @@ def main() -> int:
                             f"{case['runs']:>6} runs ({points} points x {replications}): POST {case['post_s']:.2f} s "
                             f"(goal < {GOALS[case['runs']]:.0f} s; CPU: API {case['post_cpu']['api_s']:.2f} s, "
                             f"PostgreSQL {case['post_cpu']['db_s']:.2f} s), cancel {case['cancel_s']:.2f} s "
-                            f"(CPU: PostgreSQL {case['cancel_cpu']['db_s']:.2f} s; load {os.getloadavg()[0]:.1f})",
+                            f"(CPU: PostgreSQL {case['cancel_cpu']['db_s']:.2f} s), every run marked cancelled after "
+                            f"{case['cancel_marked_s']:.2f} s (load {os.getloadavg()[0]:.1f})",
                             flush=True,
                         )
     figures["load_after"] = os.getloadavg()[0]

@@ -367,6 +367,17 @@ class Sweep(Base):
     )
 
 
+class PendingCancel(Base):
+    """A sweep cancelled whose waiting runs are not marked cancelled yet: the dispatcher's next
+    pass marks them, and deletes this row, before it picks anything (services/runs/dispatch.py
+    `finish_cancels`; migration 0013). A table of its own, so that the dispatcher never locks
+    a sweep's row, which a cancel or an extension holds while it waits for the dispatcher."""
+
+    __tablename__ = "pending_cancels"
+
+    sweep_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("sweeps.id", ondelete="CASCADE"), primary_key=True)
+
+
 class StopReason(enum.StrEnum):
     """Why a sweep's stopping rule stopped adding replications at a point (docs/sweeps.md).
     A capped point resumes when its sweep is extended."""

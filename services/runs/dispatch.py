@@ -187,7 +187,8 @@ def pick_batches(
     first (a worker must find the mark), then sends. Holds the dispatch lock until the
     transaction ends."""
     session.execute(text("SELECT set_config('lock_timeout', '10s', true)"))
-    session.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": DISPATCH_LOCK})
+    lock_dispatcher(session)
+    finish_cancels(session)
     # The time the lock was taken, not the transaction's start: picks are ordered by it (who
     # was served last), and a dispatcher may have waited for the lock behind a later one.
     at = session.execute(text("SELECT clock_timestamp()")).scalar_one()
@@ -213,6 +214,32 @@ def pick_batches(
             sizes[owner] = batching.runs_for(_recent_cost(session, owner)) if batching.max_runs > 1 else 1
         batches.append([leader, *_extend(session, leader, owner, sizes[owner] - 1, at)])
     return batches
+
+
+def lock_dispatcher(session: Session) -> None:
+    """Takes the dispatch lock until the transaction ends: dispatcher passes, and whoever must
+    not cross one (a sweep's cancel), serialise on it."""
+    session.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": DISPATCH_LOCK})
+
+
+def finish_cancels(session: Session, sweep_id: uuid.UUID | None = None) -> int:
+    """Marks cancelled the waiting runs of the sweeps whose cancel is pending (of `sweep_id`
+    only, when given); returns how many. A sweep's cancel (services/sweeps) cancels its runs in
+    flight and leaves its waiting ones — up to 50,000 rows to rewrite — to this, which every
+    dispatcher pass runs before it picks: only the dispatcher sends waiting runs, so none of
+    them is sent meanwhile. The caller holds the dispatch lock."""
+    pending = session.execute(
+        _TAKE_PENDING_CANCELS if sweep_id is None else _TAKE_PENDING_CANCEL_OF, {"sweep": sweep_id}
+    ).scalars().all()
+    return sum(session.execute(_CANCEL_WAITING, {"sweep": sweep}).rowcount for sweep in sorted(pending))  # type: ignore[attr-defined]
+
+
+_TAKE_PENDING_CANCELS = text("DELETE FROM pending_cancels RETURNING sweep_id")
+_TAKE_PENDING_CANCEL_OF = text("DELETE FROM pending_cancels WHERE sweep_id = :sweep RETURNING sweep_id")
+_CANCEL_WAITING = text(
+    "UPDATE runs SET status = 'cancelled', finished_at = now() "
+    "WHERE sweep_id = :sweep AND status = 'queued' AND dispatched_at IS NULL"
+)
 
 
 def _recent_cost(session: Session, owner: uuid.UUID | None) -> float | None:

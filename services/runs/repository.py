@@ -14,7 +14,7 @@ from sqlalchemy import ColumnElement, Uuid, any_, func, literal, select, text
 from sqlalchemy.dialects.postgresql import ARRAY, insert
 from sqlalchemy.orm import Session
 
-from services.db.models import FLOW_METRICS, FlowResult, Result, Run, RunStatus, Trace, TraceChunk
+from services.db.models import FLOW_METRICS, FlowResult, PendingCancel, Result, Run, RunStatus, Trace, TraceChunk
 from services.runs.trace_codec import encode as encode_traces
 
 
@@ -446,8 +446,15 @@ def lock_admissions(session: Session, owner_id: uuid.UUID | None) -> None:
 
 
 def queued_count(session: Session, *, owner_id: uuid.UUID | None = None) -> int:
-    """Queued runs on the server, or of one owner."""
-    query = select(func.count()).select_from(Run).where(Run.status == RunStatus.queued)
+    """Queued runs on the server, or of one owner — less those of sweeps whose cancel is
+    pending (they will never be sent: the dispatcher marks them cancelled at its next pass)."""
+    queued = select(func.count()).select_from(Run).where(Run.status == RunStatus.queued)
+    cancelled = (
+        select(func.count())
+        .select_from(PendingCancel)
+        .join(Run, Run.sweep_id == PendingCancel.sweep_id)
+        .where(Run.status == RunStatus.queued)
+    )
     if owner_id is not None:
-        query = query.where(Run.owner_id == owner_id)
-    return session.execute(query).scalar_one()
+        queued, cancelled = queued.where(Run.owner_id == owner_id), cancelled.where(Run.owner_id == owner_id)
+    return session.execute(select(queued.scalar_subquery() - cancelled.scalar_subquery())).scalar_one()

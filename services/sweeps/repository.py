@@ -13,7 +13,7 @@ from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session
 
 from services.db.models import FLOW_METRICS, FlowResult, Run, RunStatus, Sweep, SweepPoint
-from services.runs.dispatch import DISPATCH_LOCK
+from services.runs.dispatch import finish_cancels, lock_dispatcher
 
 STATUSES = tuple(s.value for s in RunStatus)
 
@@ -186,39 +186,46 @@ def answer_from_cache(session: Session, sweep_id: uuid.UUID, now: Any) -> dict[u
 
 
 def cancel_unfinished(session: Session, sweep_id: uuid.UUID) -> int:
-    """Cancels every queued or running run of the sweep; returns how many.
+    """Cancels every queued or running run of the sweep — those in flight now, the waiting
+    ones (its bulk: up to 50,000 rows) by the dispatcher's next pass, which marks them before it
+    picks anything (`runs.dispatch.finish_cancels`; the caller asks for one after commit) —
+    and returns how many, both counted.
 
     Without crossing the others that lock runs (two concurrent transactions locking the same
-    rows in two orders deadlock; under the admission benchmark a 50,000-run cancel answered
-    503 one time in three):
-    - the dispatcher's lock first: a dispatcher pass, the only one that changes runs waiting
-      in PostgreSQL (it marks them dispatched), waits for the cancel instead of crossing it;
-    - then the waiting runs, the sweep's bulk, in one UPDATE whose rows nobody else wants now;
-    - then the few left — in flight (sent to a worker, or running), or handed back meanwhile —
-      locked in id order, as a worker's batch is claimed (`runs.repository.runs_for_update`).
-    A worker storing a batch in another order can still cross that last step: should
-    PostgreSQL pick the cancel as the victim, the step is rolled back to its savepoint and run
-    again (a cancel is idempotent), which repeats only a few rows' work."""
-    session.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": DISPATCH_LOCK})
-    waiting = _retrying(
+    rows in two orders deadlock): the dispatcher's lock first, so that no pass marks a waiting
+    run dispatched meanwhile, and the runs in flight (sent to a worker, or running) locked in
+    id order, as a worker's batch is claimed. A worker storing a batch in another order can
+    still cross that: should PostgreSQL pick the cancel as the victim, the step is rolled back
+    to its savepoint and run again (a cancel is idempotent)."""
+    lock_dispatcher(session)
+    in_flight = _retrying(
         session,
         text(
-            "UPDATE runs SET status = 'cancelled', finished_at = now() "
-            "WHERE sweep_id = :sweep AND status = 'queued' AND dispatched_at IS NULL"
-        ),
-        sweep_id,
-    )
-    rest = _retrying(
-        session,
-        text(
+            # The condition of ix_runs_in_flight, whose few entries are read instead of the sweep's.
             "WITH locked AS MATERIALIZED (SELECT id FROM runs WHERE sweep_id = :sweep "
-            "AND status IN ('queued', 'running') ORDER BY id FOR UPDATE) "
+            "AND (status = 'running' OR (status = 'queued' AND dispatched_at IS NOT NULL)) ORDER BY id FOR UPDATE) "
             "UPDATE runs SET status = 'cancelled', finished_at = now() FROM locked "
             "WHERE runs.id = locked.id AND runs.status IN ('queued', 'running')"
         ),
         sweep_id,
     )
-    return waiting + rest
+    newly_pending = session.execute(
+        text("INSERT INTO pending_cancels (sweep_id) VALUES (:sweep) ON CONFLICT DO NOTHING RETURNING sweep_id"),
+        {"sweep": sweep_id},
+    ).first()
+    if newly_pending is None:  # cancelled again before the dispatcher passed: counted the first time
+        return in_flight
+    waiting = session.execute(
+        text("SELECT count(*) FROM runs WHERE sweep_id = :sweep AND status = 'queued'"), {"sweep": sweep_id}
+    ).scalar_one()
+    return in_flight + waiting
+
+
+def finish_cancel(session: Session, sweep_id: uuid.UUID) -> None:
+    """Marks the sweep's waiting runs cancelled now if its cancel is pending (before it is
+    extended: its new runs must not revive them). Takes the dispatcher's lock."""
+    lock_dispatcher(session)
+    finish_cancels(session, sweep_id)
 
 
 CANCEL_ATTEMPTS = 3

@@ -66,9 +66,14 @@ class Progress:
     cancelled: int
 
     @classmethod
-    def of(cls, counts: dict[str, int] | None) -> Progress:
+    def of(cls, counts: dict[str, int] | None, *, cancelled: bool = False) -> Progress:
+        """From the runs' counts by status. In a `cancelled` sweep a queued run is cancelled
+        (it will never be sent), whether or not the dispatcher has marked it yet."""
         counts = counts or {}
         values = {s.value: counts.get(s.value, 0) for s in RunStatus}
+        if cancelled:
+            values["cancelled"] += values["queued"]
+            values["queued"] = 0
         return cls(total=sum(values.values()), **values)
 
     @property
@@ -168,6 +173,8 @@ def extend(
     are the sweep owner's, within the owner's quota."""
     sweep = get_sweep(session, sweep_id, viewer, for_update=True)
     check_modifiable(sweep, viewer, "sweep", "extend")
+    if sweep.cancelled_at is not None:
+        repo.finish_cancel(session, sweep.id)  # its waiting runs stay cancelled once it reopens
     owner = _owner(sweep, viewer)
     spec = SweepSpec.model_validate(sweep.spec)
     replications = extension.replications or spec.replications
@@ -448,13 +455,13 @@ def progress_of(session: Session, sweeps: Sequence[Sweep]) -> dict[uuid.UUID, tu
     ids = [s.id for s in sweeps]
     counts = repo.status_counts(session, ids)
     points = repo.point_counts(session, ids)
-    return {s.id: (Progress.of(counts.get(s.id)), points.get(s.id, 0)) for s in sweeps}
+    return {s.id: (Progress.of(counts.get(s.id), cancelled=s.cancelled_at is not None), points.get(s.id, 0)) for s in sweeps}
 
 
 def points_with_progress(session: Session, sweep_id: uuid.UUID, viewer: Identity) -> list[tuple[SweepPoint, Progress]]:
-    get_sweep(session, sweep_id, viewer)
+    cancelled = get_sweep(session, sweep_id, viewer).cancelled_at is not None
     counts = repo.status_counts(session, [sweep_id], by_point=True)
-    return [(p, Progress.of(counts.get((sweep_id, p.index)))) for p in repo.points_of(session, sweep_id)]
+    return [(p, Progress.of(counts.get((sweep_id, p.index)), cancelled=cancelled)) for p in repo.points_of(session, sweep_id)]
 
 
 def stop_reasons(session: Session, sweep: Sweep) -> dict[int, str | None] | None:
@@ -473,7 +480,8 @@ def runs_of(session: Session, sweep_id: uuid.UUID, viewer: Identity) -> Sequence
 def cancel(session: Session, sweep_id: uuid.UUID, viewer: Identity) -> tuple[Sweep, int]:
     """Cancels the sweep's queued and running runs (a running simulation finishes; its result
     is kept for the cache). Finished runs stay as they are. Returns how many were cancelled.
-    Owner or admin only."""
+    Owner or admin only. Its waiting runs are marked by the dispatcher's next pass, which the
+    caller asks for after commit (`repo.cancel_unfinished`); they are never sent meanwhile."""
     sweep = get_sweep(session, sweep_id, viewer, for_update=True)
     check_modifiable(sweep, viewer, "sweep", "cancel")
     sweep.cancelled_at = _now()

@@ -17,10 +17,11 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session, sessionmaker
 
 from services import sweeps
-from services.db.models import Result, Run, RunStatus, Sweep, SweepPoint
+from services.db.models import PendingCancel, Result, Run, RunStatus, Sweep, SweepPoint
 from services.db.session import create_session_factory, session_scope
 from services.errors import QuotaExceededError
-from services.runs.repository import scenarios_of
+from services.runs.dispatch import ONE_RUN, pick_batches
+from services.runs.repository import queued_count, scenarios_of
 from services.runs.service import new_run
 from services.scenarios import ScenarioInvalid, key_of_canonical
 from services.sweeps import SweepExtension, SweepSpec
@@ -193,8 +194,16 @@ def test_a_sweep_submitted_again_is_answered_whole_and_a_cancel_ends_every_unfin
     with session_scope(factory) as session:
         _, cancelled = sweeps.cancel(session, first, identity(session, ana, test_settings))
     assert cancelled == 12
+    dispatcher_pass(factory)
     assert {r.status for r in runs_of(factory, first)} == {RunStatus.cancelled}
     assert {r.status for r in runs_of(factory, again)} == {RunStatus.succeeded}
+
+
+def dispatcher_pass(factory: sessionmaker[Session], window: int = 0) -> list[list[uuid.UUID]]:
+    """One pass of the dispatcher (which first finishes the pending cancels); with the default
+    window of 0 it sends nothing."""
+    with session_scope(factory) as session:
+        return pick_batches(session, window, ONE_RUN)
 
 
 @pytest.mark.parametrize(
@@ -287,4 +296,39 @@ def test_a_cancel_ends_waiting_in_flight_and_running_runs_and_leaves_finished_on
     with session_scope(factory) as session:
         _, cancelled = sweeps.cancel(session, sid, identity(session, ana, test_settings))
     assert cancelled == 5
+    # The runs in flight at once; the waiting ones are the dispatcher's, which sends none of them.
+    assert [r.status for r in runs_of(factory, sid)] == [RunStatus.cancelled] * 3 + [RunStatus.failed] + [RunStatus.queued] * 2
+    with factory() as session:
+        viewer = identity(session, ana, test_settings)
+        progress = sweeps.points_with_progress(session, sid, viewer)
+        assert [(p.queued, p.cancelled, p.failed) for _, p in progress] == [(0, 3, 0), (0, 2, 1)]
+        assert queued_count(session, owner_id=ana) == 0 and queued_count(session) == 0  # counted in no queue
+    assert dispatcher_pass(factory, window=10) == []
     assert [r.status for r in runs_of(factory, sid)] == [RunStatus.cancelled] * 3 + [RunStatus.failed] + [RunStatus.cancelled] * 2
+    assert all(r.dispatched_at is None for r in runs_of(factory, sid)[4:])
+    with factory() as session:
+        assert session.execute(select(func.count()).select_from(PendingCancel)).scalar_one() == 0
+
+
+def test_a_sweep_extended_before_its_cancel_is_finished_keeps_its_waiting_runs_cancelled(factory, test_settings):
+    ana = make_user(factory, "ana")
+    sid, _ = create(factory, ana, tiny_sweep(points=1, replications=2), test_settings)
+    with session_scope(factory) as session:
+        assert sweeps.cancel(session, sid, identity(session, ana, test_settings))[1] == 2
+    with session_scope(factory) as session:  # no dispatcher pass in between
+        sweeps.extend(session, sid, SweepExtension.model_validate({"replications": 3}), identity(session, ana, test_settings))
+    assert [(r.replication, r.status) for r in runs_of(factory, sid)] == [
+        (0, RunStatus.cancelled), (1, RunStatus.cancelled), (2, RunStatus.queued)
+    ]
+    assert [run_id for (run_id,) in dispatcher_pass(factory, window=10)] == [runs_of(factory, sid)[2].id]
+
+
+def test_a_sweep_cancelled_twice_before_the_dispatcher_passes_counts_its_runs_once(factory, test_settings):
+    ana = make_user(factory, "ana")
+    sid, _ = create(factory, ana, tiny_sweep(points=1, replications=4), test_settings)
+    with session_scope(factory) as session:
+        assert sweeps.cancel(session, sid, identity(session, ana, test_settings))[1] == 4
+    with session_scope(factory) as session:
+        assert sweeps.cancel(session, sid, identity(session, ana, test_settings))[1] == 0
+    dispatcher_pass(factory)
+    assert {r.status for r in runs_of(factory, sid)} == {RunStatus.cancelled}
