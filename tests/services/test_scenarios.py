@@ -347,6 +347,36 @@ def test_one_and_one_point_zero_and_spelled_out_defaults_give_the_same_key(scena
     assert canonical_json(full) == canonical_json(ints) == canonical_json(scenario)
 
 
+def _keys_sorted(value: Any) -> bool:
+    if isinstance(value, dict):
+        return list(value) == sorted(value) and all(_keys_sorted(v) for v in value.values())
+    return all(_keys_sorted(v) for v in value) if isinstance(value, list) else True
+
+
+# Numbers at the edges of "integral": -0.0, 2^53 (stays a float), the largest rtt, the smallest
+# float, a u64 seed, a large int.
+EDGE_NUMBERS = {
+    **MINIMAL, "duration_s": 1e6, "warmup_s": -0.0, "seed": 2**64 - 1,
+    "limits": {"max_wall_s": 2.0**53, "max_events": 2**60},
+    "flows": [{"rtt_ms": 999999.0, "start_s": 5e-324}, {"rtt_ms": 20.5, "start_s": 9999.5}],
+}
+
+
+@pytest.mark.parametrize("scenario", [*ALL, pytest.param(EDGE_NUMBERS, id="edge-numbers")])
+def test_the_bindings_canonical_form_is_the_python_rule_applied_to_normalize(scenario):
+    """`normalize(canonical=True)` builds in Rust what `normalise_numbers(normalize(...))` gives,
+    ints and floats where they were (compared as typed JSON text), keys sorted."""
+    try:
+        expected = normalise_numbers(tcpsim.normalize(scenario))
+    except tcpsim.ScenarioError as e:
+        with pytest.raises(tcpsim.ScenarioError, match=re.escape(str(e))):
+            tcpsim.normalize(scenario, canonical=True)
+        return
+    canonical = tcpsim.normalize(scenario, canonical=True)
+    assert typed(canonical) == typed(expected)
+    assert _keys_sorted(canonical)
+
+
 def test_numbers_are_normalised_without_losing_precision():
     assert normalise_numbers({"a": 1.0, "b": -0.0, "c": 0.1, "d": True, "e": [2.0, 2**60], "f": 1e300}) == {
         "a": 1, "b": 0, "c": 0.1, "d": True, "e": [2, 2**60], "f": 1e300,

@@ -23,6 +23,7 @@ use pyo3::types::{PyDict, PyString, PyType};
 use tcpsim_core::{SimError, StopSignal};
 
 mod columns;
+mod values;
 
 /// Where the exception classes live (pure Python, so they pickle and carry real attributes).
 const ERRORS_MODULE: &str = "tcpsim._errors";
@@ -190,13 +191,24 @@ fn validate(py: Python<'_>, scenario: &Bound<'_, PyAny>) -> PyResult<()> {
 
 /// Checks a scenario completely, exactly as `validate` does, and returns it as the core reads
 /// it: re-serialised by serde with every default filled in (fields that are absent by default,
-/// such as `variant` or a link's `loss`, stay absent). The service hashes this form.
+/// such as `variant` or a link's `loss`, stay absent). With `canonical`, every integral float
+/// below 2^53 is an int and the keys are sorted: the form the service hashes, built without
+/// JSON text in between (`values.rs`).
 #[pyfunction]
-fn normalize(py: Python<'_>, scenario: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+#[pyo3(signature = (scenario, *, canonical = false))]
+fn normalize(py: Python<'_>, scenario: &Bound<'_, PyAny>, canonical: bool) -> PyResult<Py<PyAny>> {
     let text = scenario_json(scenario)?;
-    let normal =
-        call_core(py, move || Ok(tcpsim_core::validate_json(&text)?.to_json())).map_err(|f| to_py_err(py, f))?;
-    json_loads(py, normal)
+    if !canonical {
+        let normal =
+            call_core(py, move || Ok(tcpsim_core::validate_json(&text)?.to_json())).map_err(|f| to_py_err(py, f))?;
+        return json_loads(py, normal);
+    }
+    let value = call_core(py, move || {
+        let scenario = tcpsim_core::validate_json(&text)?;
+        serde_json::to_value(&scenario).map_err(|e| Failure::Internal(format!("cannot serialise the scenario: {e}")))
+    })
+    .map_err(|f| to_py_err(py, f))?;
+    Ok(values::to_python(py, &value, true)?.unbind())
 }
 
 /// Runs the `tcpsim` command line with `argv` (program name first) and returns its exit code.

@@ -48,11 +48,13 @@ def run(scenario: str | dict[str, Any], *, stop: StopToken | None = None, column
 def validate(scenario: str | dict[str, Any]) -> None:
     """Check a scenario completely without running it; raise like ``run``."""
 
-def normalize(scenario: str | dict[str, Any]) -> dict[str, Any]:
+def normalize(scenario: str | dict[str, Any], *, canonical: bool = False) -> dict[str, Any]:
     """Check a scenario completely (as ``validate``) and return it as the core reads it:
     re-serialised with every default filled in. Fields whose default is "absent" (``variant``,
     ``loss``, ``stop_s``, ``name``, …) stay absent; numbers of float fields come back as floats
-    (``45`` -> ``45.0``). Raises like ``validate``.
+    (``45`` -> ``45.0``). With ``canonical=True``, every integral float below 2**53 comes back
+    as an int (``45.0`` -> ``45``) and the keys sorted: the form tcplab hashes, built by the
+    binding directly (no JSON text parsed in Python). Raises like ``validate``.
     """
 
 def cli(argv: Sequence[str]) -> int:
