@@ -65,6 +65,14 @@ def point_counts(session: Session, sweep_ids: Sequence[uuid.UUID]) -> dict[uuid.
     return dict(rows)
 
 
+def sweeps_for_share(session: Session, sweep_ids: Iterable[uuid.UUID]) -> dict[uuid.UUID, Sweep]:
+    """The sweeps, locked FOR SHARE in id order until the transaction ends: a cancel or an
+    extension (FOR NO KEY UPDATE) waits for the holder, and the holder for them; two holders
+    do not wait for each other, nor do foreign-key checks (KEY SHARE)."""
+    query = select(Sweep).where(Sweep.id.in_(sorted(set(sweep_ids)))).order_by(Sweep.id).with_for_update(read=True)
+    return {sweep.id: sweep for sweep in session.execute(query).scalars()}
+
+
 def point_for_update(session: Session, sweep_id: uuid.UUID, index: int) -> SweepPoint | None:
     """The point, locked: the stopping rule's decisions on one point serialise on it."""
     return session.execute(

@@ -515,9 +515,14 @@ def after_runs(session: Session, run_ids: Sequence[uuid.UUID]) -> list[uuid.UUID
     points: dict[uuid.UUID, set[int]] = {}
     for sweep_id, index in runs_repo.sweep_points_of(session, run_ids):
         points.setdefault(sweep_id, set()).add(index)
+    # Locked before anything else is (so the wait holds nothing up): a cancel committing while
+    # the rule decides would otherwise leave the replications it adds queued in a cancelled sweep.
+    locked = repo.sweeps_for_share(session, points)
     to_enqueue: list[uuid.UUID] = []
     for sweep_id, indexes in points.items():
-        sweep = get_sweep(session, sweep_id, None)
+        sweep = locked.get(sweep_id)
+        if sweep is None:  # deleted meanwhile, its runs with it
+            continue
         rule = SweepSpec.model_validate(sweep.spec).stopping
         if rule is None or sweep.cancelled_at is not None:
             continue

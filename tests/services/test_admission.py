@@ -20,9 +20,11 @@ from services.db.models import Run, RunStatus, SweepPoint, User
 from services.db.session import create_session_factory, session_scope
 from services.errors import QuotaExceededError
 from services.runs import claim, complete
+from services.runs.dispatch import ONE_RUN, pick_batches
 from services.schedules import ScheduleSpec
 from services.sweeps import SweepExtension, SweepSpec
 from tests.services.test_schedules import at, firings_of, identity, make_user, tiny_template
+from tests.support import wait_for
 
 TINY = tiny_template()["scenario"]
 
@@ -206,3 +208,50 @@ def test_a_firing_past_the_owners_quota_is_refused_without_building_its_sweep(fa
         assert firing.sweep_id is None and "quota of 200" in (firing.error or ""), firing
     assert firings_of(factory, sid) == []
     assert max(times) < 5.0, times  # milliseconds here; 24-60 s when each firing built the sweep
+
+
+def test_the_stopping_rule_waits_for_a_cancel_in_progress_and_then_adds_nothing(factory, test_settings):
+    """The rule locks the sweep (FOR SHARE) before it decides: a cancel that holds the sweep
+    when a run finishes makes the rule wait for its commit, and then read the sweep cancelled —
+    no replication is queued in a cancelled sweep (before, the rule read the sweep unlocked)."""
+    import threading
+
+    bo = make_user(factory, "bo")
+    sid = create_sweep(factory, bo, rule_sweep(points=1, replications=2, max_replications=10), test_settings)
+    first = run_id(factory, sid, 0, 0)
+    scenario = start(factory, first)
+    with session_scope(factory) as session:
+        complete(session, first, tcpsim.run(scenario))
+    outcome: dict[str, Any] = {}
+
+    def stopping_rule() -> None:
+        try:
+            with session_scope(factory) as session:
+                outcome["added"] = sweeps.after_run(session, first)
+        except Exception as e:  # noqa: BLE001 - reported below
+            outcome["error"] = e
+
+    cancelling = factory()
+    try:
+        sweeps.cancel(cancelling, sid, identity(cancelling, bo, test_settings))  # holds the sweep, uncommitted
+        rule = threading.Thread(target=stopping_rule)
+        rule.start()
+
+        def rule_waits_for_the_sweep() -> bool:
+            with factory() as session:
+                return session.execute(
+                    text("SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%FOR SHARE%'")
+                ).scalar_one() > 0
+
+        wait_for(rule_waits_for_the_sweep, timeout_s=30)
+        cancelling.commit()
+    finally:
+        cancelling.close()
+    rule.join(timeout=60)
+    assert "error" not in outcome, outcome.get("error")
+    assert outcome["added"] == []
+    with session_scope(factory) as session:
+        pick_batches(session, 10, ONE_RUN)  # the dispatcher's pass marks the waiting replication
+    with factory() as session:
+        statuses = session.execute(select(Run.status).where(Run.sweep_id == sid)).scalars().all()
+    assert sorted(s.value for s in statuses) == ["cancelled", "succeeded"]
