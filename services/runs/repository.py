@@ -14,7 +14,7 @@ from sqlalchemy import ColumnElement, Uuid, any_, func, literal, select, text
 from sqlalchemy.dialects.postgresql import ARRAY, insert
 from sqlalchemy.orm import Session
 
-from services.db.models import FLOW_METRICS, FlowResult, PendingCancel, Result, Run, RunStatus, Trace, TraceChunk
+from services.db.models import FLOW_METRICS, FlowResult, Result, Run, RunStatus, Trace, TraceChunk
 from services.runs.trace_codec import encode as encode_traces
 
 
@@ -448,13 +448,18 @@ def lock_admissions(session: Session, owner_id: uuid.UUID | None) -> None:
 def queued_count(session: Session, *, owner_id: uuid.UUID | None = None) -> int:
     """Queued runs on the server, or of one owner — less those of sweeps whose cancel is
     pending (they will never be sent: the dispatcher marks them cancelled at its next pass)."""
-    queued = select(func.count()).select_from(Run).where(Run.status == RunStatus.queued)
-    cancelled = (
-        select(func.count())
-        .select_from(PendingCancel)
-        .join(Run, Run.sweep_id == PendingCancel.sweep_id)
-        .where(Run.status == RunStatus.queued)
-    )
-    if owner_id is not None:
-        queued, cancelled = queued.where(Run.owner_id == owner_id), cancelled.where(Run.owner_id == owner_id)
-    return session.execute(select(queued.scalar_subquery() - cancelled.scalar_subquery())).scalar_one()
+    if owner_id is None:
+        return session.execute(_QUEUED).scalar_one()
+    return session.execute(_QUEUED_OF_OWNER, {"owner": owner_id}).scalar_one()
+
+
+# Constant statements: every admission counts twice, and building the two counts' expression
+# took 121 us a call in Python (a plain count's, 42 us) before PostgreSQL saw it.
+_QUEUED = text(
+    "SELECT (SELECT count(*) FROM runs WHERE status = 'queued') - (SELECT count(*) FROM pending_cancels p "
+    "JOIN runs r ON r.sweep_id = p.sweep_id WHERE r.status = 'queued')"
+)
+_QUEUED_OF_OWNER = text(
+    "SELECT (SELECT count(*) FROM runs WHERE status = 'queued' AND owner_id = :owner) - (SELECT count(*) "
+    "FROM pending_cancels p JOIN runs r ON r.sweep_id = p.sweep_id WHERE r.status = 'queued' AND r.owner_id = :owner)"
+)
