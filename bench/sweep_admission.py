@@ -107,7 +107,12 @@ def marked_cancelled(state: Path, sweep_id: str, *, since: float, timeout_s: flo
     """Seconds from `since` until every run of the cancelled sweep is marked cancelled in
     PostgreSQL: the cancel answers once the runs in flight are, the dispatcher's next pass
     marks the waiting ones (migration 0013). Read from the embedded database directly."""
-    with psycopg.connect(f"postgresql://postgres:@/tcplab?host={state}/postgres", autocommit=True) as conn:
+    from services.embedded import running_postgres_url
+
+    url = running_postgres_url(state)
+    if url is None:
+        raise SystemExit(f"no embedded PostgreSQL runs in {state}")
+    with psycopg.connect(url, autocommit=True) as conn:
         deadline = time.perf_counter() + timeout_s
         while conn.execute("SELECT count(*) FROM runs WHERE sweep_id = %s AND status = 'queued'", (sweep_id,)).fetchone()[0]:
             if time.perf_counter() > deadline:

@@ -222,16 +222,17 @@ def lock_dispatcher(session: Session) -> None:
     session.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": DISPATCH_LOCK})
 
 
-def finish_cancels(session: Session, sweep_id: uuid.UUID | None = None) -> int:
+def finish_cancels(session: Session, sweep_id: uuid.UUID | None = None) -> None:
     """Marks cancelled the waiting runs of the sweeps whose cancel is pending (of `sweep_id`
-    only, when given); returns how many. A sweep's cancel (services/sweeps) cancels its runs in
+    only, when given). A sweep's cancel (services/sweeps) cancels its runs in
     flight and leaves its waiting ones — up to 50,000 rows to rewrite — to this, which every
     dispatcher pass runs before it picks: only the dispatcher sends waiting runs, so none of
     them is sent meanwhile. The caller holds the dispatch lock."""
     pending = session.execute(
         _TAKE_PENDING_CANCELS if sweep_id is None else _TAKE_PENDING_CANCEL_OF, {"sweep": sweep_id}
     ).scalars().all()
-    return sum(session.execute(_CANCEL_WAITING, {"sweep": sweep}).rowcount for sweep in sorted(pending))  # type: ignore[attr-defined]
+    for sweep in sorted(pending):
+        session.execute(_CANCEL_WAITING, {"sweep": sweep})
 
 
 _TAKE_PENDING_CANCELS = text("DELETE FROM pending_cancels RETURNING sweep_id")

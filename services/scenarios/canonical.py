@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -34,7 +33,6 @@ __all__ = [
     "canonical_json",
     "dumps",
     "key_of_canonical",
-    "normalise_numbers",
     "SeedTemplate",
 ]
 
@@ -43,33 +41,6 @@ CACHE_KEY_VERSION = "tcplab-run-key/1"
 
 # Free text the core ignores: it does not change a run's result, so it does not change its key.
 _IGNORED_BY_THE_CORE = ("name", "description")
-
-_EXACT_INT = 2**53
-
-
-def normalise_numbers(value: Any) -> Any:
-    """`value` with every integral float (|x| < 2^53, exactly representable) as an int."""
-    # Exact types first (the core's output holds nothing else): a sweep canonicalises every
-    # point, and the isinstance chain below was a tenth of that.
-    kind = type(value)
-    if kind is dict:
-        return {k: normalise_numbers(v) for k, v in value.items()}
-    if kind is list:
-        return [normalise_numbers(v) for v in value]
-    if kind is str or kind is int or value is None:
-        return value
-    if isinstance(value, bool):
-        return value
-    if isinstance(value, float):
-        if math.isfinite(value) and value.is_integer() and abs(value) < _EXACT_INT:
-            return int(value)
-        return value
-    if isinstance(value, dict):
-        return {k: normalise_numbers(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [normalise_numbers(v) for v in value]
-    return value
-
 
 def dumps(value: Any) -> str:
     """Sorted keys, no spaces, ASCII: the one JSON spelling of `value` (numbers as given)."""
@@ -88,7 +59,8 @@ def canonical_dict(scenario: dict[str, Any] | Scenario) -> dict[str, Any]:
     Raises `ScenarioInvalid` when the core refuses the scenario.
     """
     try:
-        # The binding normalises the numbers as `normalise_numbers` does (tested equal).
+        # Integral floats below 2^53 come back as ints: `1.0` and `1` are the same scenario
+        # (tests/services/test_scenarios.py holds the rule and checks the binding against it).
         return tcpsim.normalize(_as_input(scenario), canonical=True)
     except tcpsim.ScenarioError as e:
         raise from_core_error(e) from None

@@ -14,7 +14,7 @@ import tcpsim
 
 from services.presets import build_scenario
 from services.scenarios import ScenarioInvalid, key_of_canonical, validate_scenario
-from services.scenarios.canonical import SeedTemplate, normalise_numbers
+from services.scenarios.canonical import SeedTemplate
 from services.sweeps import SweepSpec
 from services.sweeps.grid import _point_builder, axis_values, grid_points, plan_point, plan_points, replication_seed, with_seed
 from tests.services.test_schedules import tiny_template
@@ -66,12 +66,6 @@ def test_a_points_stored_scenario_with_a_replications_seed_is_that_replications_
 )
 def test_the_unseeded_text_cuts_the_seed_wherever_it_sorts(canonical: dict[str, Any]) -> None:
     assert json.loads(SeedTemplate(canonical, "v").unseeded) == {k: v for k, v in canonical.items() if k != "seed"}
-
-
-def test_normalise_numbers_is_unchanged_by_its_fast_path() -> None:
-    value = {"a": [1.0, -0.0, 2.5, True, False, None, "x", (3.0, 4)], "b": {"c": 2.0**60, "d": float(2**52)}, "e": 7}
-    assert normalise_numbers(value) == {"a": [1, 0, 2.5, True, False, None, "x", [3, 4]], "b": {"c": 2.0**60, "d": 2**52}, "e": 7}
-    assert type(normalise_numbers({"x": True})["x"]) is bool and type(normalise_numbers([1.0])[0]) is int
 
 
 # ---- planning every point: plan_points against plan_point ------------------------------------------

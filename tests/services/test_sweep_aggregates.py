@@ -142,6 +142,14 @@ def play(factory: sessionmaker[Session], owner: Any, ids: list[uuid.UUID], rng: 
     return seen
 
 
+def finish(factory: sessionmaker[Session], rid: uuid.UUID, rng: random.Random) -> None:
+    """A worker's run: claimed, then completed with a random result."""
+    with session_scope(factory) as session:
+        claim(session, rid, "test")
+    with session_scope(factory) as session:
+        complete(session, rid, random_result(rng))
+
+
 def test_aggregates_equal_a_full_recomputation_exactly_whatever_the_order_redeliveries_and_cancellations(factory, test_settings):
     owner_id = make_user(factory, "agg")
 
@@ -332,12 +340,6 @@ def test_a_kept_model_comparison_is_answered_again_only_while_the_sweep_stands_s
     ids = run_ids(factory, sweep_id)
     rng = random.Random(9)
 
-    def finish(rid: uuid.UUID) -> None:
-        with session_scope(factory) as session:
-            claim(session, rid, "test")
-        with session_scope(factory) as session:
-            complete(session, rid, random_result(rng))
-
     def version() -> aggregates.Version:
         with factory() as session:
             return aggregates.version(session, sweep_id)
@@ -356,7 +358,7 @@ def test_a_kept_model_comparison_is_answered_again_only_while_the_sweep_stands_s
 
     assert version() == aggregates.Version(0, 0, 0)
     for rid in ids[:3]:
-        finish(rid)
+        finish(factory, rid, rng)
     v1 = version()
     assert (v1.cells, v1.observations) == (3, 3 * 3)  # point 0 (its 3 runs) × groups a, b, u
     first, hit = read()
@@ -370,7 +372,7 @@ def test_a_kept_model_comparison_is_answered_again_only_while_the_sweep_stands_s
     assert version() == v1
     assert read() == (first, 1)
 
-    finish(ids[3])
+    finish(factory, ids[3], rng)
     v2 = version()
     assert v2.observations == v1.observations + 3 and v2.writes > v1.writes
     second, hit = read()
@@ -404,12 +406,6 @@ def test_a_kept_summary_is_answered_again_only_while_the_sweep_stands_still(clie
     ids = run_ids(factory, sweep_id)
     rng = random.Random(4)
 
-    def finish(rid: uuid.UUID) -> None:
-        with session_scope(factory) as session:
-            claim(session, rid, "test")
-        with session_scope(factory) as session:
-            complete(session, rid, random_result(rng))
-
     def read(**params: Any) -> tuple[bytes, int]:
         hits = SUMMARY_BODIES.hits
         response = client.get(f"/v1/sweeps/{sweep_id}/summary", params=params)
@@ -426,13 +422,13 @@ def test_a_kept_summary_is_answered_again_only_while_the_sweep_stands_still(clie
                 row["stop_reason"] = reasons.get(row["point"])
         return [{k: (None if isinstance(v, float) and not math.isfinite(v) else v) for k, v in r.items()} for r in rows]
 
-    finish(ids[0])
+    finish(factory, ids[0], rng)
     first, hit = read()
     assert hit == 0 and read() == (first, 1)
     one, hit = read(metric="goodput_bps")
     assert hit == 0 and one != first and read(metric="goodput_bps") == (one, 1)
 
-    finish(ids[1])
+    finish(factory, ids[1], rng)
     second, hit = read()
     assert hit == 0 and second != first
     assert client.get(f"/v1/sweeps/{sweep_id}/summary").json()["rows"] == fresh(list(sweeps.NUMERIC_METRICS))

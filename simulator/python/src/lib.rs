@@ -208,7 +208,7 @@ fn normalize(py: Python<'_>, scenario: &Bound<'_, PyAny>, canonical: bool) -> Py
         serde_json::to_value(&scenario).map_err(|e| Failure::Internal(format!("cannot serialise the scenario: {e}")))
     })
     .map_err(|f| to_py_err(py, f))?;
-    Ok(values::to_python(py, &value, true)?.unbind())
+    Ok(values::canonical_python(py, &value)?.unbind())
 }
 
 /// Runs the `tcpsim` command line with `argv` (program name first) and returns its exit code.
