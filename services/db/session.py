@@ -9,13 +9,18 @@ to the queue, above all) is registered with :func:`run_after_commit`.
 from __future__ import annotations
 
 import json
+import math
 import os
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from functools import lru_cache, partial
+from typing import Any
 
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.engine import make_url
+from sqlalchemy.exc import DisconnectionError
+from sqlalchemy.pool import ConnectionPoolEntry
 from sqlalchemy.orm import Session, SessionTransaction, sessionmaker
 
 _AFTER_COMMIT = "tcplab.after_commit"
@@ -32,15 +37,45 @@ def sqlalchemy_url(url: str) -> str:
 
 
 def create_db_engine(url: str, **kwargs: object) -> Engine:
-    """An engine for ``url``: pre-pinged pooled connections, a connect timeout, strict JSON."""
+    """An engine for ``url``: pooled connections pinged after a pause (``_ping_if_idle``), a
+    connect timeout, strict JSON."""
     options: dict[str, object] = {
-        "pool_pre_ping": True,
         "connect_args": {"connect_timeout": 5, "application_name": "tcplab"},
         # NaN or infinity in a JSON column is a bug upstream: refuse it here, clearly.
         "json_serializer": partial(json.dumps, allow_nan=False),
     }
     options.update(kwargs)
-    return create_engine(sqlalchemy_url(url), **options)
+    engine = create_engine(sqlalchemy_url(url), **options)
+    event.listen(engine, "checkout", _ping_if_idle)
+    event.listen(engine, "checkin", _note_checkin)
+    return engine
+
+
+PING_AFTER_IDLE_S = 1.0
+"""A pooled connection unused this long is pinged before it is handed out (a PostgreSQL
+restarted meanwhile has closed it: the pool then opens another). SQLAlchemy's pool_pre_ping
+pinged on every checkout — a round trip before every transaction, a request's or a worker's.
+One in use moments ago is handed out as it is: should PostgreSQL restart under load, the
+first statement on it fails (the API answers 503, a worker retries) and the pool discards
+every connection from before."""
+
+_LAST_CHECKIN = "tcplab.last_checkin"
+
+
+def _note_checkin(dbapi_connection: object, record: ConnectionPoolEntry) -> None:
+    record.info[_LAST_CHECKIN] = time.monotonic()
+
+
+def _ping_if_idle(dbapi_connection: Any, record: ConnectionPoolEntry, proxy: object) -> None:
+    if time.monotonic() - record.info.get(_LAST_CHECKIN, -math.inf) < PING_AFTER_IDLE_S:
+        return
+    try:
+        with dbapi_connection.cursor() as cursor:
+            cursor.execute("SELECT 1")
+        if not dbapi_connection.autocommit:
+            dbapi_connection.rollback()  # psycopg opened a transaction for the ping
+    except Exception as exc:  # the server closed it: the pool opens another and tries again
+        raise DisconnectionError(f"a pooled connection failed its ping: {exc}") from exc
 
 
 def create_session_factory(engine: Engine) -> sessionmaker[Session]:

@@ -220,3 +220,34 @@ def test_session_scope_rolls_back_on_error(clean_db: Engine) -> None:
 def test_each_test_starts_with_empty_tables(db_session: Session) -> None:
     for table in ("runs", "results", "flow_results", "traces", "trace_chunks"):
         assert db_session.scalar(text(f"SELECT count(*) FROM {table}")) == 0
+
+
+@pytest.mark.parametrize("idle_enough", [True, False], ids=["idle-pinged", "busy-not-pinged"])
+def test_a_pooled_connection_is_pinged_after_a_pause_only(
+    postgres_server, migrated_database: str, monkeypatch: pytest.MonkeyPatch, idle_enough: bool
+) -> None:
+    """Across a PostgreSQL restart: a connection idle past PING_AFTER_IDLE_S is replaced
+    unseen; one used moments ago is handed out as it is, its first statement fails, and the
+    pool then opens fresh ones (services/db/session.py)."""
+    from sqlalchemy.exc import OperationalError
+
+    from services.db import session as db_session_module
+    from services.db.session import create_db_engine
+
+    if postgres_server is None:
+        pytest.skip("needs the embedded test PostgreSQL, which this test restarts (an external one is configured)")
+    monkeypatch.setattr(db_session_module, "PING_AFTER_IDLE_S", 0.0 if idle_enough else 3600.0)
+    engine = create_db_engine(migrated_database, pool_size=1, max_overflow=0)
+    try:
+        with engine.connect() as conn:
+            before = conn.execute(text("SELECT pg_backend_pid()")).scalar_one()
+        postgres_server.stop()
+        postgres_server.start()
+        if not idle_enough:
+            with pytest.raises(OperationalError), engine.connect() as conn:
+                conn.execute(text("SELECT 1"))
+        with engine.connect() as conn:
+            after = conn.execute(text("SELECT pg_backend_pid()")).scalar_one()
+        assert after != before
+    finally:
+        engine.dispose()
