@@ -57,9 +57,9 @@ def submit(
     check_scenario_size(canonical, owner, path="$.scenario.flows" if preset is None else "$.overrides")
     run = new_run(canonical, preset=preset, owner_id=owner.id, shared=shared)
     answer_from_cache(run, repo.result_id_by_key(session, run.cache_key))
-    admission.check(session, owner, queued=int(run.result_id is None), max_queued=max_queued)
     session.add(run)
-    session.flush()
+    session.flush()  # before the admission's lock, which is then held for less (admission.check)
+    admission.check(session, owner, queued=int(run.result_id is None), max_queued=max_queued, added=True)
     return run, run.result_id is not None
 
 
