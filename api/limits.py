@@ -8,7 +8,8 @@
   holds the body to its resource's own, smaller limit (``ModelBodyRoute``: model queries,
   ``ScenarioBodyRoute``: run submissions, ``SweepBodyRoute``: sweeps and schedules), and
   parses and validates it in a worker thread: a body of megabytes never holds the event loop
-  (and with it ``/healthz`` and every other request) for the second it takes.
+  (and with it ``/healthz`` and every other request) for the second it takes. A small body
+  (``INLINE_PARSE_BYTES``) is parsed on the loop: the hand-over would cost more.
 
 Either refusal is a 413 whose ``detail`` names the limit and the setting that sets it.
 
@@ -28,10 +29,10 @@ from typing import Any, ClassVar
 import anyio.to_thread
 from fastapi import Depends, HTTPException, Request, Response
 from fastapi.exceptions import RequestValidationError
-from fastapi.routing import APIRoute
 from pydantic import BaseModel
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from api.deps import UnitOfWorkRoute
 from services.settings import Settings
 
 
@@ -103,6 +104,10 @@ def _replay(messages: list[Message], receive: Receive) -> Receive:
 
 _REFUSED = "tcplab_refused_body"
 
+# A body up to this size is parsed and validated on the event loop: a submission or a small
+# model query takes tens of µs, less than handing it to a worker thread and back.
+INLINE_PARSE_BYTES = 16_384
+
 
 async def _refuse_invalid_body(request: Request) -> None:
     """Raises the body's validation errors found in the worker thread. A dependency of every
@@ -113,9 +118,9 @@ async def _refuse_invalid_body(request: Request) -> None:
         raise refused
 
 
-class JsonBodyRoute(APIRoute):
+class JsonBodyRoute(UnitOfWorkRoute):
     """An operation whose JSON body is read up to ``Settings.<limit_setting>`` (413 beyond),
-    then parsed and validated in a worker thread.
+    then parsed and validated in a worker thread (on the loop when small).
 
     FastAPI reads, parses and validates a body on the event loop. This route does all three
     first (parse and validation through ``anyio.to_thread``) and hands FastAPI the validated
@@ -127,6 +132,7 @@ class JsonBodyRoute(APIRoute):
 
     limit_setting: ClassVar[str] = "max_body_bytes"
     what: ClassVar[str] = "this server"
+    inline_parse_bytes: ClassVar[int] = INLINE_PARSE_BYTES
 
     def __init__(self, path: str, endpoint: Callable[..., Any], **kwargs: Any) -> None:
         dependencies = [*(kwargs.pop("dependencies", None) or []), Depends(_refuse_invalid_body)]
@@ -138,7 +144,7 @@ class JsonBodyRoute(APIRoute):
             return handler  # FastAPI never reads this operation's body
         # One body parameter, not embedded: FastAPI validates the whole body against it.
         field = self.body_field if len(self.dependant.body_params) == 1 and not self._embed_body_fields else None
-        setting, what = self.limit_setting, self.what
+        setting, what, inline_bytes = self.limit_setting, self.what, self.inline_parse_bytes
 
         async def read_parse_validate(request: Request) -> Response:
             limit = _limit(request, setting)
@@ -149,7 +155,10 @@ class JsonBodyRoute(APIRoute):
             if len(body) > limit:
                 raise HTTPException(413, too_large(limit, setting, what)["detail"])
             if body and _is_json(request):
-                parsed, refused = await anyio.to_thread.run_sync(_parse_and_validate, body, field)
+                if len(body) <= inline_bytes:  # tens of µs: cheaper than a worker thread's hand-over
+                    parsed, refused = _parse_and_validate(body, field)
+                else:
+                    parsed, refused = await anyio.to_thread.run_sync(_parse_and_validate, body, field)
                 request._json = parsed  # Starlette's cache of request.json(), which FastAPI reads
                 if refused is not None:
                     setattr(request.state, _REFUSED, refused)
@@ -171,6 +180,8 @@ class ScenarioBodyRoute(JsonBodyRoute):
 class SweepBodyRoute(JsonBodyRoute):
     limit_setting = "max_sweep_body_bytes"
     what = "a sweep or schedule"
+    # A few bytes of axis ranges validate into up to MAX_AXES × MAX_AXIS_VALUES values.
+    inline_parse_bytes = 0
 
 
 def _limit(request: Request, setting: str) -> int:
@@ -184,6 +195,8 @@ def _is_json(request: Request) -> bool:
     content_type = request.headers.get("content-type")
     if not content_type:
         return False
+    if content_type == "application/json":  # what nearly every client sends: no parsing
+        return True
     message = email.message.Message()
     message["content-type"] = content_type
     subtype = message.get_content_subtype()

@@ -21,14 +21,14 @@ from fastapi import APIRouter, Query, Request, Response
 from fastapi.exceptions import RequestValidationError
 
 from api.auth import CurrentUser
-from api.deps import SessionDep
+from api.deps import SessionDep, UnitOfWorkRoute
 from api.tabular import FORMAT_QUERY, TableFormat, stream_table, table_response
 from services import runs
 from services.runs import traces
 from services.models import ModelDomainError, regions
 from services.models.newreno import REGION_LABELS, REGION_MEANING
 
-router = APIRouter(tags=["dashboard data"])
+router = APIRouter(tags=["dashboard data"], route_class=UnitOfWorkRoute)
 
 MAX_CELLS = 40_000
 

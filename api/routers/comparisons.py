@@ -16,14 +16,14 @@ from fastapi.exceptions import RequestValidationError
 
 from api.auth import CurrentUser
 from api.body_cache import BodyCache
-from api.deps import SessionDep
+from api.deps import SessionDep, UnitOfWorkRoute
 from api.tabular import FORMAT_QUERY, TableFormat, finite, json_text, table_response
 from services import comparisons
 from services.comparisons import models as model_cmp
 from services.comparisons import ratios as ratio_cmp
 from services.errors import InvalidInputError, json_path_parts
 
-router = APIRouter(prefix="/v1/comparisons", tags=["comparisons"])
+router = APIRouter(prefix="/v1/comparisons", tags=["comparisons"], route_class=UnitOfWorkRoute)
 
 MODEL_BODIES = BodyCache(max_bytes=96 << 20)
 """A sweep's model comparisons as JSON text, by `comparisons.models_key` (its aggregates'

@@ -16,7 +16,7 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 from pydantic import BaseModel, field_validator
 
-from api.limits import MAX_ERRORS, JsonBodyRoute
+from api.limits import INLINE_PARSE_BYTES, MAX_ERRORS, JsonBodyRoute, SweepBodyRoute
 from services.db.models import Run, Sweep
 from tests.conftest import AUTH
 from tests.e2e.test_runs import FIG2_SHORT, count
@@ -109,16 +109,39 @@ def test_a_json_body_is_parsed_and_validated_off_the_event_loop_and_validated_on
     async def echo(body: _Recorded) -> dict[str, int]:
         return {"value": body.value, "loop_thread": threading.get_ident()}
 
-    VALIDATED_IN.clear()
     with TestClient(app) as c:
-        r = c.post("/echo", json={"value": 7})
+        # Past INLINE_PARSE_BYTES: in a worker thread, and FastAPI takes the validated model.
+        VALIDATED_IN.clear()
+        big = b'{"value": 7' + b" " * INLINE_PARSE_BYTES + b"}"
+        r = c.post("/echo", content=big, headers={"content-type": "application/json"})
         assert r.status_code == 200 and r.json()["value"] == 7
         assert VALIDATED_IN and r.json()["loop_thread"] not in VALIDATED_IN
-        assert len(VALIDATED_IN) == 1  # FastAPI took the validated model as it was
-        bad = c.post("/echo", json={"value": "seven"})
-        assert bad.status_code == 422 and bad.json()["detail"][0]["loc"] == ["body", "value"]
-        broken = c.post("/echo", content=b'{"value": ', headers={"content-type": "application/json"})
-        assert broken.status_code == 422 and broken.json()["detail"][0]["type"] == "json_invalid"
+        assert len(VALIDATED_IN) == 1
+        # A small body on the loop (the hand-over would cost more than the parse), once.
+        VALIDATED_IN.clear()
+        r = c.post("/echo", json={"value": 8})
+        assert r.status_code == 200 and VALIDATED_IN == [r.json()["loop_thread"]]
+        for body in (b'{"value": "seven"}', b'{"value": "seven"' + b" " * INLINE_PARSE_BYTES + b"}"):
+            bad = c.post("/echo", content=body, headers={"content-type": "application/json"})
+            assert bad.status_code == 422 and bad.json()["detail"][0]["loc"] == ["body", "value"]
+        for body in (b'{"value": ', b'{"value": ' + b" " * INLINE_PARSE_BYTES):
+            broken = c.post("/echo", content=body, headers={"content-type": "application/json"})
+            assert broken.status_code == 422 and broken.json()["detail"][0]["type"] == "json_invalid"
+
+
+def test_a_sweep_body_is_validated_off_the_event_loop_however_small():
+    # A few bytes of axis ranges validate into up to MAX_AXES × MAX_AXIS_VALUES values.
+    app = FastAPI()
+    app.router.route_class = SweepBodyRoute
+
+    @app.post("/echo")
+    async def echo(body: _Recorded) -> dict[str, int]:
+        return {"value": body.value, "loop_thread": threading.get_ident()}
+
+    VALIDATED_IN.clear()
+    with TestClient(app) as c:
+        r = c.post("/echo", json={"value": 9})
+    assert r.status_code == 200 and VALIDATED_IN and r.json()["loop_thread"] not in VALIDATED_IN
 
 
 def test_an_anonymous_caller_is_told_401_before_anything_about_its_body(anonymous_client):
