@@ -8,21 +8,33 @@ page cannot make a browser send it. SameSite does not tell origins of one site a
 pages: the browser's `Sec-Fetch-Site` says same-origin, or else its `Origin` is this server's
 (403 otherwise). A bearer token is never sent by a browser on its own: those requests are not
 checked.
+
+Checking a token is a database query, and every request would make one: each API process keeps
+the identities of the tokens it has seen for ``auth_cache_s`` seconds (``IdentityCache``,
+2 s by default; 0 turns it off). A change to who someone is — a token revoked, a user
+disabled, quotas or the admin flag changed — empties the cache of the API process that made
+it once it has committed, so there it takes effect at once; another API process (a replica
+behind the same balancer) sees it within ``auth_cache_s``.
 """
 
 from __future__ import annotations
 
+import threading
+import time
 from typing import Annotated
 from urllib.parse import urlsplit
 
-from fastapi import Depends, Request
+from fastapi import Depends, HTTPException, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from sqlalchemy.orm import Session
+from starlette.concurrency import run_in_threadpool
 
-from api.deps import SessionDep, SettingsDep
 from services import users
+from services.db.session import run_after_commit, session_scope
 from services.errors import PermissionDeniedError
 from services.users import Identity
 from services.users.rate import check_submission_rate
+from services.users.tokens import hash_token
 
 TOKEN_COOKIE = "tcplab_token"
 
@@ -70,11 +82,84 @@ def check_same_origin(request: Request) -> None:
         )
 
 
-def current_user(request: Request, _: Bearer, session: SessionDep, settings: SettingsDep) -> Identity:
+class IdentityCache:
+    """Identities by token hash for `ttl_s` seconds, at most `max_entries` of them.
+
+    Only valid tokens are kept (a wrong one is looked up every time, as before). `clear()`
+    also voids the look-ups already under way: an identity read before a change committed is
+    never stored after it."""
+
+    def __init__(self, ttl_s: float, max_entries: int = 10_000) -> None:
+        self.ttl_s = ttl_s
+        self.max_entries = max_entries
+        self._entries: dict[str, tuple[float, Identity]] = {}
+        self._generation = 0
+        self._lock = threading.Lock()
+
+    @property
+    def generation(self) -> int:
+        return self._generation
+
+    def get(self, key: str) -> Identity | None:
+        entry = self._entries.get(key)
+        if entry is None or entry[0] < time.monotonic():
+            return None
+        return entry[1]
+
+    def put(self, key: str, identity: Identity, generation: int) -> None:
+        """Keeps `identity`, read when the cache was at `generation`, unless it changed since."""
+        if self.ttl_s <= 0:
+            return
+        with self._lock:
+            if generation != self._generation:
+                return
+            if len(self._entries) >= self.max_entries:
+                now = time.monotonic()
+                self._entries = {k: v for k, v in self._entries.items() if v[0] >= now}
+                if len(self._entries) >= self.max_entries:
+                    self._entries.clear()
+            self._entries[key] = (time.monotonic() + self.ttl_s, identity)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._generation += 1
+            self._entries.clear()
+
+
+def forget_identities_after_commit(request: Request, session: Session) -> None:
+    """For an operation that changes who someone is: this process's cached identities go once
+    the change has committed."""
+    run_after_commit(session, request.app.state.identities.clear)
+
+
+async def identify(request: Request, token: str | None) -> Identity:
+    """The identity `token` stands for (NotAuthenticatedError otherwise): from this process's
+    cache when it has it — no database, no worker thread — else checked in PostgreSQL."""
+    cache: IdentityCache = request.app.state.identities
+    key = hash_token(token) if token else ""
+    identity = cache.get(key) if token else None
+    if identity is None:
+        generation = cache.generation
+        identity = await run_in_threadpool(_authenticate, request, token)
+        cache.put(key, identity, generation)
+    return identity
+
+
+def _authenticate(request: Request, token: str | None) -> Identity:
+    """In a worker thread, with a session of its own (committed: the bootstrap admin may be
+    made, a token's last use noted)."""
+    factory = request.app.state.session_factory
+    if factory is None:
+        raise HTTPException(status_code=503, detail="no database is configured")
+    with session_scope(factory) as session:
+        return users.authenticate(session, token, request.app.state.settings)
+
+
+async def current_user(request: Request, _: Bearer) -> Identity:
     """The caller's identity; 401 (NotAuthenticatedError) without a valid token, 403 for a
     cookie-authenticated change from another origin (`check_same_origin`)."""
     check_same_origin(request)
-    identity = users.authenticate(session, token_of(request), settings)
+    identity = await identify(request, token_of(request))
     request.state.user = identity.name  # the access log names the user, never the token
     return identity
 

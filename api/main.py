@@ -18,7 +18,7 @@ from fastapi.responses import JSONResponse
 from sqlalchemy.exc import DataError, DBAPIError, InterfaceError, OperationalError
 
 from api import dashboard, observability
-from api.auth import current_user
+from api.auth import IdentityCache, current_user
 from api.limits import MAX_ERRORS, MAX_MESSAGE_CHARS, BodyLimit, bounded_errors, echo
 from api.routers import comparisons, health, models, presets, reproductions, runs, schedules, sweeps, users
 from services.db.session import create_db_engine, create_session_factory
@@ -69,6 +69,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         install_builtin_schedules(app.state.session_factory)  # the core benchmark, disabled
+        app.state.identities.clear()  # an app served again may face another database's users
         with _long_lived_heap():
             yield
         if engine is not None:
@@ -88,6 +89,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.engine = engine
     app.state.session_factory = create_session_factory(engine) if engine else None
     app.state.redis_url = effective_redis_url(settings)
+    app.state.identities = IdentityCache(settings.auth_cache_s)
 
     for router in V1_ROUTERS:
         app.include_router(router, dependencies=[Depends(current_user)])

@@ -146,6 +146,13 @@ class Settings(BaseSettings):
     user_submissions_per_minute: int = Field(
         600, ge=0, description="submissions (runs, sweeps, extensions) a user may make per minute"
     )
+    auth_cache_s: float = Field(
+        2.0,
+        ge=0,
+        le=60,
+        description="seconds an API process keeps a checked token's identity; a revocation or a "
+        "user's change reaches the other API processes within it (the one that made it at once). 0: off",
+    )
     schedule_tick_s: float = Field(
         15.0, gt=0, le=3600, description="how often beat looks for schedules whose time has come"
     )

@@ -36,7 +36,7 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.orm import Session
 
 from services.settings import REPO_ROOT, Settings, get_settings, settings_env
-from tests.support import LaunchedService, free_port, launch_service, stop_service
+from tests.support import SESSION_APPS, LaunchedService, free_port, launch_service, stop_service
 
 TIMINGS: dict[str, float] = {}
 
@@ -204,7 +204,12 @@ def db_engine(test_settings: Settings) -> Iterator[Engine]:
 def truncate_all(engine: Engine, attempts: int = 5) -> None:
     """Empties every table. A worker may still be finishing the last test's run (it locks
     the run, then writes the result and dispatches): TRUNCATE takes its table locks one by one,
-    so PostgreSQL may pick it as a deadlock's victim. It rolls back whole; try again."""
+    so PostgreSQL may pick it as a deadlock's victim. It rolls back whole; try again.
+
+    The session's app outlives its users here (a lab never deletes one): its cached
+    identities go too, or the bootstrap admin would keep the id of a row just deleted."""
+    for app in SESSION_APPS:
+        app.state.identities.clear()
     from psycopg.errors import DeadlockDetected
     from sqlalchemy.exc import OperationalError
 
@@ -244,10 +249,13 @@ def db_session(clean_db: Engine) -> Iterator[Session]:
 
 
 @pytest.fixture(scope="session")
-def app(test_settings: Settings) -> Any:
+def app(test_settings: Settings) -> Iterator[Any]:
     from api.main import create_app
 
-    return create_app(test_settings)
+    app = create_app(test_settings)
+    SESSION_APPS.append(app)
+    yield app
+    SESSION_APPS.remove(app)
 
 
 @pytest.fixture

@@ -30,6 +30,11 @@ def wait_for(predicate: Callable[[], Any], timeout_s: float = 30.0, interval_s: 
         time.sleep(interval_s)
 
 
+SESSION_APPS: list[Any] = []
+"""The apps tests/conftest.py's session-long `app` fixture made (here, not there: that module
+may be imported twice, as conftest and as tests.conftest)."""
+
+
 # ------------------------------------------------------------------ the launched service
 
 

@@ -35,7 +35,7 @@ from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, Redirect
 from fastapi.templating import Jinja2Templates
 from pydantic import BaseModel, Field
 
-from api.auth import TOKEN_COOKIE, token_of
+from api.auth import TOKEN_COOKIE, identify, token_of
 from api.deps import SessionDep, SettingsDep
 from api.limits import JsonBodyRoute
 from services import runs, schedules, sweeps, users
@@ -71,11 +71,11 @@ def static_url(name: str) -> str:
 templates.env.globals["static_url"] = static_url
 
 
-def page_viewer(request: Request, session: SessionDep, settings: SettingsDep) -> Identity:
+async def page_viewer(request: Request) -> Identity:
     """The signed-in user (the login cookie, or a bearer header for scripts); a browser
     without a valid token goes to /login (303)."""
     try:
-        return users.authenticate(session, token_of(request), settings)
+        return await identify(request, token_of(request))
     except NotAuthenticatedError:
         target = request.url.path + (f"?{request.url.query}" if request.url.query else "")
         raise HTTPException(303, headers={"Location": f"/login?next={quote(target, safe='')}"}) from None

@@ -6,9 +6,9 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-from fastapi import APIRouter, status
+from fastapi import APIRouter, Request, status
 
-from api.auth import CurrentUser
+from api.auth import CurrentUser, forget_identities_after_commit
 from api.deps import SessionDep
 from api.limits import JsonBodyRoute
 from api.schemas.users import (
@@ -55,10 +55,14 @@ def get_user(user_id: uuid.UUID, viewer: CurrentUser, session: SessionDep) -> An
 
 
 @router.patch("/users/{user_id}", response_model=UserOut)
-def update_user(user_id: uuid.UUID, body: UserUpdate, viewer: CurrentUser, session: SessionDep) -> Any:
+def update_user(
+    user_id: uuid.UUID, body: UserUpdate, request: Request, viewer: CurrentUser, session: SessionDep
+) -> Any:
     """Admins only: quotas, the admin flag, `disabled` (a disabled user's tokens stop working)."""
     changes = quota_changes(body, extra=("is_admin", "disabled"))
-    return UserOut.of(users.update_user(session, viewer, user_id, changes))
+    updated = users.update_user(session, viewer, user_id, changes)
+    forget_identities_after_commit(request, session)
+    return UserOut.of(updated)
 
 
 @router.post("/tokens", status_code=status.HTTP_201_CREATED, response_model=NewTokenOut)
@@ -76,6 +80,9 @@ def list_tokens(viewer: CurrentUser, session: SessionDep, user_id: uuid.UUID | N
 
 
 @router.delete("/tokens/{token_id}", response_model=TokenOut)
-def revoke_token(token_id: uuid.UUID, viewer: CurrentUser, session: SessionDep) -> Any:
-    """Revokes a token at once; the next request with it gets 401."""
-    return TokenOut.of(users.revoke_token(session, viewer, token_id))
+def revoke_token(token_id: uuid.UUID, request: Request, viewer: CurrentUser, session: SessionDep) -> Any:
+    """Revokes a token at once; the next request with it gets 401 (from another API process:
+    within `auth_cache_s`)."""
+    revoked = users.revoke_token(session, viewer, token_id)
+    forget_identities_after_commit(request, session)
+    return TokenOut.of(revoked)
