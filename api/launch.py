@@ -10,6 +10,13 @@ workers (letting a running task finish for a few seconds), then the embedded ser
 
 ``--no-worker`` serves the API alone (the lab server's api container, whose workers run in
 containers of their own).
+
+The API is served by ``TCPLAB_API_PROCESSES`` processes (2 by default) on one listening
+socket: the launcher itself and helpers it starts (``--serve-fd``), restarted like the workers
+if they die and stopping on their own if the launcher dies. One Python process answers on one
+core at a time (issue 12: 8 clients, one process, 270-290 requests/s with the core it runs on
+busy); the request-latency histogram of ``/metrics`` is summed over them (prometheus_client's
+multiprocess mode, files in ``state_dir/metrics``).
 """
 
 from __future__ import annotations
@@ -20,10 +27,12 @@ import logging
 import os
 import signal
 import socket
+import subprocess
 import sys
 import threading
 import time
 from collections import deque
+from collections.abc import Callable
 from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,7 +41,7 @@ from typing import TYPE_CHECKING
 
 from pydantic import SecretStr, ValidationError
 
-from services.settings import Settings, get_settings, settings_env
+from services.settings import REPO_ROOT, Settings, get_settings, settings_env
 
 if TYPE_CHECKING:
     from worker.process import WorkerProcess
@@ -61,6 +70,8 @@ def build_parser() -> argparse.ArgumentParser:
         "worker and the API. Configured by TCPLAB_* variables, DATABASE_URL and REDIS_URL.",
     )
     parser.add_argument("--no-worker", action="store_true", help="serve the API without workers")
+    # The launcher's helper API processes: the listening socket they inherit.
+    parser.add_argument("--serve-fd", type=int, help=argparse.SUPPRESS)
     return parser
 
 
@@ -87,6 +98,8 @@ def main(argv: list[str] | None = None) -> int:
     signal.signal(signal.SIGTERM, on_signal)
 
     try:
+        if args.serve_fd is not None:
+            return _serve_inherited_socket(settings, args.serve_fd)
         return _run(settings, with_worker=not args.no_worker, stopping=stopping)
     except Shutdown as exc:
         log.info("stopped (%s)", exc)
@@ -116,6 +129,7 @@ def _start_and_serve(settings: Settings, stack: ExitStack, *, with_worker: bool)
             stack.enter_context(StateLock(settings.state_dir))
         except EmbeddedServerError as exc:
             raise LaunchError(str(exc)) from None
+        _stop_leftover_api_processes(settings)
         _check_port_free(settings.host, settings.port)
         embedded = EmbeddedServices(
             settings.state_dir,
@@ -135,6 +149,7 @@ def _start_and_serve(settings: Settings, stack: ExitStack, *, with_worker: bool)
             }
         )
     else:
+        _stop_leftover_api_processes(settings)
         _check_port_free(settings.host, settings.port)
     settings = _with_admin_token(settings)
     # This process and its children now see the servers' URLs through get_settings().
@@ -145,11 +160,15 @@ def _start_and_serve(settings: Settings, stack: ExitStack, *, with_worker: bool)
     log.info("applying migrations")
     upgrade_to_head(settings.database_url)
 
+    if settings.api_processes > 1:
+        _share_request_metrics(settings.state_dir / "metrics")  # before prometheus_client loads
     from api.main import create_app
     from worker.app import configure
 
     configure(settings)  # the API sends its tasks to this broker
 
+    listening = _listen(settings.host, settings.port)
+    stack.callback(listening.close)
     server = uvicorn.Server(
         uvicorn.Config(
             create_app(settings),
@@ -159,11 +178,108 @@ def _start_and_serve(settings: Settings, stack: ExitStack, *, with_worker: bool)
             log_config=None,  # keep the logging configured here
         )
     )
-    supervisor = _Supervisor(settings, server, with_worker=with_worker, servers=description)
+    supervisor = _Supervisor(
+        settings, server, with_worker=with_worker, servers=description, listening=listening
+    )
     stack.callback(supervisor.stop)
     supervisor.start()
-    server.run()
+    server.run(sockets=[listening])
     return 1 if supervisor.failed else 0
+
+
+def _listen(host: str, port: int) -> socket.socket:
+    """The API's listening socket, shared by its processes (they inherit it)."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError as exc:
+        sock.close()
+        raise LaunchError(f"cannot listen on {host}:{port} ({exc.strerror}); choose another TCPLAB_PORT") from None
+    sock.listen(2048)
+    sock.set_inheritable(True)
+    return sock
+
+
+def _share_request_metrics(directory: Path) -> None:
+    """prometheus_client's multiprocess mode for this process and the API processes it starts:
+    each writes its request latencies to a file there, and /metrics sums them. Emptied first:
+    a previous launch's counts are not this one's."""
+    if "prometheus_client" in sys.modules:
+        raise RuntimeError("prometheus_client was imported before its multiprocess directory was set")
+    import shutil
+
+    shutil.rmtree(directory, ignore_errors=True)
+    directory.mkdir(parents=True)
+    os.environ["PROMETHEUS_MULTIPROC_DIR"] = str(directory)
+
+
+class ApiProcess:
+    """One of the launcher's helper API processes, serving on the listening socket it inherits."""
+
+    def __init__(self, listening: socket.socket, index: int, pid_file: Path) -> None:
+        self.listening = listening
+        self.index = index
+        self.pid_file = pid_file
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    @property
+    def name(self) -> str:
+        return f"API process {self.index}"
+
+    def start(self) -> None:
+        fd = self.listening.fileno()
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "api.launch", "--serve-fd", str(fd)],
+            cwd=REPO_ROOT,
+            stdin=subprocess.DEVNULL,
+            pass_fds=(fd,),
+            start_new_session=True,  # a Ctrl-C reaches the launcher, which stops it in order
+        )
+        self.pid_file.parent.mkdir(parents=True, exist_ok=True)
+        self.pid_file.write_text(f"{self.proc.pid}\n")
+
+    def running(self) -> bool:
+        return self.proc is not None and self.proc.poll() is None
+
+    def stop(self, grace_s: float) -> None:
+        """SIGTERM (uvicorn finishes the requests under way), then SIGKILL."""
+        if self.proc is not None and self.proc.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                self.proc.terminate()
+            try:
+                self.proc.wait(timeout=grace_s)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self.pid_file.unlink(missing_ok=True)
+
+
+def _serve_inherited_socket(settings: Settings, fd: int) -> int:
+    """A helper API process (``--serve-fd``): the app on the launcher's listening socket, until
+    SIGTERM — or until the launcher is gone (killed outright, it cannot stop us)."""
+    import uvicorn
+
+    from api.main import create_app
+    from worker.app import configure
+
+    configure(settings)
+    launcher = os.getppid()
+
+    def stop_when_orphaned() -> None:
+        while os.getppid() == launcher:
+            time.sleep(0.5)
+        log.warning("the launcher (pid %d) is gone: stopping", launcher)
+        os.kill(os.getpid(), signal.SIGTERM)
+
+    threading.Thread(target=stop_when_orphaned, name="tcplab-orphan-watch", daemon=True).start()
+    listening = socket.socket(fileno=fd)
+    server = uvicorn.Server(
+        uvicorn.Config(create_app(settings), log_level=settings.log_level, log_config=None)
+    )
+    server.run(sockets=[listening])
+    return 0
 
 
 @dataclass(frozen=True)
@@ -187,6 +303,7 @@ class _Supervisor(threading.Thread):
         *,
         with_worker: bool,
         servers: str,
+        listening: socket.socket,
     ) -> None:
         super().__init__(name="tcplab-supervisor", daemon=True)
         self.settings = settings
@@ -195,6 +312,10 @@ class _Supervisor(threading.Thread):
         self.servers = servers
         self.failed = False
         self.workers: dict[_Role, WorkerProcess] = {}
+        self.api_processes = [
+            ApiProcess(listening, i, settings.state_dir / f"api-{settings.port}-{i}.pid")
+            for i in range(2, settings.api_processes + 1)
+        ]
         self._done = threading.Event()
         self._restarts: deque[float] = deque()
         self._lock = threading.Lock()
@@ -234,7 +355,17 @@ class _Supervisor(threading.Thread):
             role.pid_file.write_text(f"{worker.pid}\n")
             log.info("worker started (pid %d): %s", worker.pid, " ".join(worker.command[1:]))
 
+    def _start_api_process(self, api: ApiProcess) -> None:
+        with self._lock:
+            if self._done.is_set():
+                return
+            api.start()
+            assert api.proc is not None
+            log.info("%s started (pid %d)", api.name, api.proc.pid)
+
     def run(self) -> None:
+        for api in self.api_processes:
+            self._start_api_process(api)
         if self.with_worker:
             for role in self.roles:
                 self._start_worker(role)
@@ -246,20 +377,26 @@ class _Supervisor(threading.Thread):
             for role, worker in list(self.workers.items()):
                 if worker.running() or self._done.is_set():
                     continue
-                if not self._may_restart(worker):
+                if not self._may_restart(f"the worker {worker.nodename}", worker.proc):
                     return
                 self._start_worker(role)
+            for api in self.api_processes:
+                if api.running() or self._done.is_set():
+                    continue
+                if not self._may_restart(api.name, api.proc):
+                    return
+                self._start_api_process(api)
 
-    def _may_restart(self, worker: WorkerProcess) -> bool:
+    def _may_restart(self, name: str, proc: subprocess.Popen[bytes] | None) -> bool:
         """Counts a restart; False (and the service stops) past the allowed rate."""
-        code = worker.proc.returncode if worker.proc else None
+        code = proc.returncode if proc else None
         now = time.monotonic()
         while self._restarts and now - self._restarts[0] > WORKER_RESTART_WINDOW_S:
             self._restarts.popleft()
         if len(self._restarts) >= WORKER_RESTARTS:
             log.error(
-                "the workers exited (%s: code %s) %d times within %g s: stopping tcplab",
-                worker.nodename,
+                "the workers and API processes exited (%s: code %s) %d times within %g s: stopping tcplab",
+                name,
                 code,
                 WORKER_RESTARTS,
                 WORKER_RESTART_WINDOW_S,
@@ -268,7 +405,7 @@ class _Supervisor(threading.Thread):
             self.server.should_exit = True  # type: ignore[attr-defined]
             return False
         self._restarts.append(now)
-        log.warning("the worker %s exited (code %s): starting a new one", worker.nodename, code)
+        log.warning("%s exited (code %s): starting a new one", name, code)
         return True
 
     def stop(self) -> None:
@@ -277,7 +414,11 @@ class _Supervisor(threading.Thread):
         if self.is_alive():
             self.join(timeout=5)
         # Both at once: each may take the grace period to finish its task.
-        stopping = []
+        stopping = [
+            threading.Thread(target=api.stop, kwargs={"grace_s": WORKER_SHUTDOWN_GRACE_S}) for api in self.api_processes
+        ]
+        for thread in stopping:
+            thread.start()
         for worker in self.workers.values():
             if worker.running():
                 log.info(
@@ -294,6 +435,18 @@ class _Supervisor(threading.Thread):
 
 def _stop_leftover_worker(pid_file: Path, name: str) -> None:
     """A launcher killed outright leaves its worker running: stop it before starting ours."""
+    _stop_leftover(pid_file, "worker", lambda cmdline: "celery" in cmdline and f"{name}@" in cmdline)
+
+
+def _stop_leftover_api_processes(settings: Settings) -> None:
+    """A launcher killed outright leaves its helper API processes holding the port until they
+    notice (within a second): stop them before listening on it again."""
+    for pid_file in settings.state_dir.glob(f"api-{settings.port}-*.pid"):
+        _stop_leftover(pid_file, "API process", lambda cmdline: "api.launch" in cmdline and "--serve-fd" in cmdline)
+        pid_file.unlink(missing_ok=True)
+
+
+def _stop_leftover(pid_file: Path, what: str, is_ours: Callable[[str], bool]) -> None:
     import psutil
 
     try:
@@ -301,16 +454,16 @@ def _stop_leftover_worker(pid_file: Path, name: str) -> None:
         cmdline = " ".join(proc.cmdline())
     except (OSError, ValueError, psutil.Error):
         return
-    if "celery" not in cmdline or f"{name}@" not in cmdline:
+    if not is_ours(cmdline):
         return
     from services.embedded import wait_gone
 
-    log.warning("stopping the worker (pid %d) that a previous launcher left running", proc.pid)
+    log.warning("stopping the %s (pid %d) that a previous launcher left running", what, proc.pid)
     with contextlib.suppress(psutil.Error):
         proc.terminate()
         wait_gone(proc, timeout_s=WORKER_SHUTDOWN_GRACE_S)
     with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(proc.pid, signal.SIGKILL)  # the worker leads its own process group
+        os.killpg(proc.pid, signal.SIGKILL)  # it leads its own process group
 
 
 ADMIN_TOKEN_FILE = "admin-token"

@@ -11,7 +11,8 @@ Two kinds of figures:
   with the history, are read every ``settled_cache_s`` only. A dependency that does not
   answer is reported as ``tcplab_dependency_up{dependency=…} 0`` and its figures are left
   out: the scrape itself never fails.
-- the API's own request latencies: a histogram in this process (:class:`HttpMetrics`), by
+- the API's own request latencies: a histogram (:class:`HttpMetrics`), summed over the
+  launcher's API processes (the process answering the scrape reads their files), by
   method (``other`` for one HTTP does not define), route template (``/v1/runs/{run_id}``, never
   the raw path; ``<unmatched>``) and status class: labels a client cannot multiply.
 
@@ -22,6 +23,7 @@ from __future__ import annotations
 
 import logging
 import math
+import os
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
@@ -39,7 +41,9 @@ from prometheus_client import (
     ProcessCollector,
     generate_latest,
 )
+from prometheus_client import values
 from prometheus_client.core import GaugeMetricFamily, Metric
+from prometheus_client.multiprocess import MultiProcessCollector
 from prometheus_client.registry import Collector
 from sqlalchemy import Connection, Engine
 
@@ -299,9 +303,11 @@ def _queue_metrics(figures: QueueFigures) -> Iterator[Metric]:
 
 
 class HttpMetrics:
-    """The API's request latencies, in this process."""
+    """The API's request latencies: in this process, or — in prometheus_client's multiprocess
+    mode (``shares_request_metrics``) — written to this process's file, which the registry's
+    ``MultiProcessCollector`` sums with the other API processes'."""
 
-    def __init__(self, registry: CollectorRegistry) -> None:
+    def __init__(self, registry: CollectorRegistry | None) -> None:
         self.latency = Histogram(
             f"{NAMESPACE}_http_request_duration_seconds",
             "time to answer an HTTP request, by method, route template and status class",
@@ -323,7 +329,16 @@ def build_registry(
     ProcessCollector(registry=registry)
     PlatformCollector(registry=registry)
     GCCollector(registry=registry)
+    if shares_request_metrics():
+        MultiProcessCollector(registry)
+        return registry, HttpMetrics(None)
     return registry, HttpMetrics(registry)
+
+
+def shares_request_metrics() -> bool:
+    """Whether this process writes its metric values to PROMETHEUS_MULTIPROC_DIR (set before
+    prometheus_client was imported: the launcher's API processes, api/launch.py)."""
+    return bool(os.environ.get("PROMETHEUS_MULTIPROC_DIR")) and values.ValueClass is not values.MutexValue
 
 
 class _InfoCollector(Collector):

@@ -63,6 +63,13 @@ class Settings(BaseSettings):
         description="Celery queue of the simulation tasks (instances sharing one Redis "
         "need different queues)",
     )
+    api_processes: int = Field(
+        2,
+        ge=1,
+        le=32,
+        description="processes serving the API on its port (the launcher and its helpers): one "
+        "Python process answers on one core at a time",
+    )
     worker_concurrency: int = Field(1, ge=1, le=256, description="processes per worker")
     log_level: LogLevel = "info"
     run_max_wall_s: float = Field(

@@ -82,6 +82,61 @@ def test_its_worker_takes_tasks(launched_service: LaunchedService) -> None:
     )
 
 
+def _api_helpers_of(service: LaunchedService) -> list[psutil.Process]:
+    """The launcher's helper API processes (``--serve-fd``)."""
+    launcher = psutil.Process(service.process.pid)
+    return [p for p in launcher.children() if "--serve-fd" in " ".join(p.cmdline())]
+
+
+def _healthz_answers_by_process(metrics_dir: Path) -> dict[str, float]:
+    """/healthz answers counted in each API process's metrics file (prometheus_client's
+    multiprocess mode), by file."""
+    from prometheus_client.mmap_dict import MmapedDict
+
+    counts = {}
+    for path in metrics_dir.glob("histogram_*.db"):
+        values = MmapedDict(str(path), read_mode=True)
+        try:
+            counts[path.name] = sum(  # a file holds each bucket's own count, not cumulative ones
+                value
+                for key, value, *_ in values.read_all_values()
+                if (sample := json.loads(key))[1].endswith("_bucket") and sample[2].get("route") == "/healthz"
+            )
+        finally:
+            values.close()
+    return counts
+
+
+def test_the_api_answers_from_several_processes_whose_request_metrics_are_summed(
+    launched_service: LaunchedService,
+) -> None:
+    base = launched_service.base_url
+    (helper,) = _api_helpers_of(launched_service)  # TCPLAB_API_PROCESSES=2 by default
+    metrics_dir = launched_service.state_dir / "metrics"
+
+    def both_answered() -> bool:
+        for _ in range(20):
+            assert httpx.get(f"{base}/healthz").status_code == 200  # a new connection each
+        return sum(count > 0 for count in _healthz_answers_by_process(metrics_dir).values()) >= 2
+
+    wait_for(both_answered, timeout_s=60)
+    scrape = httpx.get(f"{base}/metrics").text
+    (line,) = [
+        line
+        for line in scrape.splitlines()
+        if line.startswith("tcplab_http_request_duration_seconds_count{") and 'route="/healthz"' in line
+    ]
+    # Whichever process answered the scrape, it counts every process's answers.
+    assert float(line.rsplit(" ", 1)[1]) == sum(_healthz_answers_by_process(metrics_dir).values())
+
+    # A helper that dies is replaced, like a worker; the API answers throughout.
+    helper.kill()
+    wait_for(lambda: "API process 2 exited" in launched_service.log(), timeout_s=30)
+    (replacement,) = wait_for(lambda: _api_helpers_of(launched_service) or None, timeout_s=30)
+    assert replacement.pid != helper.pid
+    assert httpx.get(f"{base}/healthz").status_code == 200
+
+
 def test_a_second_launcher_on_the_same_state_dir_is_refused(
     launched_service: LaunchedService,
 ) -> None:
@@ -119,13 +174,15 @@ def test_side_by_side_crash_recovery_and_sigterm(
 
         # SIGKILL the launcher: its servers and its worker stay behind …
         (orphan,) = [p for p in _workers_of(port) if p.ppid() == service.process.pid]
+        (api_helper,) = _api_helpers_of(service)
         service.process.kill()
         service.process.wait()
         assert _servers_of(state_dir) and orphan.is_running()
-        # … and the next launcher reuses the servers and stops the orphaned worker.
+        # … and the next launcher reuses the servers and stops the orphaned worker (the API
+        # helper stops on its own, or is stopped before the port is taken again).
         service = launch_service(state_dir, port)
         assert "a previous launcher left running" in service.log()
-        assert wait_gone(orphan, timeout_s=30)
+        assert wait_gone(orphan, timeout_s=30) and wait_gone(api_helper, timeout_s=30)
         assert _ping_through(service)
     finally:
         code = stop_service(service)
