@@ -6,7 +6,7 @@ Makes (or finds in the cache) one run whose traces hold `--points` samples in al
 cwnd and ssthresh and the bottleneck's queue (201 series) every 10 ms over a long run. Then,
 for each read (the trace table as JSON, CSV and Parquet, the result with its traces, and the
 dashboard's downsampled series), `--clients` clients download it at once while this script
-samples the API process's RSS (psutil, every 20 ms) and times `/healthz` (every 100 ms).
+samples the API processes' RSS, summed (psutil, every 20 ms) and times `/healthz` (every 100 ms).
 Prints per read: bytes, the slowest client's time, the API's peak RSS (and above its RSS
 before the read), `/healthz` p50 / p99 / max.
 
@@ -105,20 +105,29 @@ def stored_bytes(state: Path, run_id: str) -> int | None:
     return None
 
 
-def api_process(url: str) -> psutil.Process:
-    """The process listening on the API's port (uvicorn runs inside api.launch)."""
+def api_processes(url: str) -> list[psutil.Process]:
+    """The processes listening on the API's port (the launcher and its helper API processes,
+    which share its socket: TCPLAB_API_PROCESSES): a read may be served by any of them."""
     port = httpx.URL(url).port
-    for conn in psutil.net_connections(kind="tcp"):
-        if conn.status == psutil.CONN_LISTEN and conn.laddr.port == port and conn.pid:
-            return psutil.Process(conn.pid)
-    raise SystemExit(f"no process listens on port {port}")
+    pids = {
+        conn.pid
+        for conn in psutil.net_connections(kind="tcp")
+        if conn.status == psutil.CONN_LISTEN and conn.laddr.port == port and conn.pid
+    }
+    if not pids:
+        raise SystemExit(f"no process listens on port {port}")
+    return [psutil.Process(pid) for pid in sorted(pids)]
+
+
+def rss(processes: list[psutil.Process]) -> int:
+    return sum(p.memory_info().rss for p in processes)
 
 
 class Sampler:
-    """RSS of the API every 20 ms and /healthz latency every 100 ms, in background threads."""
+    """RSS of the API processes every 20 ms and /healthz latency every 100 ms, in background threads."""
 
-    def __init__(self, process: psutil.Process, url: str) -> None:
-        self.process, self.url = process, url
+    def __init__(self, processes: list[psutil.Process], url: str) -> None:
+        self.processes, self.url = processes, url
         self.rss: list[int] = []
         self.healthz: list[float] = []
         self._stop = threading.Event()
@@ -126,7 +135,7 @@ class Sampler:
 
     def _sample_rss(self) -> None:
         while not self._stop.is_set():
-            self.rss.append(self.process.memory_info().rss)
+            self.rss.append(rss(self.processes))
             time.sleep(0.02)
 
     def _probe(self) -> None:
@@ -159,9 +168,9 @@ def download(url: str, headers: dict[str, str], path: str) -> tuple[int, float]:
     return size, time.perf_counter() - t
 
 
-def measure(url: str, headers: dict[str, str], process: psutil.Process, path: str, clients: int) -> dict[str, Any]:
-    before = process.memory_info().rss
-    with Sampler(process, url) as sampler, cf.ThreadPoolExecutor(clients) as pool:
+def measure(url: str, headers: dict[str, str], processes: list[psutil.Process], path: str, clients: int) -> dict[str, Any]:
+    before = rss(processes)
+    with Sampler(processes, url) as sampler, cf.ThreadPoolExecutor(clients) as pool:
         results = list(pool.map(lambda _: download(url, headers, path), range(clients)))
     h = np.asarray(sampler.healthz or [float("nan")]) * 1e3
     peak = max(sampler.rss or [before])
@@ -183,14 +192,14 @@ def measure(url: str, headers: dict[str, str], process: psutil.Process, path: st
 def run(url: str, state: Path, headers: dict[str, str], args: argparse.Namespace) -> dict[str, Any]:
     with httpx.Client(base_url=url, headers=headers, timeout=60) as client:
         run_id = make_run(client, args.points)
-    process = api_process(url)
+    processes = api_processes(url)
     stored = stored_bytes(state, run_id)
     figures: dict[str, Any] = {"run_id": run_id, "points": (args.points // SERIES) * SERIES, "stored_bytes": stored, "reads": {}}
-    print(f"{figures['points']:,} trace points, stored in {stored / 1e6 if stored else float('nan'):.1f} MB; API RSS {process.memory_info().rss / 1e6:.0f} MB", flush=True)
+    print(f"{figures['points']:,} trace points, stored in {stored / 1e6 if stored else float('nan'):.1f} MB; API RSS {rss(processes) / 1e6:.0f} MB ({len(processes)} processes)", flush=True)
     for name in args.reads:
         path = READS[name].format(id=run_id)
         download(url, headers, path)  # warm-up: the database's caches, the API's imports
-        f = measure(url, headers, process, path, args.clients)
+        f = measure(url, headers, processes, path, args.clients)
         figures["reads"][name] = f
         print(
             f"{name:17} {f['bytes'] / 1e6:8.1f} MB  {f['clients']} clients, slowest {f['slowest_s']:6.1f} s  "

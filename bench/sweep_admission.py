@@ -74,7 +74,7 @@ CASES = [(1000, 10), (10_000, 1), (5000, 10), (10_000, 5)]
 
 
 class Cpu:
-    """CPU seconds of the API (the launcher's process, uvicorn in it) and of PostgreSQL (the
+    """CPU seconds of the API (its processes: the launcher and its helpers) and of PostgreSQL (the
     postmaster of the state folder and its children): on a loaded machine the wall time says
     how busy the machine was, these what the request itself cost. On an idle 2-core machine a
     request takes about the larger of the two (the API validates points while PostgreSQL
@@ -82,10 +82,11 @@ class Cpu:
 
     def __init__(self, state: Path) -> None:
         self.state = state
-        self.api = next(
+        # Every API process (the launcher and its helpers, TCPLAB_API_PROCESSES): any may answer.
+        self.apis = [
             p for p in psutil.process_iter(["cmdline"])
             if "api.launch" in " ".join(p.info["cmdline"] or []) and _environ(p).get("TCPLAB_STATE_DIR") == str(state)
-        )
+        ]
         self.postmaster = next(
             p for p in psutil.process_iter(["name", "cmdline"])
             if p.info["name"] == "postgres" and str(state) in " ".join(p.info["cmdline"] or [])
@@ -100,7 +101,7 @@ class Cpu:
             return t.user + t.system
 
         db = cpu(self.postmaster) + sum(cpu(c) for c in self.postmaster.children(recursive=True))
-        return cpu(self.api), db
+        return sum(cpu(p) for p in self.apis), db
 
 
 def marked_cancelled(state: Path, sweep_id: str, *, since: float, timeout_s: float = 120) -> float:
