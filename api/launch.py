@@ -196,7 +196,9 @@ def _listen(host: str, port: int) -> socket.socket:
         sock.bind((host, port))
     except OSError as exc:
         sock.close()
-        raise LaunchError(f"cannot listen on {host}:{port} ({exc.strerror}); choose another TCPLAB_PORT") from None
+        raise LaunchError(
+            f"cannot listen on {host}:{port} ({exc.strerror}): another program uses it; choose another TCPLAB_PORT"
+        ) from None
     sock.listen(2048)
     sock.set_inheritable(True)
     return sock
@@ -523,16 +525,8 @@ def _describe_servers(settings: Settings) -> str:
 
 
 def _check_port_free(host: str, port: int) -> None:
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    with contextlib.closing(socket.socket(family, socket.SOCK_STREAM)) as sock:
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        try:
-            sock.bind((host, port))
-        except OSError as exc:
-            raise LaunchError(
-                f"cannot listen on {host}:{port} ({exc.strerror}): another program uses it; "
-                "choose another TCPLAB_PORT"
-            ) from None
+    """Refuses a port in use before anything is started (the API listens on it later)."""
+    _listen(host, port).close()
 
 
 def _configure_logging(settings: Settings) -> None:
