@@ -108,8 +108,10 @@ impl DeliveryRate {
     }
 
     /// An ACK (the draft's UpdateRateSample for every segment it delivers, then
-    /// GenerateRateSample). `min_rtt` guards against intervals shorter than a round trip.
-    pub fn on_ack(&mut self, cum: u32, blocks: &[SeqRange], high_tx: u32, now: SimTime, min_rtt: Option<SimTime>) -> RateSample {
+    /// GenerateRateSample): `newly_sacked` are the segments it SACKed for the first time (the
+    /// scoreboard's, so SACK blocks are not walked twice), `cum` its cumulative point.
+    /// `min_rtt` guards against intervals shorter than a round trip.
+    pub fn on_ack(&mut self, cum: u32, newly_sacked: &[SeqRange], now: SimTime, min_rtt: Option<SimTime>) -> RateSample {
         let mut newly = 0u32;
         let mut newest: Option<Sent> = None;
         let mut take = |p: Sent| {
@@ -118,14 +120,13 @@ impl DeliveryRate {
                 newest = Some(p);
             }
         };
-        for &(start, end) in blocks {
-            for seq in start.max(self.base)..end.min(high_tx) {
+        for &(start, end) in newly_sacked {
+            for seq in start.max(self.base)..end {
                 if let Some(p) = self.sent.get_mut((seq - self.base) as usize) {
-                    if !p.sacked {
-                        p.sacked = true;
-                        self.sacked += 1;
-                        take(*p);
-                    }
+                    debug_assert!(!p.sacked, "the scoreboard reports each segment SACKed once");
+                    p.sacked = true;
+                    self.sacked += 1;
+                    take(*p);
                 }
             }
         }
@@ -176,7 +177,7 @@ mod tests {
         }
         let mut last = RateSample::default();
         for seq in 0..10u32 {
-            last = d.on_ack(seq + 1, &[], 10, (50 + seq as SimTime) * MS, Some(50 * MS));
+            last = d.on_ack(seq + 1, &[], (50 + seq as SimTime) * MS, Some(50 * MS));
         }
         assert_eq!((last.newly_delivered, last.delivered_total, last.rtt), (1, 10, Some(50 * MS)));
         // Segment 9 was sent with nothing delivered yet: 10 segments over the 59 ms since the
@@ -192,10 +193,10 @@ mod tests {
         for seq in 0..4 {
             d.on_send(seq, 0, seq == 0, false);
         }
-        let rs = d.on_ack(0, &[(1, 3)], 4, 10 * MS, None);
+        let rs = d.on_ack(0, &[(1, 3)], 10 * MS, None);
         assert_eq!((rs.newly_delivered, d.sacked()), (2, 2));
         d.on_send(0, 10 * MS, false, true);
-        let rs = d.on_ack(3, &[], 4, 20 * MS, None);
+        let rs = d.on_ack(3, &[], 20 * MS, None);
         assert_eq!((rs.newly_delivered, rs.delivered_total, d.sacked()), (1, 3, 0));
         assert_eq!(rs.rtt, None, "the newest delivered segment was a retransmission");
     }
@@ -204,7 +205,7 @@ mod tests {
     fn a_sample_shorter_than_the_minimum_rtt_is_no_rate() {
         let mut d = DeliveryRate::default();
         d.on_send(0, 0, true, false);
-        assert_eq!(d.on_ack(1, &[], 1, 10 * MS, Some(20 * MS)).delivery_rate, None);
+        assert_eq!(d.on_ack(1, &[], 10 * MS, Some(20 * MS)).delivery_rate, None);
     }
 
     #[test]
@@ -213,9 +214,9 @@ mod tests {
         d.on_send(0, 0, true, false);
         d.mark_app_limited(1);
         d.on_send(1, MS, false, false);
-        assert!(!d.on_ack(1, &[], 2, 10 * MS, None).is_app_limited);
-        assert!(d.on_ack(2, &[], 2, 11 * MS, None).is_app_limited, "sent while app-limited");
+        assert!(!d.on_ack(1, &[], 10 * MS, None).is_app_limited);
+        assert!(d.on_ack(2, &[], 11 * MS, None).is_app_limited, "sent while app-limited");
         d.on_send(2, 12 * MS, true, false);
-        assert!(!d.on_ack(3, &[], 3, 20 * MS, None).is_app_limited);
+        assert!(!d.on_ack(3, &[], 20 * MS, None).is_app_limited);
     }
 }

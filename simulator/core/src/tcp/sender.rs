@@ -315,10 +315,12 @@ impl TcpSender {
             return;
         }
         let cum = ack.seq;
-        if self.sack_enabled() {
+        let sack = self.sack_enabled();
+        if sack {
             self.board.mark_sacked(ack.sack_blocks(), self.s.high_tx);
         }
-        let sample = self.rate.as_mut().map(|r| r.on_ack(cum, ack.sack_blocks(), self.s.high_tx, now, self.s.min_rtt));
+        let newly_sacked = if sack { self.board.newly_sacked() } else { &[] };
+        let sample = self.rate.as_mut().map(|r| r.on_ack(cum, newly_sacked, now, self.s.min_rtt));
         if cum > self.s.snd_una {
             let rtt = now.saturating_sub(ack.timestamp);
             self.counters.rtt_sum_ns += rtt as u128;
