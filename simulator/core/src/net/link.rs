@@ -65,6 +65,10 @@ pub struct Link {
     queue: QueueDiscipline,
     loss: Option<LossModule>,
     in_flight: VecDeque<InFlight>,
+    /// Index in `in_flight` of the first packet whose transmission had not started when last
+    /// looked at: time only moves forward, so the queue's front is found by stepping from it
+    /// rather than by a binary search over every packet in the pipe (10⁵ of them at 10 Gb/s).
+    first_waiting: usize,
     /// When the transmitter finishes the last accepted packet.
     busy_until: SimTime,
     pub counters: LinkCounters,
@@ -80,7 +84,7 @@ impl Link {
         queue: QueueDiscipline,
         loss: Option<LossModule>,
     ) -> Self {
-        Link { id, name, from, to, rate_bps, delay, queue, loss, in_flight: VecDeque::new(), busy_until: 0, counters: LinkCounters::default() }
+        Link { id, name, from, to, rate_bps, delay, queue, loss, in_flight: VecDeque::new(), first_waiting: 0, busy_until: 0, counters: LinkCounters::default() }
     }
 
     /// See `LossModule::set_round_trip`.
@@ -90,10 +94,15 @@ impl Link {
         }
     }
 
-    /// Packets accepted whose transmission has not started: the queue length.
-    pub fn waiting(&self, now: SimTime) -> usize {
-        let started = self.in_flight.partition_point(|e| e.tx_start <= now);
-        self.in_flight.len() - started
+    /// Packets accepted whose transmission has not started: the queue length. `now` never
+    /// goes back between calls.
+    pub fn waiting(&mut self, now: SimTime) -> usize {
+        let mut i = self.first_waiting;
+        while self.in_flight.get(i).is_some_and(|e| e.tx_start <= now) {
+            i += 1;
+        }
+        self.first_waiting = i;
+        self.in_flight.len() - i
     }
 
     /// Offers a packet to the link at `now`: the loss module, then the queue, decide.
@@ -122,6 +131,7 @@ impl Link {
     /// Takes the packet whose arrival is due; returns it and the next arrival to schedule.
     pub fn take_arrival(&mut self) -> (PacketId, Option<SimTime>) {
         let head = self.in_flight.pop_front().expect("an arrival event always has a packet in the pipe");
+        self.first_waiting = self.first_waiting.saturating_sub(1);
         self.counters.delivered_bytes += head.size as u64;
         self.counters.delivered_packets += 1;
         (head.packet, self.in_flight.front().map(|e| e.arrival))

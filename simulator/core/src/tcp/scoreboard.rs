@@ -110,6 +110,18 @@ impl Scoreboard {
 
     /// Adds [start, end) to the SACKed ranges, flagging only the segments it newly covers.
     fn merge(&mut self, start: u32, end: u32) {
+        // The common case: the block extends the range it lies in (the receiver's newest
+        // block grows by one segment per ACK) and no other range begins before its end.
+        if let Some((&s, e)) = self.sacked_ranges.range_mut(..=end).next_back() {
+            if s <= start && *e >= start {
+                let old_end = *e;
+                if end > old_end {
+                    *e = end;
+                    self.flag_sacked(old_end, end);
+                }
+                return;
+            }
+        }
         let (mut lo, mut hi) = (start, end);
         let mut pos = start;
         // The range that begins at or before `start`, if it reaches it, and every range that
