@@ -1,8 +1,8 @@
 //! tcpsim-core: tcplab's packet-level TCP congestion-control simulator.
 //!
 //! A discrete-event simulator in the tradition of ns-2, written for speed: integer nanosecond
-//! time, one event queue, indices instead of pointers, pooled packets. It takes one scenario
-//! (JSON; see `scenario`) and returns one result (see `metrics::RunResult`).
+//! time, one event queue, indices instead of pointers, packets held by value in the link that
+//! carries them. It takes one scenario (JSON; see `scenario`) and returns one result (see `metrics::RunResult`).
 //!
 //! ```
 //! let scenario = r#"{"duration_s": 5, "topology": {"dumbbell": {"bottleneck":

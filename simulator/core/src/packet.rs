@@ -1,5 +1,5 @@
-//! Packets and their pool. A packet lives in one slot of the pool from the moment a host
-//! sends it until it is delivered or dropped; links and events hold its index only.
+//! Packets. A packet is a small `Copy` value held by the link that carries it (see
+//! `net::link`), from the moment a host sends it until it is delivered or dropped.
 
 use crate::time::SimTime;
 
@@ -63,71 +63,5 @@ impl Packet {
     /// Direction of travel: data and datagrams go forward along the flow's path.
     pub fn forward(&self) -> bool {
         matches!(self.kind, PacketKind::Data | PacketKind::Datagram)
-    }
-}
-
-pub type PacketId = u32;
-
-/// A free list of packet slots: steady-state sending reuses slots instead of allocating.
-#[derive(Default)]
-pub struct PacketPool {
-    slots: Vec<Packet>,
-    free: Vec<PacketId>,
-}
-
-impl PacketPool {
-    pub fn insert(&mut self, p: Packet) -> PacketId {
-        match self.free.pop() {
-            Some(id) => {
-                self.slots[id as usize] = p;
-                id
-            }
-            None => {
-                self.slots.push(p);
-                (self.slots.len() - 1) as PacketId
-            }
-        }
-    }
-
-    pub fn get(&self, id: PacketId) -> &Packet {
-        &self.slots[id as usize]
-    }
-
-    pub fn get_mut(&mut self, id: PacketId) -> &mut Packet {
-        &mut self.slots[id as usize]
-    }
-
-    /// Frees the slot and hands back the packet's value.
-    pub fn remove(&mut self, id: PacketId) -> Packet {
-        self.free.push(id);
-        self.slots[id as usize]
-    }
-
-    /// Packets currently alive (in queues or on the wire).
-    pub fn live(&self) -> usize {
-        self.slots.len() - self.free.len()
-    }
-
-    /// Slots ever allocated: the high-water mark of packets alive at once.
-    pub fn capacity(&self) -> usize {
-        self.slots.len()
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn freed_slots_are_reused_before_the_pool_grows() {
-        let mut pool = PacketPool::default();
-        let a = pool.insert(Packet::new(0, PacketKind::Data, 0, 1, 1040, 0));
-        let _b = pool.insert(Packet::new(0, PacketKind::Data, 0, 2, 1040, 0));
-        pool.remove(a);
-        let c = pool.insert(Packet::new(0, PacketKind::Data, 0, 3, 1040, 0));
-        assert_eq!(c, a);
-        assert_eq!(pool.capacity(), 2);
-        assert_eq!(pool.live(), 2);
-        assert_eq!(pool.get(c).seq, 3);
     }
 }

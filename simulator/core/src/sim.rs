@@ -12,7 +12,7 @@ use crate::metrics::{
     LinkTrace, LossEventTracker, RunResult, Stats, Traces, CORE_VERSION,
 };
 use crate::net::{self, Admission, Link, LinkCounters, LinkId, Route};
-use crate::packet::{Packet, PacketId, PacketKind, PacketPool};
+use crate::packet::{Packet, PacketKind};
 use crate::plan::{self, FlowPlan};
 use crate::rng::{SimRng, StreamId};
 use crate::scenario::{FlowKind, Scenario, TraceKind};
@@ -69,7 +69,9 @@ struct TraceRecorder {
 
 pub struct Simulation {
     q: EventQueue,
-    pool: PacketPool,
+    /// Packets sent and not yet delivered or dropped, and the most there ever were.
+    live_packets: usize,
+    peak_packets: usize,
     nodes: Vec<String>,
     links: Vec<Link>,
     flows: Vec<Flow>,
@@ -130,7 +132,8 @@ impl Simulation {
         let traces = Self::trace_recorder(s, &network, &flows)?;
         Ok(Simulation {
             q: EventQueue::new(),
-            pool: PacketPool::default(),
+            live_packets: 0,
+            peak_packets: 0,
             nodes: network.nodes,
             links: network.links,
             flows,
@@ -224,7 +227,6 @@ impl Simulation {
         }
         let mut next_wall_check = WALL_CHECK_EVERY;
         let mut next_stop_check = STOP_CHECK_EVERY;
-        let mut peak_packets = 0;
         while let Some((now, event)) = self.q.pop_until(self.end) {
             match event {
                 Event::LinkArrival { link } => self.on_link_arrival(link, now),
@@ -243,7 +245,6 @@ impl Simulation {
             }
             if executed >= next_wall_check {
                 next_wall_check += WALL_CHECK_EVERY;
-                peak_packets = peak_packets.max(self.pool.capacity());
                 if let Some(max) = self.max_wall_s {
                     if wall.elapsed().as_secs_f64() > max {
                         return Err(SimError::LimitExceeded {
@@ -270,7 +271,7 @@ impl Simulation {
             wall_s,
             events_per_s: if wall_s > 0.0 { events as f64 / wall_s } else { 0.0 },
             simulated_s: to_secs(self.end),
-            peak_packets: peak_packets.max(self.pool.capacity()) as u64,
+            peak_packets: self.peak_packets as u64,
         };
         Ok(self.finish(stats))
     }
@@ -341,29 +342,27 @@ impl Simulation {
     }
 
     fn on_link_arrival(&mut self, link: LinkId, now: SimTime) {
-        let (id, next) = self.links[link as usize].take_arrival();
+        let (mut p, next) = self.links[link as usize].take_arrival();
         if let Some(t) = next {
             self.q.schedule(t, Event::LinkArrival { link });
         }
-        let p = self.pool.get_mut(id);
         p.hop += 1;
-        let (flow, hop, forward) = (p.flow as usize, p.hop as usize, p.forward());
-        let route = &self.flows[flow].route;
-        let path = if forward { &route.forward } else { &route.reverse };
-        match path.get(hop).copied() {
-            Some(next_link) => self.offer(next_link, id, now),
-            None => self.deliver(id, now),
+        let route = &self.flows[p.flow as usize].route;
+        let path = if p.forward() { &route.forward } else { &route.reverse };
+        match path.get(p.hop as usize).copied() {
+            Some(next_link) => self.offer(next_link, &p, now),
+            None => self.deliver(&p, now),
         }
     }
 
     /// Puts a packet on a link, or accounts for its drop.
-    fn offer(&mut self, link: LinkId, id: PacketId, now: SimTime) {
-        match self.links[link as usize].offer(id, self.pool.get(id), now) {
+    fn offer(&mut self, link: LinkId, p: &Packet, now: SimTime) {
+        match self.links[link as usize].offer(p, now) {
             Admission::Accepted { first_arrival: Some(t) } => self.q.schedule(t, Event::LinkArrival { link }),
             Admission::Accepted { first_arrival: None } => {}
             Admission::DroppedByQueue | Admission::DroppedByLoss => {
-                let p = self.pool.remove(id);
-                self.on_drop(&p, now);
+                self.live_packets -= 1;
+                self.on_drop(p, now);
             }
         }
     }
@@ -384,32 +383,32 @@ impl Simulation {
     }
 
     /// The packet reached the end of its route.
-    fn deliver(&mut self, id: PacketId, now: SimTime) {
-        let p = self.pool.remove(id);
+    fn deliver(&mut self, p: &Packet, now: SimTime) {
+        self.live_packets -= 1;
         let fi = p.flow as usize;
         let mut out = std::mem::take(&mut self.outbox);
         let flow = &mut self.flows[fi];
         let mut dropped = false;
         match (&mut flow.ends, p.kind) {
             (Endpoints::Tcp { receiver, .. }, PacketKind::Data) => {
-                if flow.path_loss.as_mut().is_some_and(|m| m.drops(&p, now)) {
+                if flow.path_loss.as_mut().is_some_and(|m| m.drops(p, now)) {
                     dropped = true;
                 } else {
                     let was_complete = receiver.complete();
-                    receiver.on_data(&p, now, &mut out);
+                    receiver.on_data(p, now, &mut out);
                     if !was_complete && receiver.complete() {
                         let mut ctx = AppCtx { flow: p.flow, now, ends: &mut flow.ends, out: &mut out, downloads: &mut flow.downloads };
                         flow.app.on_transfer_complete(&mut ctx);
                     }
                 }
             }
-            (Endpoints::Tcp { sender, .. }, PacketKind::Ack) => sender.on_ack(&p, now, &mut out),
+            (Endpoints::Tcp { sender, .. }, PacketKind::Ack) => sender.on_ack(p, now, &mut out),
             (Endpoints::Tcp { .. }, PacketKind::Request) => {
                 let mut ctx = AppCtx { flow: p.flow, now, ends: &mut flow.ends, out: &mut out, downloads: &mut flow.downloads };
                 flow.app.on_request(&mut ctx, p.epoch);
             }
             (Endpoints::Udp, PacketKind::Datagram) => {
-                if flow.path_loss.as_mut().is_some_and(|m| m.drops(&p, now)) {
+                if flow.path_loss.as_mut().is_some_and(|m| m.drops(p, now)) {
                     dropped = true;
                 } else {
                     flow.counters.packets_received += 1;
@@ -419,7 +418,7 @@ impl Simulation {
             _ => unreachable!("packet kinds match their flow's transport"),
         }
         if dropped {
-            self.on_drop(&p, now);
+            self.on_drop(p, now);
         }
         self.outbox = out;
         self.flush(fi, now);
@@ -475,8 +474,9 @@ impl Simulation {
             p.hop = 0;
             let path = if p.forward() { &f.route.forward } else { &f.route.reverse };
             let first = path[0];
-            let id = self.pool.insert(p);
-            self.offer(first, id, now);
+            self.live_packets += 1;
+            self.peak_packets = self.peak_packets.max(self.live_packets);
+            self.offer(first, &p, now);
         }
         self.outbox = out;
         let flow = fi as u32;

@@ -9,7 +9,7 @@ use std::collections::VecDeque;
 
 use super::{LinkId, NodeId, QueueDiscipline};
 use crate::loss::LossModule;
-use crate::packet::{Packet, PacketId};
+use crate::packet::Packet;
 use crate::time::{transmission_time, SimTime};
 
 /// Cumulative counters; the metrics window is the difference of two snapshots.
@@ -38,12 +38,13 @@ impl LinkCounters {
     }
 }
 
+/// A packet the link accepted, stored by value: the link that carries a packet holds it, so
+/// an arrival reads the front of one deque instead of a slot somewhere in a shared pool.
 #[derive(Clone, Copy, Debug)]
 struct InFlight {
-    packet: PacketId,
+    packet: Packet,
     tx_start: SimTime,
     arrival: SimTime,
-    size: u32,
 }
 
 #[derive(Debug, PartialEq, Eq)]
@@ -105,8 +106,9 @@ impl Link {
         self.in_flight.len() - i
     }
 
-    /// Offers a packet to the link at `now`: the loss module, then the queue, decide.
-    pub fn offer(&mut self, id: PacketId, packet: &Packet, now: SimTime) -> Admission {
+    /// Offers a packet to the link at `now`: the loss module, then the queue, decide. An
+    /// accepted packet is copied into the link.
+    pub fn offer(&mut self, packet: &Packet, now: SimTime) -> Admission {
         if let Some(loss) = &mut self.loss {
             if loss.drops(packet, now) {
                 self.counters.loss_drops += 1;
@@ -122,17 +124,17 @@ impl Link {
         let tx_start = self.busy_until.max(now);
         self.busy_until = tx_start + transmission_time(packet.size, self.rate_bps);
         let arrival = self.busy_until + self.delay;
-        self.in_flight.push_back(InFlight { packet: id, tx_start, arrival, size: packet.size });
+        self.in_flight.push_back(InFlight { packet: *packet, tx_start, arrival });
         self.counters.wait_ns += (tx_start - now) as u128;
         let first_arrival = (self.in_flight.len() == 1).then_some(arrival);
         Admission::Accepted { first_arrival }
     }
 
     /// Takes the packet whose arrival is due; returns it and the next arrival to schedule.
-    pub fn take_arrival(&mut self) -> (PacketId, Option<SimTime>) {
+    pub fn take_arrival(&mut self) -> (Packet, Option<SimTime>) {
         let head = self.in_flight.pop_front().expect("an arrival event always has a packet in the pipe");
         self.first_waiting = self.first_waiting.saturating_sub(1);
-        self.counters.delivered_bytes += head.size as u64;
+        self.counters.delivered_bytes += head.packet.size as u64;
         self.counters.delivered_packets += 1;
         (head.packet, self.in_flight.front().map(|e| e.arrival))
     }
@@ -149,27 +151,28 @@ mod tests {
         Link::new(0, "l".into(), (0, 1), 8_000_000, 10_000_000, QueueDiscipline::DropTail(DropTail::new(limit)), None)
     }
 
-    fn packet() -> Packet {
-        Packet::new(0, PacketKind::Data, 0, 0, 1000, 0)
+    fn packet(seq: u32) -> Packet {
+        Packet::new(0, PacketKind::Data, 0, seq, 1000, 0)
     }
 
     #[test]
     fn back_to_back_packets_leave_one_transmission_time_apart() {
         let mut l = link(10);
-        assert_eq!(l.offer(0, &packet(), 0), Admission::Accepted { first_arrival: Some(11_000_000) });
-        assert_eq!(l.offer(1, &packet(), 0), Admission::Accepted { first_arrival: None });
-        assert_eq!(l.take_arrival(), (0, Some(12_000_000)));
-        assert_eq!(l.take_arrival(), (1, None));
+        assert_eq!(l.offer(&packet(0), 0), Admission::Accepted { first_arrival: Some(11_000_000) });
+        assert_eq!(l.offer(&packet(1), 0), Admission::Accepted { first_arrival: None });
+        assert_eq!(l.take_arrival().1, Some(12_000_000));
+        let (last, next) = l.take_arrival();
+        assert_eq!((last.seq, next), (1, None));
     }
 
     #[test]
     fn the_packet_in_service_does_not_count_against_the_limit() {
         let mut l = link(2);
         for id in 0..3 {
-            assert!(matches!(l.offer(id, &packet(), 0), Admission::Accepted { .. }));
+            assert!(matches!(l.offer(&packet(id), 0), Admission::Accepted { .. }));
         }
         assert_eq!(l.waiting(0), 2);
-        assert_eq!(l.offer(3, &packet(), 0), Admission::DroppedByQueue);
+        assert_eq!(l.offer(&packet(3), 0), Admission::DroppedByQueue);
         // After one transmission time the first has left the queue.
         assert_eq!(l.waiting(1_000_000), 1);
         assert_eq!(l.counters.queue_drops, 1);
@@ -179,7 +182,7 @@ mod tests {
     fn waiting_time_adds_up_for_littles_law() {
         let mut l = link(10);
         for id in 0..3 {
-            l.offer(id, &packet(), 0);
+            l.offer(&packet(id), 0);
         }
         // Waits of 0, 1 and 2 ms.
         assert_eq!(l.counters.wait_ns, 3_000_000);
