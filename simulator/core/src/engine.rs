@@ -1,10 +1,7 @@
-//! The event queue: a binary heap keyed by (time, sequence number), so events at the same
-//! instant run in the order they were scheduled and every run is deterministic. Events are
+//! The event queue: a heap keyed by (time, sequence number), so events at the same instant
+//! run in the order they were scheduled and every run is deterministic. Events are
 //! small `Copy` values (indices, never pointers), and the heap's storage is reused, so the
 //! steady state allocates nothing per event.
-
-use std::cmp::Ordering;
-use std::collections::BinaryHeap;
 
 use crate::time::SimTime;
 
@@ -41,27 +38,25 @@ struct Entry {
     event: Event,
 }
 
-impl PartialEq for Entry {
-    fn eq(&self, other: &Self) -> bool {
-        self.time == other.time && self.seq == other.seq
-    }
-}
-impl Eq for Entry {}
-impl PartialOrd for Entry {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
-impl Ord for Entry {
-    /// Reversed, so the std max-heap pops the earliest (time, seq) first.
-    fn cmp(&self, other: &Self) -> Ordering {
-        other.time.cmp(&self.time).then_with(|| other.seq.cmp(&self.seq))
+impl Entry {
+    fn before(&self, other: &Entry) -> bool {
+        (self.time, self.seq) < (other.time, other.seq)
     }
 }
 
+/// Children per node of the heap: four halve its depth against a binary heap and keep a
+/// node's children in one or two cache lines, which matters once thousands of links and
+/// timers are pending.
+const ARITY: usize = 4;
+
+/// A min-heap of events by (time, seq). After a pop the root's slot is left empty until the
+/// next operation: handling a link arrival usually schedules that link's next arrival, and
+/// the new event then takes the root's place with one sift instead of two.
 #[derive(Default)]
 pub struct EventQueue {
-    heap: BinaryHeap<Entry>,
+    heap: Vec<Entry>,
+    /// `heap[0]` was popped and is to be replaced.
+    root_taken: bool,
     next_seq: u64,
     now: SimTime,
     executed: u64,
@@ -82,34 +77,88 @@ impl EventQueue {
     }
 
     pub fn len(&self) -> usize {
-        self.heap.len()
+        self.heap.len() - self.root_taken as usize
     }
 
     pub fn is_empty(&self) -> bool {
-        self.heap.is_empty()
+        self.len() == 0
     }
 
     /// Schedules `event` at `time`; a time in the past is clamped to now (never travel back).
     pub fn schedule(&mut self, time: SimTime, event: Event) {
-        let time = time.max(self.now);
-        self.heap.push(Entry { time, seq: self.next_seq, event });
+        let entry = Entry { time: time.max(self.now), seq: self.next_seq, event };
         self.next_seq += 1;
+        if self.root_taken {
+            self.root_taken = false;
+            self.sift_down(0, entry);
+        } else {
+            self.heap.push(entry);
+            self.sift_up(self.heap.len() - 1, entry);
+        }
+    }
+
+    /// Removes the taken root for good: the last entry fills its place.
+    fn settle(&mut self) {
+        if self.root_taken {
+            self.root_taken = false;
+            let last = self.heap.pop().expect("a taken root is in the heap");
+            if !self.heap.is_empty() {
+                self.sift_down(0, last);
+            }
+        }
     }
 
     /// When the next event is due, if any.
-    pub fn next_time(&self) -> Option<SimTime> {
-        self.heap.peek().map(|e| e.time)
+    pub fn next_time(&mut self) -> Option<SimTime> {
+        self.settle();
+        self.heap.first().map(|e| e.time)
     }
 
     /// Pops the next event at or before `until`, advancing the clock to it.
     pub fn pop_until(&mut self, until: SimTime) -> Option<(SimTime, Event)> {
-        if self.heap.peek()?.time > until {
+        self.settle();
+        let e = *self.heap.first()?;
+        if e.time > until {
             return None;
         }
-        let e = self.heap.pop()?;
+        self.root_taken = true;
         self.now = e.time;
         self.executed += 1;
         Some((e.time, e.event))
+    }
+
+    fn sift_up(&mut self, mut i: usize, entry: Entry) {
+        while i > 0 {
+            let parent = (i - 1) / ARITY;
+            if !entry.before(&self.heap[parent]) {
+                break;
+            }
+            self.heap[i] = self.heap[parent];
+            i = parent;
+        }
+        self.heap[i] = entry;
+    }
+
+    fn sift_down(&mut self, mut i: usize, entry: Entry) {
+        let n = self.heap.len();
+        loop {
+            let first = i * ARITY + 1;
+            if first >= n {
+                break;
+            }
+            let mut best = first;
+            for c in first + 1..(first + ARITY).min(n) {
+                if self.heap[c].before(&self.heap[best]) {
+                    best = c;
+                }
+            }
+            if !self.heap[best].before(&entry) {
+                break;
+            }
+            self.heap[i] = self.heap[best];
+            i = best;
+        }
+        self.heap[i] = entry;
     }
 }
 
@@ -241,5 +290,35 @@ mod tests {
         q.pop_until(u64::MAX);
         q.schedule(40, arrival(1));
         assert_eq!(q.pop_until(u64::MAX).unwrap().0, 100);
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn any_mix_of_schedules_and_pops_comes_out_in_time_then_scheduling_order(
+            ops in proptest::collection::vec(proptest::option::of(0u64..50), 1..300)
+        ) {
+            // Some(t): schedule at now + t; None: pop. The reference is a sorted set.
+            let (mut q, mut reference, mut seq) = (EventQueue::new(), std::collections::BTreeSet::new(), 0u32);
+            for op in ops {
+                match op {
+                    Some(dt) => {
+                        let t = q.now() + dt;
+                        q.schedule(t, arrival(seq));
+                        reference.insert((t, seq));
+                        seq += 1;
+                    }
+                    None => {
+                        let expected = reference.pop_first();
+                        let got = q.pop_until(u64::MAX).map(|(t, e)| match e {
+                            Event::LinkArrival { link } => (t, link),
+                            _ => unreachable!(),
+                        });
+                        proptest::prop_assert_eq!(got, expected);
+                    }
+                }
+                proptest::prop_assert_eq!(q.len(), reference.len());
+                proptest::prop_assert_eq!(q.next_time(), reference.first().map(|&(t, _)| t));
+            }
+        }
     }
 }
