@@ -1,7 +1,8 @@
 //! TCP: one sender and one receiver machine per flow, counting in segments (as ns-2 does).
 //! The sender owns the mechanics (windows, retransmission, timers, the SACK scoreboard); a
-//! congestion-control variant (`crate::cc`) decides the window policy and which loss-recovery
-//! behaviour (`recovery::Recovery`) the mechanics follow.
+//! congestion-control variant (`crate::cc`) decides the window policy and names the loss
+//! recovery (`recovery::Recovery`, one module each behind `recovery::LossRecovery`) the
+//! sender drives.
 
 pub mod delivery;
 pub mod receiver;
@@ -13,7 +14,7 @@ pub mod socket;
 
 pub use delivery::{DeliveryRate, RateSample};
 pub use receiver::TcpReceiver;
-pub use recovery::{PartialAckTimer, Recovery, WindowReduction};
+pub use recovery::{LossRecovery, PartialAck, PartialAckTimer, Recovery, WindowReduction};
 pub use sender::{SenderCounters, TcpSender};
 pub use socket::{CaState, SocketState};
 

@@ -1,11 +1,12 @@
-//! The TCP sender: windows, (fast) retransmission, the retransmit timer, and the loss-recovery
-//! behaviours of `Recovery`. Sequence numbers count segments, as in ns-2's one-way agents.
+//! The TCP sender: windows, retransmission, the retransmit timer, and driving the variant's
+//! loss recovery (`recovery::LossRecovery`). Sequence numbers count segments, as in ns-2's
+//! one-way agents.
 //!
 //! The sender never touches the event queue: it appends packets to an outbox and exposes the
 //! deadline of its retransmit timer (`rto_deadline`); the simulation turns those into events.
 
 use super::delivery::DeliveryRate;
-use super::recovery::{PartialAckTimer, Recovery};
+use super::recovery::{LossRecovery, PartialAck};
 use super::rto::RtoEstimator;
 use super::scoreboard::Scoreboard;
 use super::socket::{CaState, SocketState};
@@ -13,9 +14,6 @@ use crate::cc::{self, CongestionControl};
 use crate::packet::{Packet, PacketKind};
 use crate::scenario::{RttSampling, TcpConfig};
 use crate::time::{from_secs, SimTime};
-
-mod dynamic;
-mod fack;
 
 /// Cumulative counters; metrics take the difference over the measurement window.
 #[derive(Clone, Copy, Debug, Default)]
@@ -43,24 +41,26 @@ pub struct SenderCounters {
 pub struct TcpSender {
     flow: u32,
     variant: String,
-    cfg: TcpConfig,
+    pub(in crate::tcp) cfg: TcpConfig,
     pub s: SocketState,
+    /// The receiver sends SACK blocks and the scoreboard reads them.
+    sack: bool,
     cc: Box<dyn CongestionControl>,
-    recovery: Recovery,
+    /// The variant's loss recovery; None only while one of its own methods runs.
+    recovery: Option<Box<dyn LossRecovery>>,
     rto: RtoEstimator,
     dupacks: u32,
     /// RFC 6582 "recover": high_tx when the last recovery or timeout began.
     recover: Option<u32>,
-    partial_acks: u32,
+    /// Partial ACKs in the current recovery.
+    pub(in crate::tcp) partial_acks: u32,
     /// When the current fast recovery began.
     recovery_start: SimTime,
-    /// State of the current FACK or dynamic recovery.
-    episode: Episode,
     /// The one segment being timed for the RTO estimator (BSD style, Karn's rule).
     timed: Option<(u32, SimTime)>,
     /// When the retransmit timer expires, if armed.
     pub rto_deadline: Option<SimTime>,
-    board: Scoreboard,
+    pub(in crate::tcp) board: Scoreboard,
     /// Delivery-rate snapshots, for variants that model the path from them (BBR).
     rate: Option<DeliveryRate>,
     /// Pacing, for variants with a pacing rate: the earliest time the next segment may leave.
@@ -75,22 +75,12 @@ pub struct TcpSender {
     pub counters: SenderCounters,
 }
 
-/// What a FACK or dynamic recovery remembers between ACKs.
-#[derive(Clone, Copy, Debug, Default)]
-struct Episode {
-    /// snd.fack when last looked at: rate-halving counts its advance.
-    fack: u32,
-    /// Dynamic recovery: segments it may send now (half a segment per ACK while damping).
-    credit: f64,
-    /// Dynamic recovery: still in the damping phase (before the first partial ACK).
-    damping: bool,
-}
-
 impl TcpSender {
     /// `variant` must be a known name (the scenario plan checked it).
     pub fn new(flow: u32, variant: &str, cfg: &TcpConfig) -> Self {
         let cc = cc::build(variant, cfg).expect("variant names are validated before a run");
         let recovery = cc.recovery();
+        let sack = cfg.sack.unwrap_or(recovery.needs_sack());
         let rate = cc.wants_rate_samples().then(DeliveryRate::default);
         let pace_next = cc.pacing_rate().map(|_| 0);
         TcpSender {
@@ -98,14 +88,14 @@ impl TcpSender {
             variant: variant.to_string(),
             cfg: cfg.clone(),
             s: Self::fresh_state(cfg),
+            sack,
             cc,
-            recovery,
+            recovery: Some(recovery.build()),
             rto: RtoEstimator::new(cfg),
             dupacks: 0,
             recover: None,
             partial_acks: 0,
             recovery_start: 0,
-            episode: Episode::default(),
             timed: None,
             rto_deadline: None,
             board: Scoreboard::default(),
@@ -126,7 +116,15 @@ impl TcpSender {
     }
 
     pub fn sack_enabled(&self) -> bool {
-        self.cfg.sack.unwrap_or(self.recovery.needs_sack())
+        self.sack
+    }
+
+    /// Runs `f` with the loss recovery and the sender, which it may change.
+    fn with_recovery<T>(&mut self, f: impl FnOnce(&mut dyn LossRecovery, &mut Self) -> T) -> T {
+        let mut recovery = self.recovery.take().expect("a recovery method never calls back into recovery");
+        let value = f(recovery.as_mut(), self);
+        self.recovery = Some(recovery);
+        value
     }
 
     pub fn mss(&self) -> u32 {
@@ -192,11 +190,23 @@ impl TcpSender {
         seq < u32::MAX - 1 && self.app_limit.is_none_or(|l| seq < l)
     }
 
+    /// During recovery: whether the next segment may be new data (none is being resent
+    /// go-back-N, the application has one, the receiver window takes it).
+    pub(in crate::tcp) fn may_send_new_data(&self) -> bool {
+        let high = self.s.high_tx;
+        self.s.snd_nxt == high && self.has_new_data(high) && high < self.s.snd_una + self.s.max_window
+    }
+
+    /// RFC 6582 §3.2 step 2: no second fast retransmit for the same window.
+    pub(in crate::tcp) fn may_start_recovery(&self) -> bool {
+        self.recover.is_none_or(|r| self.s.snd_una >= r)
+    }
+
     fn restart_timer(&mut self, now: SimTime) {
         self.rto_deadline = Some(now.saturating_add(self.rto.current()));
     }
 
-    fn transmit(&mut self, seq: u32, now: SimTime, out: &mut Vec<Packet>) {
+    pub(in crate::tcp) fn transmit(&mut self, seq: u32, now: SimTime, out: &mut Vec<Packet>) {
         let idle = self.s.snd_una >= self.s.high_tx; // nothing outstanding
         let retransmission = seq < self.s.high_tx;
         let size = self.payload(seq) + self.cfg.header_bytes;
@@ -230,7 +240,7 @@ impl TcpSender {
 
     /// Pacing (variants with a pacing rate): true when the next segment may not leave yet, and
     /// then the pacing timer is armed for when it may.
-    fn pacing_holds(&mut self, now: SimTime) -> bool {
+    pub(in crate::tcp) fn pacing_holds(&mut self, now: SimTime) -> bool {
         match self.pace_next {
             Some(t) if t > now => {
                 self.pace_deadline = Some(t);
@@ -251,11 +261,8 @@ impl TcpSender {
             return;
         }
         self.pace_deadline = None;
-        match (self.s.ca_state, self.recovery) {
-            (CaState::Recovery, Recovery::Sack) => return self.send_sack_recovery(now, out),
-            (CaState::Recovery, Recovery::Fack(_)) => return self.send_fack(now, out),
-            (CaState::Recovery, Recovery::Dynamic) => return self.send_dynamic_recovery(now, out),
-            _ => {}
+        if self.s.ca_state == CaState::Recovery && self.with_recovery(|r, tx| r.send(tx, now, out)) {
+            return;
         }
         let sack = self.sack_enabled();
         let mut window = self.s.window().max(1) as u64;
@@ -279,33 +286,6 @@ impl TcpSender {
                 self.transmit(seq, now, out);
             }
             self.s.snd_nxt += 1;
-        }
-    }
-
-    /// RFC 6675 §5 step (C): while cwnd − pipe ≥ 1 segment, send NextSeg().
-    fn send_sack_recovery(&mut self, now: SimTime, out: &mut Vec<Packet>) {
-        let dupthresh = self.cfg.dupack_threshold;
-        let mut pipe = self.board.pipe(self.s.high_tx, dupthresh) as f64;
-        while self.s.cwnd - pipe >= 1.0 {
-            if self.pacing_holds(now) {
-                break;
-            }
-            let high = self.s.high_tx;
-            let next = if let Some(seq) = self.board.next_hole(true, dupthresh) {
-                seq // rule (1): a lost hole
-            } else if self.s.snd_nxt == high && self.has_new_data(high) && high < self.s.snd_una + self.s.max_window {
-                self.s.snd_nxt += 1;
-                high // rule (2): new data
-            } else if let Some(seq) = self.board.next_hole(false, dupthresh) {
-                seq // rule (3): an unSACKed hole below SACKed data
-            } else {
-                break;
-            };
-            if next < high {
-                self.board.mark_retransmitted(next);
-            }
-            self.transmit(next, now, out);
-            pipe += 1.0;
         }
     }
 
@@ -334,8 +314,8 @@ impl TcpSender {
         } else if cum == self.s.snd_una && self.s.snd_una < self.s.high_tx {
             self.on_duplicate_ack(now, out);
         }
-        if let Recovery::Fack(reduction) = self.recovery {
-            self.on_fack_progress(reduction, now, out);
+        if self.with_recovery(|r, tx| r.after_ack(tx)) {
+            self.enter_fast_retransmit(now, out);
         }
         if let Some(mut rs) = sample {
             let sacked = self.rate.as_ref().map_or(0, |r| r.sacked());
@@ -365,30 +345,21 @@ impl TcpSender {
         }
         let full = self.recover.is_none_or(|r| cum >= r);
         let mut restart = true;
-        match (self.s.ca_state, self.recovery) {
-            (CaState::Recovery, Recovery::NewReno(timer)) if !full => {
-                // RFC 3782 §3 step 5, partial ACK: retransmit the next hole, deflate by the
-                // amount acknowledged, add back one segment, stay in recovery.
-                self.partial_acks += 1;
-                let seq = self.s.snd_una;
-                self.transmit(seq, now, out);
-                self.s.cwnd = (self.s.cwnd - acked as f64 + 1.0).max(1.0);
-                // RFC 3782 §4: the only difference between the two NewReno variants.
-                restart = timer == PartialAckTimer::EveryPartialAck || self.partial_acks == 1;
+        match self.s.ca_state {
+            CaState::Recovery => {
+                let partial = if full { PartialAck::Exit } else { self.with_recovery(|r, tx| r.on_partial_ack(tx, acked, now, out)) };
+                match partial {
+                    PartialAck::Stay { restart_timer } => restart = restart_timer,
+                    PartialAck::Exit => {
+                        self.s.cwnd = self.with_recovery(|r, tx| r.exit_window(tx));
+                        self.s.ca_state = CaState::Open;
+                        self.dupacks = 0;
+                        self.counters.recoveries_completed += 1;
+                        self.counters.recovery_ns += (now - self.recovery_start) as u128;
+                    }
+                }
             }
-            (CaState::Recovery, Recovery::Sack | Recovery::Fack(_)) if !full => {
-                // RFC 6675, FACK: stay in recovery; pipe or awnd decides what to send next.
-            }
-            (CaState::Recovery, Recovery::Dynamic) if !full => self.on_dynamic_partial_ack(now, out),
-            (CaState::Recovery, recovery) => {
-                // Reno on any new ACK; the others on the full ACK: deflate, leave.
-                self.s.cwnd = if recovery == Recovery::Dynamic { self.dynamic_exit_window() } else { self.s.ssthresh };
-                self.s.ca_state = CaState::Open;
-                self.dupacks = 0;
-                self.counters.recoveries_completed += 1;
-                self.counters.recovery_ns += (now - self.recovery_start) as u128;
-            }
-            (state, _) => {
+            state => {
                 if state != CaState::Loss || full {
                     self.s.ca_state = CaState::Open;
                 }
@@ -406,20 +377,15 @@ impl TcpSender {
     fn on_duplicate_ack(&mut self, now: SimTime, out: &mut Vec<Packet>) {
         self.dupacks += 1;
         match self.s.ca_state {
-            CaState::Recovery => match self.recovery {
-                Recovery::Reno | Recovery::NewReno(_) => self.s.cwnd += 1.0, // RFC 5681 §3.2 step 4: inflate
-                Recovery::Dynamic => self.on_dynamic_ack(),
-                _ => {}
-            },
-            // RFC 6582 §3.2 step 2: no second fast retransmit for the same window.
-            _ if self.dupacks == self.cfg.dupack_threshold && self.recover.is_none_or(|r| self.s.snd_una >= r) => {
-                self.enter_fast_retransmit(now, out);
-            }
+            CaState::Recovery => self.with_recovery(|r, tx| r.on_duplicate_ack(tx)),
+            _ if self.dupacks == self.cfg.dupack_threshold && self.may_start_recovery() => self.enter_fast_retransmit(now, out),
             CaState::Open => self.s.ca_state = CaState::Disorder,
             _ => {}
         }
     }
 
+    /// The loss is detected: ssthresh and `recover` for the episode, then the recovery's own
+    /// entry.
     fn enter_fast_retransmit(&mut self, now: SimTime, out: &mut Vec<Packet>) {
         self.s.ssthresh = self.cc.ssthresh(&self.s, now);
         self.recover = Some(self.s.high_tx);
@@ -427,30 +393,7 @@ impl TcpSender {
         self.partial_acks = 0;
         self.recovery_start = now;
         self.timed = None;
-        let seq = self.s.snd_una;
-        match self.recovery {
-            Recovery::Tahoe => {
-                // No fast recovery: slow start from one segment, go-back-N.
-                self.s.cwnd = 1.0;
-                self.s.ca_state = CaState::Loss;
-                self.s.snd_nxt = seq;
-            }
-            Recovery::Reno | Recovery::NewReno(_) => {
-                self.transmit(seq, now, out);
-                self.s.cwnd = self.s.ssthresh + self.cfg.dupack_threshold as f64; // RFC 5681 §3.2 step 3
-                self.s.ca_state = CaState::Recovery;
-                self.counters.fast_recoveries += 1;
-            }
-            Recovery::Sack => {
-                self.board.mark_retransmitted(seq);
-                self.transmit(seq, now, out);
-                self.s.cwnd = self.s.ssthresh; // RFC 6675 §5 step (4.2)
-                self.s.ca_state = CaState::Recovery;
-                self.counters.fast_recoveries += 1;
-            }
-            Recovery::Fack(reduction) => self.enter_fack_recovery(reduction, now, out),
-            Recovery::Dynamic => self.enter_dynamic_recovery(now, out),
-        }
+        self.with_recovery(|r, tx| r.enter(tx, now, out));
         self.restart_timer(now);
     }
 

@@ -20,64 +20,71 @@
 //! cwnd during recovery follows the damping (half a segment less per ACK, never below one)
 //! for the traces and for a timeout's threshold; the credit decides what is sent.
 
-use super::TcpSender;
+use super::{LossRecovery, PartialAck};
 use crate::packet::Packet;
-use crate::tcp::socket::CaState;
+use crate::tcp::{CaState, TcpSender};
 use crate::time::SimTime;
 
 /// Credit never piles up past this while nothing can be sent (no data, receiver window).
 const MAX_CREDIT: f64 = 2.0;
 
-impl TcpSender {
-    pub(super) fn enter_dynamic_recovery(&mut self, now: SimTime, out: &mut Vec<Packet>) {
-        let seq = self.s.snd_una;
-        let half_per_dupack = self.cfg.dupack_threshold as f64 / 2.0;
-        self.s.cwnd = (self.s.window_in_use() - half_per_dupack).max(1.0);
-        self.transmit(seq, now, out);
+#[derive(Default)]
+pub struct Dynamic {
+    /// Segments it may send now (half a segment per ACK while damping).
+    credit: f64,
+    /// Still in the damping phase (before the first partial ACK).
+    damping: bool,
+}
+
+impl LossRecovery for Dynamic {
+    fn enter(&mut self, tx: &mut TcpSender, now: SimTime, out: &mut Vec<Packet>) {
+        let seq = tx.s.snd_una;
+        let half_per_dupack = tx.cfg.dupack_threshold as f64 / 2.0;
+        tx.s.cwnd = (tx.s.window_in_use() - half_per_dupack).max(1.0);
+        tx.transmit(seq, now, out);
         // The duplicate ACKs that got us here earned half a segment each; the retransmission
         // spends one.
-        self.episode.credit = (half_per_dupack - 1.0).min(MAX_CREDIT);
-        self.episode.damping = true;
-        self.s.ca_state = CaState::Recovery;
-        self.counters.fast_recoveries += 1;
+        self.credit = (half_per_dupack - 1.0).min(MAX_CREDIT);
+        self.damping = true;
+        tx.s.ca_state = CaState::Recovery;
+        tx.counters.fast_recoveries += 1;
     }
 
-    /// A duplicate ACK in recovery.
-    pub(super) fn on_dynamic_ack(&mut self) {
-        let share = if self.episode.damping { 0.5 } else { 1.0 };
-        self.episode.credit = (self.episode.credit + share).min(MAX_CREDIT);
-        if self.episode.damping {
-            self.s.cwnd = (self.s.cwnd - 0.5).max(1.0);
+    fn on_duplicate_ack(&mut self, tx: &mut TcpSender) {
+        let share = if self.damping { 0.5 } else { 1.0 };
+        self.credit = (self.credit + share).min(MAX_CREDIT);
+        if self.damping {
+            tx.s.cwnd = (tx.s.cwnd - 0.5).max(1.0);
         }
     }
 
-    /// A partial ACK: damping is over; the next hole goes out in place of the segment that left.
-    pub(super) fn on_dynamic_partial_ack(&mut self, now: SimTime, out: &mut Vec<Packet>) {
-        self.partial_acks += 1;
-        if self.episode.damping {
-            self.s.cwnd = (self.s.cwnd - 0.5).max(1.0);
+    /// Damping is over; the next hole goes out in place of the segment that left, and the
+    /// retransmit timer restarts (Slow-but-Steady).
+    fn on_partial_ack(&mut self, tx: &mut TcpSender, _acked: u32, now: SimTime, out: &mut Vec<Packet>) -> PartialAck {
+        tx.partial_acks += 1;
+        if self.damping {
+            tx.s.cwnd = (tx.s.cwnd - 0.5).max(1.0);
         }
-        self.episode.damping = false;
-        let seq = self.s.snd_una;
-        self.transmit(seq, now, out);
+        self.damping = false;
+        let seq = tx.s.snd_una;
+        tx.transmit(seq, now, out);
+        PartialAck::Stay { restart_timer: true }
+    }
+
+    /// What is really in flight, at most ssthresh.
+    fn exit_window(&self, tx: &TcpSender) -> f64 {
+        (tx.s.flight().max(1) as f64).min(tx.s.ssthresh)
     }
 
     /// New segments while the credit lasts.
-    pub(super) fn send_dynamic_recovery(&mut self, now: SimTime, out: &mut Vec<Packet>) {
-        while self.episode.credit >= 1.0 {
-            let high = self.s.high_tx;
-            if !(self.s.snd_nxt == high && self.has_new_data(high) && high < self.s.snd_una + self.s.max_window) {
-                break;
-            }
-            self.s.snd_nxt += 1;
-            self.transmit(high, now, out);
-            self.episode.credit -= 1.0;
+    fn send(&mut self, tx: &mut TcpSender, now: SimTime, out: &mut Vec<Packet>) -> bool {
+        while self.credit >= 1.0 && tx.may_send_new_data() {
+            let seq = tx.s.high_tx;
+            tx.s.snd_nxt += 1;
+            tx.transmit(seq, now, out);
+            self.credit -= 1.0;
         }
-    }
-
-    /// cwnd when the full ACK ends the recovery.
-    pub(super) fn dynamic_exit_window(&self) -> f64 {
-        (self.s.flight().max(1) as f64).min(self.s.ssthresh)
+        true
     }
 }
 

@@ -19,78 +19,85 @@
 //!
 //! A retransmission lost again is found by the retransmit timer only (as in ns-2's FACK).
 
-use super::TcpSender;
+use super::{LossRecovery, WindowReduction};
 use crate::packet::Packet;
-use crate::tcp::recovery::WindowReduction;
-use crate::tcp::socket::CaState;
+use crate::tcp::{CaState, TcpSender};
 use crate::time::SimTime;
 
-impl TcpSender {
-    /// snd.fack.
-    fn fack(&self) -> u32 {
-        self.board.fack(self.s.snd_una)
-    }
+pub struct Fack {
+    reduction: WindowReduction,
+    /// snd.fack when last looked at: rate-halving counts its advance.
+    fack: u32,
+}
 
-    /// FACK's awnd: segments believed to be in the network.
-    fn awnd(&self) -> u32 {
-        self.s.high_tx.saturating_sub(self.fack()) + self.board.retransmitted_in_flight()
+impl Fack {
+    pub fn new(reduction: WindowReduction) -> Self {
+        Fack { reduction, fack: 0 }
+    }
+}
+
+/// snd.fack.
+fn fack(tx: &TcpSender) -> u32 {
+    tx.board.fack(tx.s.snd_una)
+}
+
+/// FACK's awnd: segments believed to be in the network.
+fn awnd(tx: &TcpSender) -> u32 {
+    tx.s.high_tx.saturating_sub(fack(tx)) + tx.board.retransmitted_in_flight()
+}
+
+impl LossRecovery for Fack {
+    fn enter(&mut self, tx: &mut TcpSender, now: SimTime, out: &mut Vec<Packet>) {
+        let seq = tx.s.snd_una;
+        let fack = fack(tx);
+        let old_window = tx.s.window_in_use();
+        tx.board.mark_retransmitted(seq);
+        tx.transmit(seq, now, out);
+        tx.s.cwnd = match self.reduction {
+            WindowReduction::Halve => tx.s.ssthresh,
+            // What left the network before the loss was detected already counts.
+            WindowReduction::RateHalving => (old_window - (fack - seq) as f64 / 2.0).max(tx.s.ssthresh),
+        };
+        self.fack = fack;
+        tx.s.ca_state = CaState::Recovery;
+        tx.counters.fast_recoveries += 1;
     }
 
     /// In recovery, while awnd < cwnd: a hole below snd.fack, else new data. (Before recovery
     /// the ordinary window rule applies, as in ns-2's FACK agent.)
-    pub(super) fn send_fack(&mut self, now: SimTime, out: &mut Vec<Packet>) {
-        let fack = self.fack();
-        let mut awnd = self.awnd();
-        while awnd < self.s.window() {
-            let high = self.s.high_tx;
-            let seq = if let Some(seq) = self.board.next_hole_below(fack) {
-                self.board.mark_retransmitted(seq);
+    fn send(&mut self, tx: &mut TcpSender, now: SimTime, out: &mut Vec<Packet>) -> bool {
+        let fack = fack(tx);
+        let mut awnd = awnd(tx);
+        while awnd < tx.s.window() {
+            let seq = if let Some(seq) = tx.board.next_hole_below(fack) {
+                tx.board.mark_retransmitted(seq);
                 seq
-            } else if self.s.snd_nxt == high && self.has_new_data(high) && high < self.s.snd_una + self.s.max_window {
-                self.s.snd_nxt += 1;
-                high
+            } else if tx.may_send_new_data() {
+                tx.s.snd_nxt += 1;
+                tx.s.high_tx
             } else {
                 break;
             };
-            self.transmit(seq, now, out);
+            tx.transmit(seq, now, out);
             awnd += 1;
         }
+        true
     }
 
-    pub(super) fn enter_fack_recovery(&mut self, reduction: WindowReduction, now: SimTime, out: &mut Vec<Packet>) {
-        let seq = self.s.snd_una;
-        let fack = self.fack();
-        let old_window = self.s.window_in_use();
-        self.board.mark_retransmitted(seq);
-        self.transmit(seq, now, out);
-        self.s.cwnd = match reduction {
-            WindowReduction::Halve => self.s.ssthresh,
-            // What left the network before the loss was detected already counts.
-            WindowReduction::RateHalving => (old_window - (fack - seq) as f64 / 2.0).max(self.s.ssthresh),
-        };
-        self.episode.fack = fack;
-        self.s.ca_state = CaState::Recovery;
-        self.counters.fast_recoveries += 1;
-    }
-
-    /// After every ACK: rate-halving's reduction in recovery; outside it, FACK's early trigger.
-    pub(super) fn on_fack_progress(&mut self, reduction: WindowReduction, now: SimTime, out: &mut Vec<Packet>) {
-        let fack = self.fack();
-        match self.s.ca_state {
+    /// Rate-halving's reduction in recovery; outside it, FACK's early trigger.
+    fn after_ack(&mut self, tx: &mut TcpSender) -> bool {
+        let fack = fack(tx);
+        match tx.s.ca_state {
             CaState::Recovery => {
-                let left = fack.saturating_sub(self.episode.fack);
-                if reduction == WindowReduction::RateHalving && left > 0 {
-                    self.s.cwnd = (self.s.cwnd - left as f64 / 2.0).max(self.s.ssthresh);
+                let left = fack.saturating_sub(self.fack);
+                if self.reduction == WindowReduction::RateHalving && left > 0 {
+                    tx.s.cwnd = (tx.s.cwnd - left as f64 / 2.0).max(tx.s.ssthresh);
                 }
-                self.episode.fack = self.episode.fack.max(fack);
+                self.fack = self.fack.max(fack);
+                false
             }
-            CaState::Open | CaState::Disorder => {
-                let beyond = fack - self.s.snd_una;
-                if beyond > self.cfg.dupack_threshold && self.recover.is_none_or(|r| self.s.snd_una >= r) {
-                    self.enter_fast_retransmit(now, out);
-                }
-            }
-            CaState::Loss => {}
+            CaState::Open | CaState::Disorder => fack - tx.s.snd_una > tx.cfg.dupack_threshold && tx.may_start_recovery(),
+            CaState::Loss => false,
         }
     }
 }

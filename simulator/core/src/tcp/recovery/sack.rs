@@ -1,0 +1,48 @@
+//! Conservative SACK-based loss recovery (RFC 6675): the scoreboard's pipe decides how much
+//! may be in flight, NextSeg what goes out.
+
+use super::LossRecovery;
+use crate::packet::Packet;
+use crate::tcp::{CaState, TcpSender};
+use crate::time::SimTime;
+
+pub struct Sack;
+
+impl LossRecovery for Sack {
+    /// §5 steps (4.1)–(4.2): retransmit the first segment, cwnd = ssthresh.
+    fn enter(&mut self, tx: &mut TcpSender, now: SimTime, out: &mut Vec<Packet>) {
+        let seq = tx.s.snd_una;
+        tx.board.mark_retransmitted(seq);
+        tx.transmit(seq, now, out);
+        tx.s.cwnd = tx.s.ssthresh;
+        tx.s.ca_state = CaState::Recovery;
+        tx.counters.fast_recoveries += 1;
+    }
+
+    /// §5 step (C): while cwnd − pipe ≥ 1 segment, send NextSeg().
+    fn send(&mut self, tx: &mut TcpSender, now: SimTime, out: &mut Vec<Packet>) -> bool {
+        let dupthresh = tx.cfg.dupack_threshold;
+        let mut pipe = tx.board.pipe(tx.s.high_tx, dupthresh) as f64;
+        while tx.s.cwnd - pipe >= 1.0 {
+            if tx.pacing_holds(now) {
+                break;
+            }
+            let next = if let Some(seq) = tx.board.next_hole(true, dupthresh) {
+                seq // rule (1): a lost hole
+            } else if tx.may_send_new_data() {
+                tx.s.snd_nxt += 1;
+                tx.s.high_tx // rule (2): new data
+            } else if let Some(seq) = tx.board.next_hole(false, dupthresh) {
+                seq // rule (3): an unSACKed hole below SACKed data
+            } else {
+                break;
+            };
+            if next < tx.s.high_tx {
+                tx.board.mark_retransmitted(next);
+            }
+            tx.transmit(next, now, out);
+            pipe += 1.0;
+        }
+        true
+    }
+}
