@@ -3,7 +3,7 @@
 //! explicit count of the data in the network, awnd = snd.nxt − snd.fack + retran_data, sends
 //! while awnd < cwnd, takes every hole below snd.fack as lost, starts recovery as soon as the
 //! receiver holds more than three segments past a hole (or on three duplicate ACKs), and
-//! halves cwnd once per loss episode, at once. The mechanics are in `tcp/sender/fack.rs`; the
+//! halves cwnd once per loss episode, at once. The mechanics are in `tcp/recovery/fack.rs`; the
 //! `fack` variant turns SACK blocks on at the receiver. Behaviour: `tests/behaviour.rs`.
 
 use super::aimd::Aimd;

@@ -4,7 +4,7 @@
 //! leaves the network, so the sender keeps its ACK clock, one segment per two ACKs over the
 //! whole recovery, and reaches half the old window after about one round trip. Recovery ends
 //! with cwnd = ssthresh (the draft's updating of the state variables after recovery, paper 003
-//! Table 1). Mechanics in `tcp/sender/fack.rs`; SACK on. Behaviour: `tests/behaviour.rs`.
+//! Table 1). Mechanics in `tcp/recovery/fack.rs`; SACK on. Behaviour: `tests/behaviour.rs`.
 
 use super::aimd::Aimd;
 use crate::tcp::{Recovery, WindowReduction};

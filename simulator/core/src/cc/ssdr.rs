@@ -12,7 +12,7 @@
 //! (a new connection without `initial_ssthresh_pkts`) there is nothing to approach, and the
 //! start is slow start; after a timeout, or with an initial ssthresh, it is smooth.
 //!
-//! **Dynamic recovery** replaces fast recovery (`Recovery::Dynamic`, `tcp/sender/dynamic.rs`):
+//! **Dynamic recovery** replaces fast recovery (`Recovery::Dynamic`, `tcp/recovery/dynamic.rs`):
 //! a damping phase sending one segment per two ACKs, as Rate-Halving does, then one per ACK
 //! while partial ACKs repair the other holes, for as long as the losses take; no SACK.
 //! Behaviour: `tests/behaviour.rs`.
