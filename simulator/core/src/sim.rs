@@ -13,7 +13,7 @@ use crate::metrics::{
 };
 use crate::net::{self, Admission, Link, LinkCounters, LinkId, Route};
 use crate::packet::{Packet, PacketKind};
-use crate::plan::{self, FlowPlan};
+use crate::plan;
 use crate::rng::{SimRng, StreamId};
 use crate::scenario::{FlowKind, Scenario, TraceKind};
 use crate::stop::StopSignal;
@@ -29,12 +29,14 @@ pub const STOP_CHECK_EVERY: u64 = 1 << 12;
 const WALL_CHECK_EVERY: u64 = 1 << 16;
 
 struct Flow {
-    plan: FlowPlan,
+    /// What the results need of the flow's plan (the rest is in its endpoints and app).
+    name: String,
+    mss_bytes: u32,
     route: Route,
     rtt_propagation: SimTime,
     ends: Endpoints,
     app: App,
-    path_loss: Option<LossModule>,
+    path_loss: Option<Box<LossModule>>,
     counters: FlowCounters,
     loss_events: LossEventTracker,
     downloads: Downloads,
@@ -109,12 +111,13 @@ impl Simulation {
             };
             let app =
                 App::new(&plan.app, plan.start, plan.stop, plan.tcp.header_bytes, SimRng::new(s.seed, StreamId::FlowApp(id)));
-            let mut path_loss = plan.loss.as_ref().map(|l| LossModule::new(l, SimRng::new(s.seed, StreamId::FlowLoss(id))));
+            let mut path_loss = plan.loss.as_ref().map(|l| Box::new(LossModule::new(l, SimRng::new(s.seed, StreamId::FlowLoss(id)))));
             if let Some(m) = &mut path_loss {
                 m.set_round_trip(id, rtt_propagation);
             }
             flows.push(Flow {
-                plan,
+                name: plan.name,
+                mss_bytes: plan.tcp.mss_bytes,
                 route,
                 rtt_propagation,
                 ends,
@@ -157,7 +160,7 @@ impl Simulation {
                 .iter()
                 .enumerate()
                 .map(|(i, n)| {
-                    flows.iter().position(|f| &f.plan.name == n).ok_or_else(|| {
+                    flows.iter().position(|f| &f.name == n).ok_or_else(|| {
                         SimError::invalid(format!("$.outputs.trace_flows[{i}]"), format!("no flow named {n:?}"))
                     })
                 })
@@ -194,7 +197,7 @@ impl Simulation {
             flows: flow_ids
                 .iter()
                 .map(|&f| FlowTrace {
-                    name: flows[f].plan.name.clone(),
+                    name: flows[f].name.clone(),
                     cwnd: kinds.contains(&TraceKind::Cwnd).then(Vec::new),
                     ssthresh: kinds.contains(&TraceKind::Ssthresh).then(Vec::new),
                 })
@@ -305,10 +308,10 @@ impl Simulation {
                 let sender = f.sender().map(|s| s.counters.since(&start.senders[i].unwrap_or_default()));
                 flow_result(
                     FlowInputs {
-                        name: &f.plan.name,
-                        variant: f.sender().map(|_| f.plan.variant.as_str()),
+                        name: &f.name,
+                        variant: f.sender().map(TcpSender::variant),
                         rtt_propagation: f.rtt_propagation,
-                        mss: f.plan.tcp.mss_bytes,
+                        mss: f.mss_bytes,
                         sender,
                         flow: self.flow_counters(f).since(&start.flows[i]),
                         downloads: f.downloads,
@@ -511,5 +514,18 @@ impl Simulation {
         if next <= self.end && !t.kinds.is_empty() {
             self.q.schedule(next, Event::TraceSample);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_dumbbell_flow_and_its_four_access_links_fit_the_two_kilobyte_budget() {
+        // Issue 13's memory goal, less what lives on the heap (names, routes, the variant's
+        // state, packets in flight): the part a change of field types can silently grow.
+        let fixed = std::mem::size_of::<Flow>() + 4 * std::mem::size_of::<Link>();
+        assert!(fixed <= 2048 - 256, "{fixed} bytes per dumbbell flow before its heap parts");
     }
 }

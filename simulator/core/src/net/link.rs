@@ -64,7 +64,8 @@ pub struct Link {
     pub rate_bps: u64,
     pub delay: SimTime,
     queue: QueueDiscipline,
-    loss: Option<LossModule>,
+    /// Boxed: most links have none, and a dumbbell has four links per flow.
+    loss: Option<Box<LossModule>>,
     in_flight: VecDeque<InFlight>,
     /// Index in `in_flight` of the first packet whose transmission had not started when last
     /// looked at: time only moves forward, so the queue's front is found by stepping from it
@@ -85,7 +86,7 @@ impl Link {
         queue: QueueDiscipline,
         loss: Option<LossModule>,
     ) -> Self {
-        Link { id, name, from, to, rate_bps, delay, queue, loss, in_flight: VecDeque::new(), first_waiting: 0, busy_until: 0, counters: LinkCounters::default() }
+        Link { id, name, from, to, rate_bps, delay, queue, loss: loss.map(Box::new), in_flight: VecDeque::new(), first_waiting: 0, busy_until: 0, counters: LinkCounters::default() }
     }
 
     /// See `LossModule::set_round_trip`.

@@ -21,7 +21,8 @@ pub type LinkId = u32;
 /// A queue discipline decides admission; the link owns the packets and the timing.
 pub enum QueueDiscipline {
     DropTail(DropTail),
-    Red(Red),
+    /// Boxed: RED's state is large and most links are Drop-Tail.
+    Red(Box<Red>),
 }
 
 impl QueueDiscipline {
@@ -30,7 +31,7 @@ impl QueueDiscipline {
             QueueSpec::Droptail { limit_pkts } => QueueDiscipline::DropTail(DropTail::new(*limit_pkts)),
             QueueSpec::Red { limit_pkts, max_p, weight, gentle, mean_pkt_bytes, .. } => {
                 let (min_th, max_th) = spec.red_thresholds();
-                QueueDiscipline::Red(Red::new(red::RedParams {
+                QueueDiscipline::Red(Box::new(Red::new(red::RedParams {
                     limit: *limit_pkts,
                     min_th,
                     max_th,
@@ -38,7 +39,7 @@ impl QueueDiscipline {
                     weight: *weight,
                     gentle: *gentle,
                     mean_packet_time: transmission_time(*mean_pkt_bytes, rate_bps).max(1),
-                }, rng))
+                }, rng)))
             }
         }
     }

@@ -62,7 +62,7 @@ pub struct TcpSender {
     pub rto_deadline: Option<SimTime>,
     pub(in crate::tcp) board: Scoreboard,
     /// Delivery-rate snapshots, for variants that model the path from them (BBR).
-    rate: Option<DeliveryRate>,
+    rate: Option<Box<DeliveryRate>>,
     /// Pacing, for variants with a pacing rate: the earliest time the next segment may leave.
     pace_next: Option<SimTime>,
     /// When pacing held back a segment the window allows: the pacing timer's deadline.
@@ -81,7 +81,7 @@ impl TcpSender {
         let cc = cc::build(variant, cfg).expect("variant names are validated before a run");
         let recovery = cc.recovery();
         let sack = cfg.sack.unwrap_or(recovery.needs_sack());
-        let rate = cc.wants_rate_samples().then(DeliveryRate::default);
+        let rate = cc.wants_rate_samples().then(Box::<DeliveryRate>::default);
         let pace_next = cc.pacing_rate().map(|_| 0);
         TcpSender {
             flow,
@@ -113,6 +113,10 @@ impl TcpSender {
     fn fresh_state(cfg: &TcpConfig) -> SocketState {
         let ssthresh = cfg.initial_ssthresh_pkts.unwrap_or(f64::INFINITY);
         SocketState::new(cfg.initial_cwnd_pkts.min(cfg.max_window_pkts as f64), ssthresh, cfg.max_window_pkts)
+    }
+
+    pub fn variant(&self) -> &str {
+        &self.variant
     }
 
     pub fn sack_enabled(&self) -> bool {
