@@ -2,6 +2,7 @@
 //! events into calls on them. Everything is a value owned here (no globals, no shared
 //! pointers), so two simulations can run side by side in one process.
 
+use std::sync::Arc;
 use std::time::Instant;
 
 use crate::engine::{Event, EventQueue, TimerFire, TimerKind, TimerSlot};
@@ -15,7 +16,7 @@ use crate::net::{self, Admission, Link, LinkCounters, LinkId, Route};
 use crate::packet::{Packet, PacketKind};
 use crate::plan;
 use crate::rng::{SimRng, StreamId};
-use crate::scenario::{FlowKind, Scenario, TraceKind};
+use crate::scenario::{FlowKind, Scenario, TcpConfig, TraceKind};
 use crate::stop::StopSignal;
 use crate::tcp::{SenderCounters, TcpReceiver, TcpSender};
 use crate::time::{from_secs, to_secs, SimTime};
@@ -92,6 +93,7 @@ impl Simulation {
         let plans = plan::plan(s)?;
         let (mut network, routes) = net::build(&s.topology, &plans, s.seed)?;
         let mut flows = Vec::with_capacity(plans.len());
+        let mut tcp_config: Option<Arc<TcpConfig>> = None;
         for (i, (plan, route)) in plans.into_iter().zip(routes).enumerate() {
             let id = i as u32;
             let delay = |path: &[LinkId]| path.iter().map(|&l| network.links[l as usize].delay).sum::<SimTime>();
@@ -101,7 +103,12 @@ impl Simulation {
             }
             let ends = match plan.kind {
                 FlowKind::Tcp => {
-                    let sender = TcpSender::new(id, &plan.variant, &plan.tcp);
+                    // The flows of a group share one copy of their settings.
+                    let cfg = match &tcp_config {
+                        Some(c) if **c == plan.tcp => c.clone(),
+                        _ => tcp_config.insert(Arc::new(plan.tcp.clone())).clone(),
+                    };
+                    let sender = TcpSender::new(id, &plan.variant, cfg);
                     let t = &plan.tcp;
                     let receiver =
                         TcpReceiver::new(id, t.mss_bytes, t.header_bytes, sender.sack_enabled(), t.delayed_ack, t.delack_timeout_s);

@@ -12,6 +12,8 @@ use super::scoreboard::Scoreboard;
 use super::socket::{CaState, SocketState};
 use crate::cc::{self, CongestionControl};
 use crate::packet::{Packet, PacketKind};
+use std::sync::Arc;
+
 use crate::scenario::{RttSampling, TcpConfig};
 use crate::time::{from_secs, SimTime};
 
@@ -41,7 +43,8 @@ pub struct SenderCounters {
 pub struct TcpSender {
     flow: u32,
     variant: String,
-    pub(in crate::tcp) cfg: TcpConfig,
+    /// Shared by the flows of a group that have the same settings (one copy, not one per flow).
+    pub(in crate::tcp) cfg: Arc<TcpConfig>,
     pub s: SocketState,
     /// The receiver sends SACK blocks and the scoreboard reads them.
     sack: bool,
@@ -77,8 +80,8 @@ pub struct TcpSender {
 
 impl TcpSender {
     /// `variant` must be a known name (the scenario plan checked it).
-    pub fn new(flow: u32, variant: &str, cfg: &TcpConfig) -> Self {
-        let cc = cc::build(variant, cfg).expect("variant names are validated before a run");
+    pub fn new(flow: u32, variant: &str, cfg: Arc<TcpConfig>) -> Self {
+        let cc = cc::build(variant, &cfg).expect("variant names are validated before a run");
         let recovery = cc.recovery();
         let sack = cfg.sack.unwrap_or(recovery.needs_sack());
         let rate = cc.wants_rate_samples().then(Box::<DeliveryRate>::default);
@@ -86,12 +89,11 @@ impl TcpSender {
         TcpSender {
             flow,
             variant: variant.to_string(),
-            cfg: cfg.clone(),
-            s: Self::fresh_state(cfg),
+            s: Self::fresh_state(&cfg),
             sack,
             cc,
             recovery: Some(recovery.build()),
-            rto: RtoEstimator::new(cfg),
+            rto: RtoEstimator::new(&cfg),
             dupacks: 0,
             recover: None,
             partial_acks: 0,
@@ -107,6 +109,7 @@ impl TcpSender {
             epoch: 0,
             active: false,
             counters: SenderCounters::default(),
+            cfg,
         }
     }
 
@@ -441,7 +444,7 @@ mod tests {
 
     fn sender(variant: &str) -> (TcpSender, Vec<Packet>) {
         let cfg = TcpConfig { initial_cwnd_pkts: 10.0, ..TcpConfig::default() };
-        let mut s = TcpSender::new(0, variant, &cfg);
+        let mut s = TcpSender::new(0, variant, cfg.clone().into());
         let mut out = Vec::new();
         s.start(None, 0, 0, &mut out);
         (s, out)
@@ -487,7 +490,7 @@ mod tests {
 
     fn timed_out_then_acked(sampling: RttSampling) -> (SimTime, SimTime) {
         let cfg = TcpConfig { initial_cwnd_pkts: 4.0, rtt_sampling: sampling, ..TcpConfig::default() };
-        let mut s = TcpSender::new(0, "reno", &cfg);
+        let mut s = TcpSender::new(0, "reno", cfg.clone().into());
         let mut out = Vec::new();
         s.start(None, 0, 0, &mut out);
         s.on_ack(&ack(1, 0), 100_000_000, &mut out); // a first RTT sample of 100 ms
@@ -528,7 +531,7 @@ mod tests {
     #[test]
     fn a_finite_transfer_ends_with_a_short_last_segment() {
         let cfg = TcpConfig::default();
-        let mut s = TcpSender::new(0, "reno", &cfg);
+        let mut s = TcpSender::new(0, "reno", cfg.clone().into());
         let mut out = Vec::new();
         s.start(Some(2500), 1, 0, &mut out);
         let sizes: Vec<u32> = out.iter().map(|p| p.size).collect();

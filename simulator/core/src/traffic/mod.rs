@@ -60,7 +60,8 @@ impl AppCtx<'_> {
 pub enum App {
     Ftp(Ftp),
     Cbr(Cbr),
-    Http(Http),
+    /// Boxed: its parameters and random stream are most of an app's size, and most flows are FTP.
+    Http(Box<Http>),
 }
 
 impl App {
@@ -68,7 +69,7 @@ impl App {
         match spec {
             AppSpec::Ftp { bytes } => App::Ftp(Ftp::new(*bytes, start, stop)),
             AppSpec::Cbr { rate_mbps, packet_bytes } => App::Cbr(Cbr::new(*rate_mbps, *packet_bytes, start, stop)),
-            AppSpec::Http { mean_file_bytes, shape, mean_think_s, request_bytes, request_timeout_s } => App::Http(Http::new(
+            AppSpec::Http { mean_file_bytes, shape, mean_think_s, request_bytes, request_timeout_s } => App::Http(Box::new(Http::new(
                 http::HttpParams {
                     mean_file_bytes: *mean_file_bytes,
                     shape: *shape,
@@ -79,7 +80,7 @@ impl App {
                 start,
                 stop,
                 rng,
-            )),
+            ))),
         }
     }
 

@@ -120,7 +120,7 @@ mod tests {
 
     fn sender(variant: &str, window: f64) -> (TcpSender, Vec<Packet>) {
         let cfg = TcpConfig { initial_cwnd_pkts: window, initial_ssthresh_pkts: Some(window), ..TcpConfig::default() };
-        let mut s = TcpSender::new(0, variant, &cfg);
+        let mut s = TcpSender::new(0, variant, cfg.clone().into());
         let mut out = Vec::new();
         s.start(None, 0, 0, &mut out);
         out.clear();
