@@ -38,6 +38,15 @@ pub struct Scoreboard {
     cursor: u32,
     /// The ranges the last `mark_sacked` SACKed for the first time, in the order met.
     newly_sacked: Vec<SeqRange>,
+    /// After a timeout: the go-back-N point (one past the last segment passed again) and how
+    /// many SACKed segments lie below it — those are not in flight and take no window.
+    resend: Option<Resend>,
+}
+
+#[derive(Clone, Copy, Debug, Default)]
+struct Resend {
+    next: u32,
+    sacked_below: u32,
 }
 
 impl Scoreboard {
@@ -49,6 +58,7 @@ impl Scoreboard {
         self.retransmitted_unsacked = 0;
         self.cursor = snd_una;
         self.newly_sacked.clear();
+        self.resend = None;
     }
 
     /// Drops state below the new cumulative ACK.
@@ -57,14 +67,21 @@ impl Scoreboard {
             return;
         }
         let n = ((snd_una - self.base) as usize).min(self.flags.len());
-        for f in self.flags.drain(..n) {
+        let resent = self.resend.map_or(0, |r| r.next.saturating_sub(self.base) as usize);
+        for (i, f) in self.flags.drain(..n).enumerate() {
             if f & SACKED != 0 {
                 self.sacked -= 1;
+                if i < resent {
+                    self.resend.as_mut().expect("resent > 0 only while resending").sacked_below -= 1;
+                }
             } else if f & RETRANSMITTED != 0 {
                 self.retransmitted_unsacked -= 1;
             }
         }
         self.base = snd_una;
+        if let Some(r) = &mut self.resend {
+            r.next = r.next.max(snd_una);
+        }
         self.cursor = self.cursor.max(snd_una);
         if self.flags.is_empty() {
             self.sacked_ranges.clear();
@@ -160,6 +177,9 @@ impl Scoreboard {
             *f |= SACKED;
         }
         self.sacked += end - start;
+        if let Some(r) = &mut self.resend {
+            r.sacked_below += r.next.min(end).saturating_sub(start);
+        }
         match self.newly_sacked.last_mut() {
             Some(last) if last.1 == start => last.1 = end,
             _ => self.newly_sacked.push((start, end)),
@@ -236,6 +256,28 @@ impl Scoreboard {
         }
         self.retransmitted_unsacked = 0;
         self.cursor = self.base;
+    }
+
+    /// A timeout: go-back-N starts again from the cumulative ACK point.
+    pub fn begin_resend(&mut self) {
+        self.resend = Some(Resend { next: self.base, sacked_below: 0 });
+    }
+
+    /// Go-back-N passed `seq` (resent it, or skipped it as SACKed).
+    pub fn resend_passed(&mut self, seq: u32) {
+        let sacked = self.is_sacked(seq);
+        if let Some(r) = &mut self.resend {
+            if seq >= r.next {
+                r.next = seq + 1;
+                r.sacked_below += sacked as u32;
+            }
+        }
+    }
+
+    /// SACKed segments below the go-back-N point since the last timeout: delivered, so not
+    /// in flight (Linux's and ns-3's accounting after a timeout; RFC 6675 §5.1 leaves it open).
+    pub fn sacked_resent_over(&self) -> u32 {
+        self.resend.map_or(0, |r| r.sacked_below)
     }
 
     /// RFC 6675 §4 IsLost as a boundary: every unSACKed segment below it has at least
@@ -382,6 +424,8 @@ mod tests {
         Retransmit(u32),
         Advance(u32),
         Timeout,
+        /// Go-back-N passes this many segments.
+        Resend(u32),
     }
 
     fn op() -> impl Strategy<Value = Op> {
@@ -391,6 +435,7 @@ mod tests {
             (0u32..120).prop_map(Op::Retransmit),
             (0u32..20).prop_map(Op::Advance),
             Just(Op::Timeout),
+            (1u32..20).prop_map(Op::Resend),
         ]
     }
 
@@ -400,6 +445,7 @@ mod tests {
         #[test]
         fn every_answer_matches_rfc_6675_computed_segment_by_segment(ops in prop::collection::vec(op(), 1..60), dupthresh in 0u32..5) {
             let (mut sb, mut naive, mut high_tx) = (Scoreboard::default(), Naive::default(), 0u32);
+            let mut resend_next: Option<u32> = None;
             sb.reset(0);
             for op in ops {
                 match op {
@@ -430,10 +476,21 @@ mod tests {
                         naive.base = una;
                         naive.sacked.retain(|&s| s >= una);
                         naive.retransmitted.retain(|&s| s >= una);
+                        resend_next = resend_next.map(|n| n.max(una));
                     }
                     Op::Timeout => {
                         sb.clear_retransmitted();
+                        sb.begin_resend();
                         naive.retransmitted.clear();
+                        resend_next = Some(naive.base);
+                    }
+                    Op::Resend(n) => {
+                        if let Some(next) = resend_next {
+                            for seq in next..(next + n).min(high_tx) {
+                                sb.resend_passed(seq);
+                            }
+                            resend_next = Some(next.max((next + n).min(high_tx)));
+                        }
                     }
                 }
                 prop_assert_eq!(sb.pipe(high_tx, dupthresh), naive.pipe(high_tx, dupthresh));
@@ -447,6 +504,8 @@ mod tests {
                 let in_flight = naive.retransmitted.iter().filter(|s| !naive.sacked.contains(s)).count() as u32;
                 prop_assert_eq!(sb.retransmitted_in_flight(), in_flight);
                 prop_assert_eq!(sb.has_sacks(), !naive.sacked.is_empty());
+                let below = resend_next.map_or(0, |n| naive.sacked.range(..n).count() as u32);
+                prop_assert_eq!(sb.sacked_resent_over(), below);
                 for seq in naive.base..high_tx + 2 {
                     prop_assert_eq!(sb.is_sacked(seq), naive.sacked.contains(&seq));
                 }

@@ -277,6 +277,12 @@ impl TcpSender {
             // RFC 3042: each of the first two duplicate ACKs lets one new segment out.
             window = (window + self.dupacks.min(2) as u64).min(self.s.max_window as u64);
         }
+        // Go-back-N after a timeout skips what the receiver SACKed, and those segments,
+        // delivered, take no window: the window counts what is in flight.
+        let resending = sack && self.s.ca_state == CaState::Loss;
+        if resending {
+            window += self.board.sacked_resent_over() as u64;
+        }
         while (self.s.snd_nxt as u64) < self.s.snd_una as u64 + window {
             let seq = self.s.snd_nxt;
             if seq >= self.s.high_tx && !self.has_new_data(seq) {
@@ -285,12 +291,17 @@ impl TcpSender {
                 }
                 break;
             }
-            // Go-back-N after a timeout skips what the receiver already SACKed.
-            if !(sack && seq < self.s.high_tx && self.board.is_sacked(seq)) {
-                if self.pacing_holds(now) {
-                    break;
-                }
+            let skip = sack && seq < self.s.high_tx && self.board.is_sacked(seq);
+            if !skip && self.pacing_holds(now) {
+                break;
+            }
+            if !skip {
                 self.transmit(seq, now, out);
+            } else if resending {
+                window += 1;
+            }
+            if sack && seq < self.s.high_tx {
+                self.board.resend_passed(seq);
             }
             self.s.snd_nxt += 1;
         }
@@ -325,8 +336,15 @@ impl TcpSender {
             self.enter_fast_retransmit(now, out);
         }
         if let Some(mut rs) = sample {
-            let sacked = self.rate.as_ref().map_or(0, |r| r.sacked());
-            rs.in_flight = self.s.flight().saturating_sub(sacked);
+            rs.in_flight = match self.s.ca_state {
+                // RFC 6675 SetPipe: holes taken as lost are not in flight (Linux's
+                // packets_in_flight), so BBR's packet conservation does not count them.
+                CaState::Open | CaState::Disorder | CaState::Recovery if self.sack => {
+                    self.board.pipe(self.s.high_tx, self.cfg.dupack_threshold)
+                }
+                // After a timeout: what went out again since, less what is SACKed.
+                _ => self.s.flight().saturating_sub(self.rate.as_ref().map_or(0, |r| r.sacked())),
+            };
             self.cc.on_delivery(&mut self.s, &rs, now);
         }
         self.try_send(now, out);
@@ -426,6 +444,7 @@ impl TcpSender {
         self.timed = None;
         self.rto.back_off();
         self.board.clear_retransmitted();
+        self.board.begin_resend();
         self.cc.on_timeout(&mut self.s, now);
         self.rto_deadline = None;
         self.try_send(now, out);

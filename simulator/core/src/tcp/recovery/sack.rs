@@ -9,9 +9,14 @@ use crate::time::SimTime;
 pub struct Sack;
 
 impl LossRecovery for Sack {
-    /// §5 steps (4.1)–(4.2): retransmit the first segment, cwnd = ssthresh.
+    /// §5 steps (4.1)–(4.3): retransmit the first segment, cwnd = ssthresh, and HighRxt
+    /// starts again: a segment retransmitted in an earlier recovery and lost again is a NextSeg
+    /// candidate once more and leaves SetPipe. (Keeping the old marks — as ns-3.44 does with
+    /// its m_retrans flag — counts each such hole as in flight and never resends it: the
+    /// sender stalls until the retransmit timer fires.)
     fn enter(&mut self, tx: &mut TcpSender, now: SimTime, out: &mut Vec<Packet>) {
         let seq = tx.s.snd_una;
+        tx.board.clear_retransmitted();
         tx.board.mark_retransmitted(seq);
         tx.transmit(seq, now, out);
         tx.s.cwnd = tx.s.ssthresh;
