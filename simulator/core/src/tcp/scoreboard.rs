@@ -263,11 +263,17 @@ impl Scoreboard {
         self.resend = Some(Resend { next: self.base, sacked_below: 0 });
     }
 
-    /// Go-back-N passed `seq` (resent it, or skipped it as SACKed).
+    /// Everything outstanding at the timeout is acknowledged: go-back-N is over.
+    pub fn end_resend(&mut self) {
+        self.resend = None;
+    }
+
+    /// Go-back-N passed `seq` (resent it, or skipped it as SACKed); it passes them in order.
     pub fn resend_passed(&mut self, seq: u32) {
         let sacked = self.is_sacked(seq);
         if let Some(r) = &mut self.resend {
-            if seq >= r.next {
+            debug_assert!(seq <= r.next, "go-back-N passes segments one by one");
+            if seq == r.next {
                 r.next = seq + 1;
                 r.sacked_below += sacked as u32;
             }

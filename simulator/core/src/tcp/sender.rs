@@ -300,7 +300,7 @@ impl TcpSender {
             } else if resending {
                 window += 1;
             }
-            if sack && seq < self.s.high_tx {
+            if resending && seq < self.s.high_tx {
                 self.board.resend_passed(seq);
             }
             self.s.snd_nxt += 1;
@@ -387,6 +387,7 @@ impl TcpSender {
             state => {
                 if state != CaState::Loss || full {
                     self.s.ca_state = CaState::Open;
+                    self.board.end_resend();
                 }
                 self.dupacks = 0;
                 self.cc.on_ack(&mut self.s, acked, now);
