@@ -5,6 +5,8 @@
 //! The sender never touches the event queue: it appends packets to an outbox and exposes the
 //! deadline of its retransmit timer (`rto_deadline`); the simulation turns those into events.
 
+use std::sync::Arc;
+
 use super::delivery::DeliveryRate;
 use super::recovery::{LossRecovery, PartialAck};
 use super::rto::RtoEstimator;
@@ -12,8 +14,6 @@ use super::scoreboard::Scoreboard;
 use super::socket::{CaState, SocketState};
 use crate::cc::{self, CongestionControl};
 use crate::packet::{Packet, PacketKind};
-use std::sync::Arc;
-
 use crate::scenario::{RttSampling, TcpConfig};
 use crate::time::{from_secs, SimTime};
 
