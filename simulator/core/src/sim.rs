@@ -12,7 +12,7 @@ use crate::metrics::{
     flow_result, jain_index, link_result, unfairness_percent, FlowCounters, FlowInputs, FlowTrace, Fairness,
     LinkTrace, LossEventTracker, RunResult, Stats, Traces, CORE_VERSION,
 };
-use crate::net::{self, Link, LinkCounters, LinkId, Route};
+use crate::net::{self, Admission, Link, LinkCounters, LinkId, Route};
 use crate::packet::{Packet, PacketKind};
 use crate::plan;
 use crate::rng::{SimRng, StreamId};
@@ -34,8 +34,6 @@ struct Flow {
     name: String,
     mss_bytes: u32,
     route: Route,
-    /// Its endpoints may receive a packet as soon as it enters the last hop (`cut_through`).
-    cut_through: bool,
     rtt_propagation: SimTime,
     ends: Endpoints,
     app: App,
@@ -66,8 +64,6 @@ struct Snapshot {
 
 struct TraceRecorder {
     interval: SimTime,
-    /// When the next sample is due (SimTime::MAX: none).
-    next_at: SimTime,
     kinds: Vec<TraceKind>,
     flows: Vec<usize>,
     links: Vec<LinkId>,
@@ -129,7 +125,6 @@ impl Simulation {
             flows.push(Flow {
                 name: plan.name,
                 mss_bytes: plan.tcp.mss_bytes,
-                cut_through: matches!((&ends, &app), (Endpoints::Tcp { .. }, App::Ftp(_))) && !plan.tcp.delayed_ack,
                 route,
                 rtt_propagation,
                 ends,
@@ -144,7 +139,6 @@ impl Simulation {
                 pace_timer: TimerSlot::default(),
             });
         }
-        Self::mark_cut_through(&mut flows, network.links.len());
         let traces = Self::trace_recorder(s, &network, &flows)?;
         Ok(Simulation {
             q: EventQueue::new(),
@@ -221,23 +215,7 @@ impl Simulation {
                 Vec::new()
             },
         };
-        Ok(Some(TraceRecorder { interval: from_secs(interval_s), next_at: 0, kinds, flows: flow_ids, links: link_ids, data }))
-    }
-
-    /// Keeps `Flow::cut_through` only for flows whose first and last hops, both ways, carry
-    /// that flow and direction alone, over at least two hops (so an endpoint reached early
-    /// never sends straight into another early delivery).
-    fn mark_cut_through(flows: &mut [Flow], links: usize) {
-        let mut users = vec![0u32; links];
-        for f in flows.iter() {
-            for &l in f.route.forward.iter().chain(&f.route.reverse) {
-                users[l as usize] += 1;
-            }
-        }
-        for f in flows.iter_mut() {
-            let private = |path: &[LinkId]| path.len() >= 2 && [path[0], path[path.len() - 1]].iter().all(|&l| users[l as usize] == 1);
-            f.cut_through &= private(&f.route.forward) && private(&f.route.reverse);
-        }
+        Ok(Some(TraceRecorder { interval: from_secs(interval_s), kinds, flows: flow_ids, links: link_ids, data }))
     }
 
     /// Runs to `duration_s` and measures. Stops with an error past the scenario's limits.
@@ -389,46 +367,14 @@ impl Simulation {
 
     /// Puts a packet on a link, or accounts for its drop.
     fn offer(&mut self, link: LinkId, p: &Packet, now: SimTime) {
-        match self.links[link as usize].admit(p, now) {
-            Ok(slot) if self.may_cut_through(link, p, slot.arrival) => {
-                self.links[link as usize].pass(p, slot, now);
-                self.deliver(p, slot.arrival);
-            }
-            Ok(slot) => {
-                if let Some(t) = self.links[link as usize].hold(p, slot) {
-                    self.q.schedule(t, Event::LinkArrival { link });
-                }
-            }
-            Err(_) => {
+        match self.links[link as usize].offer(p, now) {
+            Admission::Accepted { first_arrival: Some(t) } => self.q.schedule(t, Event::LinkArrival { link }),
+            Admission::Accepted { first_arrival: None } => {}
+            Admission::DroppedByQueue | Admission::DroppedByLoss => {
                 self.live_packets -= 1;
                 self.on_drop(p, now);
             }
         }
-    }
-
-    /// Whether a packet entering its flow's last hop can reach its endpoint now instead of
-    /// by an event at `arrival`: the hop and the endpoint's first hop back carry this flow
-    /// alone (`Flow::cut_through`, set up by `mark_cut_through`), no packet of it is held on
-    /// the hop, and nothing can happen to the flow or be observed before `arrival` — no
-    /// timer of the endpoint, no trace sample, no warm-up snapshot, not the end. The endpoint
-    /// then acts exactly as it would at `arrival`, one event per hop fewer (issue 13).
-    fn may_cut_through(&self, link: LinkId, p: &Packet, arrival: SimTime) -> bool {
-        let f = &self.flows[p.flow as usize];
-        let last = if p.forward() { f.route.forward.last() } else { f.route.reverse.last() };
-        if !f.cut_through || last != Some(&link) || self.links[link as usize].holding() || arrival > self.end {
-            return false;
-        }
-        let observed_at = match (&self.snapshot, &self.traces) {
-            (None, _) => self.warmup.min(self.traces.as_ref().map_or(SimTime::MAX, |t| t.next_at)),
-            (Some(_), Some(t)) => t.next_at,
-            (Some(_), None) => SimTime::MAX,
-        };
-        let Endpoints::Tcp { sender, receiver } = &f.ends else { return false };
-        let timers = match p.kind {
-            PacketKind::Ack => [sender.rto_deadline, sender.pace_deadline, f.app.deadline()],
-            _ => [receiver.delack_deadline, f.app.deadline(), None],
-        };
-        observed_at > arrival && timers.iter().flatten().all(|&d| d > arrival)
     }
 
     fn on_drop(&mut self, p: &Packet, now: SimTime) {
@@ -572,10 +518,8 @@ impl Simulation {
             series.queue.push(self.links[l as usize].waiting(now) as u32);
         }
         let next = now.saturating_add(t.interval);
-        t.next_at = SimTime::MAX;
         if next <= self.end && !t.kinds.is_empty() {
             self.q.schedule(next, Event::TraceSample);
-            t.next_at = next;
         }
     }
 }

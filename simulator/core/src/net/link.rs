@@ -47,13 +47,6 @@ struct InFlight {
     arrival: SimTime,
 }
 
-/// Where an accepted packet's transmission starts and when it reaches the far node.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Slot {
-    pub tx_start: SimTime,
-    pub arrival: SimTime,
-}
-
 #[derive(Debug, PartialEq, Eq)]
 pub enum Admission {
     /// Accepted; `first_arrival` is set when the pipe was empty and the owner must schedule
@@ -77,12 +70,7 @@ pub struct Link {
     /// Index in `in_flight` of the first packet whose transmission had not started when last
     /// looked at: time only moves forward, so the queue's front is found by stepping from it
     /// rather than by a binary search over every packet in the pipe (10⁵ of them at 10 Gb/s).
-    first_waiting: u32,
-    /// When the packets the owner took straight through (`pass`) start their transmission,
-    /// for those not started yet: they still count in the queue length. Boxed and made only
-    /// when one has to wait: an access link rarely queues.
-    #[allow(clippy::box_collection)] // 8 bytes in every link instead of 32: see above
-    passed_starts: Option<Box<VecDeque<SimTime>>>,
+    first_waiting: usize,
     /// When the transmitter finishes the last accepted packet.
     busy_until: SimTime,
     pub counters: LinkCounters,
@@ -98,7 +86,7 @@ impl Link {
         queue: QueueDiscipline,
         loss: Option<LossModule>,
     ) -> Self {
-        Link { id, name, from, to, rate_bps, delay, queue, loss: loss.map(Box::new), in_flight: VecDeque::new(), first_waiting: 0, passed_starts: None, busy_until: 0, counters: LinkCounters::default() }
+        Link { id, name, from, to, rate_bps, delay, queue, loss: loss.map(Box::new), in_flight: VecDeque::new(), first_waiting: 0, busy_until: 0, counters: LinkCounters::default() }
     }
 
     /// See `LossModule::set_round_trip`.
@@ -111,72 +99,36 @@ impl Link {
     /// Packets accepted whose transmission has not started: the queue length. `now` never
     /// goes back between calls.
     pub fn waiting(&mut self, now: SimTime) -> usize {
-        let mut i = self.first_waiting as usize;
+        let mut i = self.first_waiting;
         while self.in_flight.get(i).is_some_and(|e| e.tx_start <= now) {
             i += 1;
         }
-        self.first_waiting = i as u32;
-        let passed = self.passed_starts.as_deref_mut().map_or(0, |starts| {
-            while starts.front().is_some_and(|&t| t <= now) {
-                starts.pop_front();
-            }
-            starts.len()
-        });
-        self.in_flight.len() - i + passed
-    }
-
-    /// Packets held for an arrival event.
-    pub fn holding(&self) -> bool {
-        !self.in_flight.is_empty()
+        self.first_waiting = i;
+        self.in_flight.len() - i
     }
 
     /// Offers a packet to the link at `now`: the loss module, then the queue, decide. An
     /// accepted packet is copied into the link.
     pub fn offer(&mut self, packet: &Packet, now: SimTime) -> Admission {
-        match self.admit(packet, now) {
-            Ok(slot) => Admission::Accepted { first_arrival: self.hold(packet, slot) },
-            Err(dropped) => dropped,
-        }
-    }
-
-    /// The loss module and the queue decide; an accepted packet gets its transmission slot,
-    /// and `hold` or `pass` must follow.
-    pub fn admit(&mut self, packet: &Packet, now: SimTime) -> Result<Slot, Admission> {
         if let Some(loss) = &mut self.loss {
             if loss.drops(packet, now) {
                 self.counters.loss_drops += 1;
-                return Err(Admission::DroppedByLoss);
+                return Admission::DroppedByLoss;
             }
         }
         let idle_since = (self.busy_until <= now).then_some(self.busy_until);
         let waiting = if idle_since.is_some() { 0 } else { self.waiting(now) };
         if !self.queue.admit(waiting, idle_since, now) {
             self.counters.queue_drops += 1;
-            return Err(Admission::DroppedByQueue);
+            return Admission::DroppedByQueue;
         }
         let tx_start = self.busy_until.max(now);
         self.busy_until = tx_start + transmission_time(packet.size, self.rate_bps);
+        let arrival = self.busy_until + self.delay;
+        self.in_flight.push_back(InFlight { packet: *packet, tx_start, arrival });
         self.counters.wait_ns += (tx_start - now) as u128;
-        Ok(Slot { tx_start, arrival: self.busy_until + self.delay })
-    }
-
-    /// Keeps an admitted packet until its arrival event; returns that event's time when the
-    /// pipe was empty (the owner schedules it).
-    pub fn hold(&mut self, packet: &Packet, slot: Slot) -> Option<SimTime> {
-        self.in_flight.push_back(InFlight { packet: *packet, tx_start: slot.tx_start, arrival: slot.arrival });
-        (self.in_flight.len() == 1).then_some(slot.arrival)
-    }
-
-    /// The owner delivers an admitted packet at once, as of its arrival (nothing can happen
-    /// to it on the way). Only its start is kept, for the queue length; it counts as
-    /// delivered now.
-    pub fn pass(&mut self, packet: &Packet, slot: Slot, now: SimTime) {
-        debug_assert!(!self.holding(), "a packet passed ahead of one held would overtake it");
-        if slot.tx_start > now {
-            self.passed_starts.get_or_insert_default().push_back(slot.tx_start);
-        }
-        self.counters.delivered_bytes += packet.size as u64;
-        self.counters.delivered_packets += 1;
+        let first_arrival = (self.in_flight.len() == 1).then_some(arrival);
+        Admission::Accepted { first_arrival }
     }
 
     /// Takes the packet whose arrival is due; returns it and the next arrival to schedule.

@@ -7,7 +7,7 @@ mod red;
 mod topology;
 
 pub use droptail::DropTail;
-pub use link::{Admission, Link, LinkCounters, Slot};
+pub use link::{Admission, Link, LinkCounters};
 pub use red::Red;
 pub use topology::{build, Network, Route};
 
