@@ -165,3 +165,45 @@ def test_our_side_runs_and_reports_what_the_table_needs():
     r = xc.run_ours(s)
     assert len(r["per_flow_mbps"]) == 4 and 0 < r["aggregate_mbps"] <= 10
     assert r["mean_queue_pkts"] >= 0 and 0 < r["jain"] <= 1 and r["drops"] >= 0
+
+
+@pytest.mark.parametrize("shape", sorted(xc.HIGHBDP))
+@pytest.mark.parametrize("variant", xc.HIGHBDP_VARIANTS)
+def test_the_high_bdp_cases_map_onto_the_same_path_window_and_start(variant, shape):
+    sh = xc.HIGHBDP[shape]
+    s = xc.build_scenario(variant, shape, seed=1)
+    tcpsim.validate(s)
+    cmd, notes = xc.ns3_command(s, variant)
+    assert notes == []
+    peer = cmd[cmd.index("--") + 1 :]
+    if PEER_SCRIPT.exists():
+        peer_module().parse_args(peer)
+    f, tcp = s["flows"][0], s["flows"][0]["tcp"]
+    rtt = sh["rtt_ms"]
+    assert float(option(peer, "--rtt-ms")) == f["rtt_ms"] == rtt
+    assert float(option(peer, "--access-delay-ms")) == 0.5
+    # One BDP of 1000-byte segments, and a receive window far above cwnd on both sides.
+    assert int(option(peer, "--queue-pkts")) == sh["queue_pkts"] == round(sh["rate_mbps"] * 1e6 * rtt / 1e3 / 8 / 1000)
+    assert int(option(peer, "--buffer-bytes")) == xc.HIGHBDP_BUFFER_BYTES
+    assert tcp["max_window_pkts"] * tcp["mss_bytes"] >= xc.HIGHBDP_BUFFER_BYTES > 2 * sh["queue_pkts"] * 1000
+    # ns-3 starts at 0 and sends its first segment after the handshake; ours starts then.
+    assert float(option(peer, "--start-spread-s")) == 0 and f["start_s"] == rtt / 1000
+    assert float(option(peer, "--warmup-seconds")) == s["warmup_s"] == 0
+    assert float(option(peer, "--sim-seconds")) == s["duration_s"] == sh["duration_s"]
+
+
+def test_the_high_bdp_verdict():
+    ns3 = {"aggregate_mbps": 80.0, "timeouts": 1}
+    v = xc.highbdp_verdict
+    assert v("sack", "1x100M-100ms", {"aggregate_mbps": 87.9, "timeouts": 1}, ns3) == "within 10 %"
+    assert v("sack", "1x100M-100ms", {"aggregate_mbps": 88.1, "timeouts": 1}, ns3) == "outside 10 % (goodput)"
+    assert v("sack", "1x100M-100ms", {"aggregate_mbps": 80.0, "timeouts": 0}, ns3) == "outside 10 % (timeouts)"
+    # A listed ns-3 deviation names its section; it never turns a failure into a pass.
+    known = v("cubic", "1x100M-100ms", {"aggregate_mbps": 95.0, "timeouts": 0}, ns3)
+    assert known.startswith("differs (goodput and timeouts): ns-3's deviation") and "§" in known
+    assert v("cubic", "1x100M-100ms", {"aggregate_mbps": 80.0, "timeouts": 1}, ns3) == "within 10 %"
+    assert v("bbr", "1x100M-100ms", {"aggregate_mbps": 80.0, "timeouts": 1}, {"aggregate_mbps": None, "timeouts": None}) == "no ns-3 result"
+    a = xc.parse_args(["--cases", "highbdp"])
+    assert a.variants == xc.HIGHBDP_VARIANTS and a.shapes == [next(iter(xc.HIGHBDP))] and a.seeds == [1]
+    a = xc.parse_args([])
+    assert a.variants == list(xc.VARIANTS) and a.shapes == list(xc.SHAPES) and a.seeds == [1, 2]

@@ -4,6 +4,7 @@
     .venv/bin/python simulator/validation/ns3_crosscheck.py                  # everything, ~12 min
     .venv/bin/python simulator/validation/ns3_crosscheck.py --variants cubic --seeds 1
     .venv/bin/python simulator/validation/ns3_crosscheck.py --dry-run        # scenarios and commands only
+    .venv/bin/python simulator/validation/ns3_crosscheck.py --cases highbdp  # sack, cubic, bbr: 1 flow, 100 Mb/s x 100 ms, ~6 min
 
 For each variant that ns-3 has (newreno, sack, vegas, cubic, bbr) and each dumbbell of
 SHAPES, both simulators run the same scenario with the same TCP settings (those of
@@ -13,6 +14,11 @@ limited transmit, initial and minimum RTO 1 s, 1 ms timer granularity) and the r
 ns-3 has closest to ours (VARIANTS says which and why). Reported per variant, averaged over
 the seeds: aggregate goodput, per-flow goodput (min / max), Jain's index, the time-averaged
 bottleneck queue and the drops, each as tcpsim, ns-3 and the difference.
+
+`--cases highbdp` runs the high-BDP cases instead (HIGHBDP: one sack, cubic or bbr flow on a
+100 Mb/s path with a 100 or 200 ms RTT, a 1-BDP buffer, 10 s from the start, no warm-up) and
+judges each on goodput and timeouts, within 10 % of ns-3, or else names the documented ns-3
+deviation that accounts for the difference (KNOWN_DEVIATIONS).
 
 tcpsim runs in-process (the `tcpsim` package); ns-3 runs one process at a time through
 ns3_dumbbell_probe.py (the peer's dumbbell.py plus a queue meter and attribute defaults),
@@ -44,12 +50,15 @@ TOLERANCE_PCT = 10.0
 # (SocketType) from loss recovery (RecoveryType) and SACK (a socket attribute).
 # ns-3's TcpClassicRecovery sets cwnd = ssthresh on entry and sends while BytesInFlight (the
 # RFC 6675 pipe, from the SACK scoreboard or, with SACK off, from one "Reno SACK" per
-# duplicate ACK) is below cwnd; a partial ACK retransmits the next hole and restarts the
-# retransmission timer (every new ACK does). That is our `sack` (RFC 6675) with SACK on and,
-# with SACK off, NewReno's one-hole-per-partial-ACK with the timer reset each time: our
-# `newreno-sbs` (whose cwnd inflation by one per duplicate ACK admits one segment per
-# duplicate ACK, as the shrinking pipe does in ns-3). ns-3's default recovery, PRR
-# (RFC 6937), is not in tcpsim; the --extras configurations show how much it changes.
+# duplicate ACK) is below cwnd; a partial ACK retransmits the next hole. In recovery only the
+# FIRST partial ACK restarts the retransmission timer (ns-3.44 tcp-socket-base.cc:2109,
+# `NewAck(ackNumber, m_isFirstPartialAck)`), with SACK on or off: NewReno's Impatient timer
+# rule (RFC 6582), not RFC 6298 (5.3)'s restart on every new ACK. That is our `sack` (RFC 6675)
+# with SACK on and, with SACK off, NewReno's one-hole-per-partial-ACK: our `newreno-sbs`, whose
+# cwnd inflation by one per duplicate ACK admits one segment per duplicate ACK, as the shrinking
+# pipe does in ns-3 (its timer is Slow-but-Steady's; docs/validation/ns3-crosscheck.md says why
+# the pairing stays). ns-3's default recovery, PRR (RFC 6937), is not in tcpsim; the --extras
+# configurations show how much it changes.
 VARIANTS: dict[str, dict] = {
     "newreno": {
         "ours": "newreno-sbs",
@@ -120,6 +129,28 @@ SHAPES: dict[str, dict] = {
 RTT_MS = 50
 BOTTLENECK_DELAY_MS = 24
 
+# High-BDP cases (issue 13, `--cases highbdp`): one flow from t = 0, 10 s, measured from the
+# start (no warm-up: the slow-start overshoot and its recovery are the point), a DropTail buffer
+# of one BDP of 1000-byte segments, the bottleneck delay RTT/2 - 1 ms between the same 0.5 ms
+# access links. Both sides get a receive window far above cwnd: 10 MiB socket buffers in ns-3,
+# max_window_pkts = 10,486 here (10 MiB / 1000 B). ns-3's flow starts at 0 and its first data
+# segment leaves after the handshake, one RTT later; ours (no handshake) starts then.
+HIGHBDP: dict[str, dict] = {
+    "1x100M-100ms": {"flows": 1, "rate_mbps": 100, "rtt_ms": 100, "queue_pkts": 1250, "duration_s": 10, "warmup_s": 0},
+    "1x100M-200ms": {"flows": 1, "rate_mbps": 100, "rtt_ms": 200, "queue_pkts": 2500, "duration_s": 10, "warmup_s": 0},
+}
+HIGHBDP_VARIANTS = ["sack", "cubic", "bbr"]
+HIGHBDP_BUFFER_BYTES = 10 * 1024 * 1024
+ACCESS_DELAY_MS = 0.5
+
+# The differences outside the tolerance in the high-BDP cases that were traced to a documented
+# ns-3 deviation from the RFCs (docs/validation/ns3-crosscheck.md, the section named here). A
+# case listed here that comes out within the tolerance is reported as within it; one that is
+# outside and not listed is reported as outside.
+KNOWN_DEVIATIONS: dict[tuple[str, str], str] = {
+    ("cubic", "1x100M-100ms"): "ns-3's deviation (HighRxt not restarted per recovery, RFC 6675 §5 (4.3)), see §5",
+}
+
 
 def log(*a: object) -> None:
     print(*a, file=sys.stderr, flush=True)
@@ -133,8 +164,14 @@ def reference_tcp() -> dict:
     return copy.deepcopy(bench.load_reference()["flows"][0]["tcp"])
 
 
+def shape_of(shape: str) -> dict:
+    return SHAPES[shape] if shape in SHAPES else HIGHBDP[shape]
+
+
 def build_scenario(variant: str, shape: str, seed: int) -> dict:
-    """Our scenario for one variant on one dumbbell."""
+    """Our scenario for one variant on one dumbbell (SHAPES) or high-BDP case (HIGHBDP)."""
+    if shape in HIGHBDP:
+        return build_highbdp_scenario(variant, shape, seed)
     v, sh = VARIANTS[variant], SHAPES[shape]
     tcp = reference_tcp()
     tcp.update(copy.deepcopy(v["tcp"]))
@@ -163,6 +200,39 @@ def build_scenario(variant: str, shape: str, seed: int) -> dict:
     }
 
 
+def build_highbdp_scenario(variant: str, shape: str, seed: int) -> dict:
+    v, sh = VARIANTS[variant], HIGHBDP[shape]
+    tcp = reference_tcp()
+    tcp.update(copy.deepcopy(v["tcp"]))
+    tcp["max_window_pkts"] = -(-HIGHBDP_BUFFER_BYTES // tcp["mss_bytes"])
+    rtt = sh["rtt_ms"]
+    return {
+        "name": f"ns3-crosscheck-{variant}-{shape}-s{seed}",
+        "description": f"{sh['flows']} x {v['ours']}, {sh['rate_mbps']} Mb/s, {rtt} ms RTT, DropTail {sh['queue_pkts']} p (1 BDP), "
+                       f"from the start; compared with ns-3: {v['about']}",
+        "duration_s": sh["duration_s"],
+        "warmup_s": sh["warmup_s"],
+        "seed": seed,
+        "topology": {
+            "dumbbell": {
+                "bottleneck": {"rate_mbps": sh["rate_mbps"], "delay_ms": rtt / 2 - 2 * ACCESS_DELAY_MS,
+                               "queue": {"type": "droptail", "limit_pkts": sh["queue_pkts"]}},
+                "access": {"rate_mbps": 1000, "queue": {"type": "droptail", "limit_pkts": 1000}},
+            }
+        },
+        "flows": [
+            {
+                "name": "f",
+                "count": sh["flows"],
+                "variant": v["ours"],
+                "rtt_ms": rtt,
+                "start_s": rtt / 1000,  # ns-3's handshake: its first data segment leaves one RTT after 0
+                "tcp": tcp,
+            }
+        ],
+    }  # fmt: skip
+
+
 def ns3_config(variant: str, extra: str | None = None) -> dict:
     """The ns-3 side of a variant (or of an --extras configuration)."""
     v = VARIANTS[variant]
@@ -180,6 +250,12 @@ def ns3_command(scenario: dict, variant: str, extra: str | None = None) -> tuple
     c = ns3_config(variant, extra)
     args, notes = bench.ns3_args_for(scenario, c["ns3"])
     notes = [n for n in notes if not n.startswith("variant ")]  # the variant pairing is VARIANTS'
+    if scenario["flows"][0]["tcp"].get("max_window_pkts", 4000) > 4000:
+        # Beyond the reference's 4000 segments (ns-3: dumbbell.py's 4 MiB default buffers).
+        args += ["--buffer-bytes", str(HIGHBDP_BUFFER_BYTES)]
+    if isinstance(scenario["flows"][0].get("start_s"), (int, float)):
+        # A high-BDP case: ns-3 starts at 0 (--start-spread-s 0), ours after the handshake.
+        notes = [n for n in notes if not n.startswith("fixed start ")]
     sets = []
     for s in c["set"]:
         sets += ["--set", s]
@@ -227,6 +303,7 @@ def run_ns3(py: Path, peer_script: Path, probe_args: list[str]) -> dict:
         "wire_mbps": o["link_utilization"] * o["bottleneck_mbps"],
         "timeouts": o.get("timeouts_window"),
         "fast_recoveries": o.get("fast_recoveries_window"),
+        "retransmits": o.get("retransmissions_window"),
         "duplicate_arrivals": o["bneck_data_pkts_rx"] - o["total_segments_received"],
         "wall_s": n["process_wall_s"]["median"],
         "run_wall_s": o["run_wall_s"],
@@ -267,6 +344,8 @@ def seed_mean(runs: list[dict]) -> dict:
         "mean_queue_pkts": m(lambda r: r["mean_queue_pkts"]),
         "drops": m(lambda r: r["drops"]),
         "timeouts": m(lambda r: r.get("timeouts")),
+        "fast_recoveries": m(lambda r: r.get("fast_recoveries")),
+        "retransmits": m(lambda r: r.get("retransmits")),
     }
 
 
@@ -321,6 +400,58 @@ def markdown_table(rows: list[dict]) -> str:
     return "\n".join(out)
 
 
+# The high-BDP table: judged on goodput and timeouts; the rest is shown for the explanations.
+HIGHBDP_METRICS = [
+    ("aggregate_mbps", "goodput Mb/s", "pct"),
+    ("timeouts", "timeouts", "pct"),
+    ("fast_recoveries", "fast recoveries", "pct"),
+    ("drops", "drops", "pct"),
+    ("retransmits", "retransmissions", "pct"),
+]
+
+
+def timeouts_within(ours: float | None, ns3: float | None) -> bool | None:
+    """Within 10 % of ns-3's count: with counts of 0 or 1 per run, the same count."""
+    if ours is None or ns3 is None:
+        return None
+    return abs(ours - ns3) <= TOLERANCE_PCT / 100 * ns3
+
+
+def highbdp_verdict(variant: str, shape: str, ours: dict, ns3: dict) -> str:
+    g = diff(ours.get("aggregate_mbps"), ns3.get("aggregate_mbps"), "pct")
+    t = timeouts_within(ours.get("timeouts"), ns3.get("timeouts"))
+    if g is None or t is None:
+        return "no ns-3 result"
+    if abs(g) <= TOLERANCE_PCT and t:
+        return "within 10 %"
+    outside = " and ".join(w for w, bad in (("goodput", abs(g) > TOLERANCE_PCT), ("timeouts", not t)) if bad)
+    known = KNOWN_DEVIATIONS.get((variant, shape))
+    return f"differs ({outside}): {known}" if known else f"outside 10 % ({outside})"
+
+
+def highbdp_cells(r: dict) -> list[str]:
+    cells = [r["label"], r["shape"]]
+    for key, _, how in HIGHBDP_METRICS:
+        a, b = r["ours"].get(key), r["ns3"].get(key)
+        d = diff(a, b, how)
+        f = (lambda x: "-" if x is None else f"{x:.2f}") if key == "aggregate_mbps" else (lambda x: "-" if x is None else f"{x:,.0f}")
+        cells.append(f"{f(a)} / {f(b)}" + (f" ({fmt_diff(d, how)})" if key == "aggregate_mbps" else ""))
+    cells.append(r["verdict"])
+    return cells
+
+
+def highbdp_markdown(rows: list[dict]) -> str:
+    head = ["variant", "case"] + [lab for _, lab, _ in HIGHBDP_METRICS] + ["within 10 % of ns-3 on goodput and timeouts"]
+    out = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    out += ["| " + " | ".join(highbdp_cells(r)) + " |" for r in rows]
+    return "\n".join(out)
+
+
+def highbdp_text(rows: list[dict]) -> str:
+    head = ["variant", "case"] + [lab for _, lab, _ in HIGHBDP_METRICS] + ["verdict"]
+    return bench.table([highbdp_cells(r) for r in rows], head) + "\n  (tcpsim / ns-3; counts over the whole run)"
+
+
 def text_table(rows: list[dict]) -> str:
     header = ["variant", "dumbbell"] + [lab for _, lab, _ in METRICS]
     lines = []
@@ -340,9 +471,12 @@ def text_table(rows: list[dict]) -> str:
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description="tcpsim against ns-3.44, variant by variant, on the same dumbbells.")
-    p.add_argument("--variants", default=",".join(VARIANTS), help=f"comma-separated, from {', '.join(VARIANTS)}")
-    p.add_argument("--shapes", default=",".join(SHAPES), help=f"comma-separated dumbbells, from {', '.join(SHAPES)}")
-    p.add_argument("--seeds", default="1,2", help="comma-separated seeds (default 1,2)")
+    p.add_argument("--cases", choices=["dumbbell", "highbdp"], default="dumbbell",
+                   help="dumbbell: the multi-flow dumbbells of SHAPES (default); highbdp: the high-BDP cases of HIGHBDP, "
+                        f"variants {', '.join(HIGHBDP_VARIANTS)}, judged on goodput and timeouts")
+    p.add_argument("--variants", help=f"comma-separated, from {', '.join(VARIANTS)} (default: all; {', '.join(HIGHBDP_VARIANTS)} with --cases highbdp)")
+    p.add_argument("--shapes", help=f"comma-separated, from {', '.join(SHAPES)} (default: all), or with --cases highbdp from {', '.join(HIGHBDP)} (default: {next(iter(HIGHBDP))})")
+    p.add_argument("--seeds", help="comma-separated seeds (default 1,2; 1 with --cases highbdp)")
     p.add_argument("--extras", nargs="?", const=",".join(EXTRAS), default="",
                    help=f"also run these ns-3 configurations (default when given: all of {', '.join(EXTRAS)})")
     p.add_argument("--extras-only", action="store_true", help="run only the --extras configurations (their variants' tcpsim runs too)")
@@ -354,11 +488,18 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--json", help="write everything here (default bench-results/ns3-crosscheck-<date>.json)")
     p.add_argument("--markdown", action="store_true", help="also print the table as Markdown")
     a = p.parse_args(argv)
+    high = a.cases == "highbdp"
+    shapes = HIGHBDP if high else SHAPES
+    a.variants = a.variants or ",".join(HIGHBDP_VARIANTS if high else VARIANTS)
+    a.shapes = a.shapes or (next(iter(HIGHBDP)) if high else ",".join(SHAPES))
+    a.seeds = a.seeds or ("1" if high else "1,2")
     a.variants = [v.strip() for v in a.variants.split(",") if v.strip()]
     a.shapes = [s.strip() for s in a.shapes.split(",") if s.strip()]
     a.seeds = [int(s) for s in a.seeds.split(",") if s.strip()]
     a.extras = [e.strip() for e in a.extras.split(",") if e.strip()]
-    for name, given, known in (("--variants", a.variants, VARIANTS), ("--shapes", a.shapes, SHAPES), ("--extras", a.extras, EXTRAS)):
+    if high and (a.extras or a.extras_only):
+        p.error("--extras are for --cases dumbbell")
+    for name, given, known in (("--variants", a.variants, VARIANTS), ("--shapes", a.shapes, shapes), ("--extras", a.extras, EXTRAS)):
         bad = [x for x in given if x not in known]
         if bad:
             p.error(f"{name}: unknown {bad}; choose from {', '.join(known)}")
@@ -392,7 +533,8 @@ def main(argv: list[str] | None = None) -> int:
             return 2
 
     n_ns3 = len(args.shapes) * len(configs) * len(args.seeds)
-    log(f"ns3_crosscheck: {len(args.shapes)} dumbbell(s) x {len(configs)} configuration(s) x {len(args.seeds)} seed(s): {n_ns3} ns-3 runs of about 20-40 s each, one at a time")
+    each = "1-5 min" if args.cases == "highbdp" else "20-40 s"
+    log(f"ns3_crosscheck: {len(args.shapes)} case(s) x {len(configs)} configuration(s) x {len(args.seeds)} seed(s): {n_ns3} ns-3 runs of about {each} each, one at a time")
     runs: list[dict] = []
     for shape in args.shapes:
         for label, v, extra in configs:
@@ -413,7 +555,8 @@ def main(argv: list[str] | None = None) -> int:
                     else:
                         log(f"ns3_crosscheck: {label} {shape} seed {seed}: goodput {entry['ours']['aggregate_mbps']:.3f} / "
                             f"{entry['ns3']['aggregate_mbps']:.3f} Mb/s, queue {entry['ours']['mean_queue_pkts']:.1f} / "
-                            f"{entry['ns3']['mean_queue_pkts'] or 0:.1f} p ({time.perf_counter() - t0:.0f} s)")
+                            f"{entry['ns3']['mean_queue_pkts'] or 0:.1f} p, timeouts {entry['ours']['timeouts']} / "
+                            f"{entry['ns3']['timeouts']} ({time.perf_counter() - t0:.0f} s)")
                 runs.append(entry)
 
     rows = []
@@ -428,21 +571,27 @@ def main(argv: list[str] | None = None) -> int:
                 "ns3": seed_mean([r["ns3"] for r in ok]) if ok else {k: None for k, _, _ in METRICS},
                 "seeds": [r["seed"] for r in ok],
             })  # fmt: skip
+            if args.cases == "highbdp":
+                rows[-1]["verdict"] = highbdp_verdict(v, shape, rows[-1]["ours"], rows[-1]["ns3"])
 
+    sh0 = shape_of(args.shapes[0])
     print(f"tcpsim vs ns-3.44: {', '.join(args.shapes)}; seeds {', '.join(map(str, args.seeds))}; "
-          f"{RTT_MS} ms RTT, DropTail of about one BDP, window [{SHAPES[args.shapes[0]]['warmup_s']}, {SHAPES[args.shapes[0]]['duration_s']}] s")
+          f"{sh0.get('rtt_ms', RTT_MS) if args.cases == 'dumbbell' else 'each case its'} ms RTT, DropTail of about one BDP, "
+          f"window [{sh0['warmup_s']}, {sh0['duration_s']}] s")
     for label, v, extra in configs:
         print(f"  {label}: {ns3_config(v, extra)['about']}")
-    print(text_table(rows))
+    high = args.cases == "highbdp"
+    print(highbdp_text(rows) if high else text_table(rows))
     if args.markdown:
         print()
-        print(markdown_table(rows))
+        print(highbdp_markdown(rows) if high else markdown_table(rows))
 
-    out = Path(args.json) if args.json else REPO / "bench-results" / f"ns3-crosscheck-{started:%Y-%m-%d-%H%M%S}.json"
+    tag = "-highbdp" if args.cases == "highbdp" else ""
+    out = Path(args.json) if args.json else REPO / "bench-results" / f"ns3-crosscheck{tag}-{started:%Y-%m-%d-%H%M%S}.json"
     out.parent.mkdir(parents=True, exist_ok=True)
     elapsed = (dt.datetime.now(dt.timezone.utc) - started).total_seconds()
     out.write_text(json.dumps({"date": started.isoformat(timespec="seconds"), "elapsed_s": elapsed, "machine": bench.machine_info(),
-                               "rows": rows, "runs": runs}, indent=1, default=str) + "\n")
+                               "cases": args.cases, "rows": rows, "runs": runs}, indent=1, default=str) + "\n")
     print(f"\nAll figures: {out} ({elapsed:.0f} s)")
     return 0
 

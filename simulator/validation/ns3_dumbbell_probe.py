@@ -20,7 +20,10 @@ Run it with the ns-3 venv's Python (it imports `ns`); ns3_crosscheck.py does:
 The peer script (read-only, beside the repository) is run unchanged: its `main()` is called
 with the options after `--`, its one JSON line is captured, and this script prints it again
 with `mean_queue_pkts`, `max_queue_pkts`, `timeouts_window`, `fast_recoveries_window` (entries
-into CA_LOSS and CA_RECOVERY of any TCP socket in the window) and `config_defaults` added.
+into CA_LOSS and CA_RECOVERY of any TCP socket in the window), `retransmissions_window` (data
+segments sent again in the window), `sockets_traced` and `config_defaults` added. The sockets are
+connected as they appear, from t = 0, so the counts are right whatever the warm-up (with
+`--warmup-seconds 0` too).
 """
 
 from __future__ import annotations
@@ -84,6 +87,8 @@ def main(argv: list[str] | None = None) -> int:
 
     cppyy.cppdef(
         r"""
+        #include <set>
+        #include <vector>
         namespace xcheck {
         struct QueueMeter {
           double area = 0;      // packet-seconds since the window began
@@ -125,26 +130,61 @@ def main(argv: list[str] | None = None) -> int:
                 "PacketsInQueue", ns3::MakeCallback(&QueueMeter::Changed, m));
           }
         }
-        // Congestion-state entries of every TCP socket from the start of the window (all
-        // sockets exist by then): CA_LOSS is entered on a retransmission timeout (not again on
-        // a backed-off repeat while still in CA_LOSS), CA_RECOVERY on a fast retransmit.
+        // Per-socket counts, in the window [from, to]: entries into CA_LOSS (a retransmission
+        // timeout; not again on a backed-off repeat while still in CA_LOSS), entries into
+        // CA_RECOVERY (a fast retransmit), and segments sent again (the socket's
+        // "Retransmission" trace: every data segment whose tx-buffer item is marked
+        // retransmitted, fast or after a timeout).
+        // A socket exists only from its application's start (a sender) or from the SYN's arrival
+        // (a forked receiver), and Config::Connect reaches only the sockets that exist when it is
+        // called. So Poll looks for new sockets every millisecond until a second after the last
+        // flow can start (no socket changes state within an RTT of its creation), every 100 ms
+        // after that, and connects each new one once; the counters themselves ignore anything
+        // before `from`. Connecting only at `from` (as this probe once did) missed every socket
+        // created after it, e.g. all of them with a zero warm-up.
         struct StateCounter {
-          uint64_t loss = 0, recovery = 0;
+          uint64_t loss = 0, recovery = 0, retx = 0;
+          double from = 0;
+          std::set<const void*> seen;
+          std::vector<ns3::Ptr<ns3::TcpSocketBase>> held;  // keeps `seen` free of reused addresses
+          bool InWindow() const { return ns3::Simulator::Now().GetSeconds() >= from; }
           void Changed(ns3::TcpSocketState::TcpCongState_t was, ns3::TcpSocketState::TcpCongState_t now) {
+            if (!InWindow()) return;
             if (now == ns3::TcpSocketState::CA_LOSS && was != ns3::TcpSocketState::CA_LOSS) ++loss;
             if (now == ns3::TcpSocketState::CA_RECOVERY && was != ns3::TcpSocketState::CA_RECOVERY) ++recovery;
           }
+          void Retx(ns3::Ptr<const ns3::Packet>, const ns3::TcpHeader&, const ns3::Address&,
+                    const ns3::Address&, ns3::Ptr<const ns3::TcpSocketBase>) {
+            if (InWindow()) ++retx;
+          }
         };
-        void AttachStates(StateCounter* c) {
-          ns3::Config::ConnectWithoutContextFailSafe(
-              "/NodeList/*/$ns3::TcpL4Protocol/SocketList/*/CongState",
-              ns3::MakeCallback(&StateCounter::Changed, c));
+        void ConnectNewSockets(StateCounter* c) {
+          for (uint32_t i = 0; i < ns3::NodeList::GetNNodes(); ++i) {
+            ns3::Ptr<ns3::TcpL4Protocol> tcp = ns3::NodeList::GetNode(i)->GetObject<ns3::TcpL4Protocol>();
+            if (!tcp) continue;
+            ns3::ObjectVectorValue sockets;
+            tcp->GetAttribute("SocketList", sockets);
+            for (auto it = sockets.Begin(); it != sockets.End(); ++it) {
+              ns3::Ptr<ns3::TcpSocketBase> s = ns3::DynamicCast<ns3::TcpSocketBase>(it->second);
+              if (!s || !c->seen.insert(ns3::PeekPointer(s)).second) continue;
+              c->held.push_back(s);
+              s->TraceConnectWithoutContext("CongState", ns3::MakeCallback(&StateCounter::Changed, c));
+              s->TraceConnectWithoutContext("Retransmission", ns3::MakeCallback(&StateCounter::Retx, c));
+            }
+          }
         }
-        void Arm(QueueMeter* m, StateCounter* c, double from, double to) {
+        void Poll(StateCounter* c, double fastUntil, double end) {
+          ConnectNewSockets(c);
+          double t = ns3::Simulator::Now().GetSeconds();
+          double step = t < fastUntil ? 0.001 : 0.1;
+          if (t + step < end) ns3::Simulator::Schedule(ns3::Seconds(step), &Poll, c, fastUntil, end);
+        }
+        void Arm(QueueMeter* m, StateCounter* c, double from, double to, double lastStart) {
           m->from = from;
+          c->from = from;
           ns3::Simulator::Schedule(ns3::Seconds(0), &Attach, m);
+          ns3::Simulator::Schedule(ns3::Seconds(0), &Poll, c, lastStart + 1.0, to);
           ns3::Simulator::Schedule(ns3::Seconds(from), &QueueMeter::Open, m);
-          ns3::Simulator::Schedule(ns3::Seconds(from), &AttachStates, c);
           ns3::Simulator::Schedule(ns3::Seconds(to), &QueueMeter::Close, m);
         }
         }
@@ -154,7 +194,7 @@ def main(argv: list[str] | None = None) -> int:
     states = cppyy.gbl.xcheck.StateCounter()
     # Scheduled before the peer builds anything: the events run first at their times (t = 0,
     # the warm-up, the end), ahead of the peer's own Stop events at the same times.
-    cppyy.gbl.xcheck.Arm(meter, states, float(pa.warmup_seconds), float(pa.sim_seconds))
+    cppyy.gbl.xcheck.Arm(meter, states, float(pa.warmup_seconds), float(pa.sim_seconds), float(pa.start_spread_s))
 
     buf = io.StringIO()
     with contextlib.redirect_stdout(buf):
@@ -168,6 +208,8 @@ def main(argv: list[str] | None = None) -> int:
     out["max_queue_pkts"] = int(meter.maxLen) if meter.connected else None
     out["timeouts_window"] = int(states.loss)
     out["fast_recoveries_window"] = int(states.recovery)
+    out["retransmissions_window"] = int(states.retx)
+    out["sockets_traced"] = len(states.held)
     out["config_defaults"] = applied
     print(json.dumps(out), flush=True)
     return 0
