@@ -14,7 +14,8 @@
 //!   segments, and a running count of retransmissions not yet SACKed.
 //! - NextSeg's candidates (rules 1 and 3) are the lowest segment neither SACKed nor
 //!   retransmitted; every segment below a cursor is one or the other, and marks are only ever
-//!   added until a timeout clears the retransmissions, so the cursor only moves forward.
+//!   added until the retransmission marks are cleared (a timeout, or a new SACK recovery:
+//!   RFC 6675's HighRxt starts again), so between clearings the cursor only moves forward.
 
 use std::collections::{BTreeMap, VecDeque};
 
@@ -249,7 +250,8 @@ impl Scoreboard {
         (seq < fack).then_some(seq)
     }
 
-    /// Clears retransmission marks (after a timeout every hole may be sent again).
+    /// Clears retransmission marks: after a timeout, or when a new SACK recovery begins, every
+    /// hole may be sent again. O(window), once per loss episode.
     pub fn clear_retransmitted(&mut self) {
         for f in self.flags.iter_mut() {
             *f &= !RETRANSMITTED;
