@@ -285,6 +285,9 @@ impl TcpSender {
         }
         while (self.s.snd_nxt as u64) < self.s.snd_una as u64 + window {
             let seq = self.s.snd_nxt;
+            if resending && seq >= self.s.snd_una + self.s.max_window {
+                break; // the window grown by skipped SACKed segments never passes the receiver's
+            }
             if seq >= self.s.high_tx && !self.has_new_data(seq) {
                 if let Some(r) = &mut self.rate {
                     r.mark_app_limited(self.s.flight());
