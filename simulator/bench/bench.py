@@ -621,6 +621,12 @@ def ratio_lines(c: dict, label: str) -> str:
 # --------------------------------------------------------------------------- main
 
 
+def print_load_note(load: float) -> None:
+    """Says when other work shares the machine: every timing of the run is then noisy."""
+    if load > 0.5:
+        print(f"  NOTE: load average {load:.2f} at start: other work is running, timings will be noisy")
+
+
 def machine_info() -> dict:
     cpu = platform.processor() or ""
     try:
@@ -707,8 +713,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"  ns-3:    {ns3_py} {ns3_script} ({ns3_msg})")
     else:
         print(f"  NOTE: {ns3_msg}. Only tcpsim figures follow.")
-    if load0[0] > 0.5:
-        print(f"  NOTE: load average {load0[0]:.2f} at start: other work is running, timings will be noisy")
+    print_load_note(load0[0])
     print()
 
     report: dict = {

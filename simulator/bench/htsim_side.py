@@ -303,8 +303,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"tcpsim vs htsim side by side, {started:%Y-%m-%d %H:%M} UTC")
         print(f"  machine: {info['cpu']} x{info['cpus']}, {info['mem_gb']} GB, {info['os']}, repo {info['git_commit']}")
         print(f"  peer {peer}, htsim {htsim_commit}, work {work}, tag {tag}; {len(names)} cases x {args.reps} reps")
-        if load0[0] > 0.5:
-            print(f"  NOTE: load average {load0[0]:.2f} at start: other work is running, timings will be noisy")
+        bench.print_load_note(load0[0])
         failures = {}
         for i, name in enumerate(names, 1):
             log(f"htsim_side: [{i}/{len(names)}] {name} ...")

@@ -885,8 +885,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"tcpsim scaling benchmark (issue 13), {started:%Y-%m-%d %H:%M} UTC")
         print(f"  machine: {info['cpu']} x{info['cpus']}, {info['mem_gb']} GB, {info['os']}, Python {info['python']}, repo {info['git_commit']}")
         print(f"  {len(cases)} cases; per-case timeout {args.timeout:g} s; child Python {python}; results -> {out}")
-        if load0[0] > 0.5:
-            print(f"  NOTE: load average {load0[0]:.2f} at start: other work is running, timings will be noisy")
+        bench.print_load_note(load0[0])
         report = {
             "date": started.isoformat(timespec="seconds"),
             "machine": info,
