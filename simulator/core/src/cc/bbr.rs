@@ -11,15 +11,18 @@
 //! RTprop; ProbeRTT, when RTprop is 10 s old, holds cwnd at 4 segments for 200 ms and a round
 //! trip to measure the empty-queue RTT again.
 //!
-//! Losses barely matter to BBRv1 (§4.2.3.5): on entering fast recovery it keeps what is in
-//! flight (packet conservation for one round trip), then grows back towards its target, and on
-//! leaving recovery restores the window it had. A timeout leaves cwnd at one segment (RFC 5681,
-//! the sender), from which BBR grows by what each ACK delivers back to its target; the model
-//! (BtlBw, RTprop) survives both.
+//! Losses matter little to BBRv1's model but do bound its window (§4.2.3.5,
+//! BBRModulateCwndForRecovery; Linux's bbr_set_cwnd_to_recover_or_restore): every ACK that
+//! marks segments lost takes them off cwnd; entering fast recovery sets cwnd to what is in
+//! flight plus what the ACK delivered (packet conservation for one round trip); cwnd then
+//! grows back towards its target, and leaving recovery restores the window it had. A timeout
+//! leaves cwnd at one segment (RFC 5681, the sender), from which BBR grows by what each ACK
+//! delivers back to its target; the model (BtlBw, RTprop) survives both.
 //!
 //! What tcpsim leaves out of Linux's BBRv1: long-term bandwidth sampling for token-bucket
-//! policers, the ACK-aggregation allowance, idle restart, TSO autosizing (the send quantum of
-//! §4.2.3.2 stands in for it), and the lost-packet deduction from cwnd in recovery. RTprop is
+//! policers, the ACK-aggregation allowance, idle restart, and TSO autosizing (the send
+//! quantum of §4.2.3.2 stands in for it). Without SACK no loss is counted (the deduction
+//! needs the scoreboard's IsLost; Linux would count the one hole NewReno marks). RTprop is
 //! refreshed by a strictly lower sample or by expiry (Linux since 4.10; the draft's `<=` would
 //! let a simulator's exactly repeated propagation delay postpone ProbeRTT forever). The first
 //! ProbeBW phase is chosen from the entry time (deterministic, and different between flows)
@@ -311,9 +314,13 @@ impl Bbr {
         }
     }
 
-    /// §4.2.3.5: packet conservation for the first round of fast recovery; the window from
-    /// before on leaving recovery or a timeout's loss state. True when conservation set cwnd.
+    /// §4.2.3.5: newly lost segments come off cwnd; packet conservation for the first round
+    /// of fast recovery; the window from before on leaving recovery or a timeout's loss state.
+    /// True when conservation set cwnd.
     fn recover_or_restore(&mut self, s: &mut SocketState, rs: &RateSample) -> bool {
+        if rs.losses > 0 {
+            s.cwnd = (s.cwnd - rs.losses as f64).max(1.0);
+        }
         let state = s.ca_state;
         let in_recovery = |st: CaState| matches!(st, CaState::Recovery | CaState::Loss);
         if state == CaState::Recovery && self.prev_ca_state != CaState::Recovery {
@@ -448,6 +455,7 @@ mod tests {
                     is_app_limited: false,
                     rtt: Some(rtt * MS),
                     in_flight: (flight - i - 1) as u32 + self.queued,
+                    losses: 0,
                 };
                 self.bbr.on_delivery(&mut self.s, &rs, t);
                 if let Mode::ProbeBw { phase, .. } = self.bbr.mode() {
@@ -551,6 +559,26 @@ mod tests {
         let rs = RateSample { newly_delivered: 1, delivered_total: p.delivered + 2, in_flight: 30, ..RateSample::default() };
         p.bbr.on_delivery(&mut p.s, &rs, p.now);
         assert_eq!(p.s.cwnd, before, "restored on leaving recovery");
+    }
+
+    #[test]
+    fn segments_marked_lost_come_off_the_window_in_recovery_but_never_below_conservation() {
+        let mut p = Path::new();
+        for _ in 0..12 {
+            p.round(1000.0, 50);
+        }
+        p.s.ca_state = CaState::Recovery;
+        let rs = RateSample { newly_delivered: 1, delivered_total: p.delivered + 1, in_flight: 80, ..RateSample::default() };
+        p.bbr.on_delivery(&mut p.s, &rs, p.now);
+        assert_eq!(p.s.cwnd, 81.0);
+        // Ten more holes taken as lost: cwnd falls by ten, then packet conservation lifts it
+        // to what is still in flight plus what this ACK delivered.
+        let rs = RateSample { newly_delivered: 1, delivered_total: p.delivered + 2, in_flight: 60, losses: 10, ..RateSample::default() };
+        p.bbr.on_delivery(&mut p.s, &rs, p.now);
+        assert_eq!(p.s.cwnd, 71.0, "81 - 10, above the 61 conservation asks");
+        let rs = RateSample { newly_delivered: 1, delivered_total: p.delivered + 3, in_flight: 68, losses: 30, ..RateSample::default() };
+        p.bbr.on_delivery(&mut p.s, &rs, p.now);
+        assert_eq!(p.s.cwnd, 69.0, "71 - 30 = 41 is below in flight + delivered: conservation holds 69");
     }
 
     #[test]

@@ -50,6 +50,9 @@ pub struct RateSample {
     /// Segments in flight after the ACK: sent, neither cumulatively acknowledged nor SACKed
     /// (filled in by the sender).
     pub in_flight: u32,
+    /// Segments this ACK newly marked lost (Linux's rs->losses; filled in by the sender, from
+    /// the SACK scoreboard; 0 without SACK).
+    pub losses: u32,
 }
 
 #[derive(Debug, Default)]

@@ -42,6 +42,10 @@ pub struct Scoreboard {
     /// After a timeout: the go-back-N point (one past the last segment passed again) and how
     /// many SACKed segments lie below it — those are not in flight and take no window.
     resend: Option<Resend>,
+    /// Every unSACKed segment below this was marked lost once (Linux's TCPCB_LOST): by the
+    /// IsLost boundary passing it, or by a timeout. Only moves forward, so a loss is counted
+    /// once however many ACKs report it.
+    lost_upto: u32,
 }
 
 #[derive(Clone, Copy, Debug, Default)]
@@ -60,6 +64,7 @@ impl Scoreboard {
         self.cursor = snd_una;
         self.newly_sacked.clear();
         self.resend = None;
+        self.lost_upto = snd_una;
     }
 
     /// Drops state below the new cumulative ACK.
@@ -288,6 +293,27 @@ impl Scoreboard {
         self.resend.map_or(0, |r| r.sacked_below)
     }
 
+    /// Marks lost every unSACKed segment the IsLost boundary has passed since the last call
+    /// and returns how many: the newly lost segments of this ACK, Linux's `rs->losses`, which
+    /// BBR deducts from cwnd. Amortised O(log n): the mark only moves forward, over whole
+    /// SACKed runs at a time.
+    pub fn mark_lost(&mut self, high_tx: u32, dupthresh: u32) -> u32 {
+        let start = self.lost_upto.max(self.base);
+        let boundary = if dupthresh == 0 { Some(high_tx) } else { self.lost_below(dupthresh) };
+        let Some(boundary) = boundary.filter(|&b| b > start) else { return 0 };
+        let first = self.sacked_ranges.range(..=start).next_back().map_or(start, |(&s, _)| s);
+        let sacked_between: u32 =
+            self.sacked_ranges.range(first..boundary).map(|(&s, &e)| e.min(boundary).saturating_sub(s.max(start))).sum();
+        self.lost_upto = boundary;
+        boundary - start - sacked_between
+    }
+
+    /// A timeout takes everything sent so far as lost (Linux's tcp_enter_loss), outside any
+    /// ACK's count.
+    pub fn mark_all_lost(&mut self, high_tx: u32) {
+        self.lost_upto = self.lost_upto.max(high_tx);
+    }
+
     /// RFC 6675 §4 IsLost as a boundary: every unSACKed segment below it has at least
     /// `dupthresh` SACKed segments above it, and none at or above it does. It is the
     /// `dupthresh`-th highest SACKed segment; with fewer SACKed, nothing is lost (None).
@@ -405,6 +431,7 @@ mod tests {
         base: u32,
         sacked: std::collections::BTreeSet<u32>,
         retransmitted: std::collections::BTreeSet<u32>,
+        marked_lost: std::collections::BTreeSet<u32>,
     }
 
     impl Naive {
@@ -416,6 +443,14 @@ mod tests {
                 .filter(|s| !self.sacked.contains(s))
                 .map(|s| (self.sacked_above(s) < dupthresh) as u32 + self.retransmitted.contains(&s) as u32)
                 .sum()
+        }
+        /// Marks every unSACKed segment IsLost holds and no earlier mark took; how many.
+        fn mark_lost(&mut self, high_tx: u32, dupthresh: u32) -> u32 {
+            let newly: Vec<u32> = (self.base..high_tx)
+                .filter(|&s| !self.sacked.contains(&s) && self.sacked_above(s) >= dupthresh && !self.marked_lost.contains(&s))
+                .collect();
+            self.marked_lost.extend(&newly);
+            newly.len() as u32
         }
         fn next_hole(&self, lost_only: bool, dupthresh: u32, high_tx: u32) -> Option<u32> {
             (self.base..high_tx).find(|&s| {
@@ -484,12 +519,15 @@ mod tests {
                         naive.base = una;
                         naive.sacked.retain(|&s| s >= una);
                         naive.retransmitted.retain(|&s| s >= una);
+                        naive.marked_lost.retain(|&s| s >= una);
                         resend_next = resend_next.map(|n| n.max(una));
                     }
                     Op::Timeout => {
                         sb.clear_retransmitted();
                         sb.begin_resend();
+                        sb.mark_all_lost(high_tx);
                         naive.retransmitted.clear();
+                        naive.marked_lost.extend((naive.base..high_tx).filter(|s| !naive.sacked.contains(s)));
                         resend_next = Some(naive.base);
                     }
                     Op::Resend(n) => {
@@ -502,6 +540,7 @@ mod tests {
                     }
                 }
                 prop_assert_eq!(sb.pipe(high_tx, dupthresh), naive.pipe(high_tx, dupthresh));
+                prop_assert_eq!(sb.mark_lost(high_tx, dupthresh), naive.mark_lost(high_tx, dupthresh));
                 for lost_only in [true, false] {
                     prop_assert_eq!(sb.next_hole(lost_only, dupthresh), naive.next_hole(lost_only, dupthresh, high_tx));
                 }

@@ -348,6 +348,9 @@ impl TcpSender {
                 // After a timeout: what went out again since, less what is SACKed.
                 _ => self.s.flight().saturating_sub(self.rate.as_ref().map_or(0, |r| r.sacked())),
             };
+            if self.sack {
+                rs.losses = self.board.mark_lost(self.s.high_tx, self.cfg.dupack_threshold);
+            }
             self.cc.on_delivery(&mut self.s, &rs, now);
         }
         self.try_send(now, out);
@@ -449,6 +452,7 @@ impl TcpSender {
         self.rto.back_off();
         self.board.clear_retransmitted();
         self.board.begin_resend();
+        self.board.mark_all_lost(self.s.high_tx);
         self.cc.on_timeout(&mut self.s, now);
         self.rto_deadline = None;
         self.try_send(now, out);
