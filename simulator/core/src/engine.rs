@@ -15,7 +15,7 @@ pub enum Event {
     Timer { flow: u32, timer: TimerKind },
     /// Take one sample of every traced series.
     TraceSample,
-    /// The measurement window opens: snapshot the counters.
+    /// The measurement window opens: the counters start again from zero.
     WarmupEnd,
 }
 

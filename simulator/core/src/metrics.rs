@@ -26,40 +26,6 @@ pub struct FlowCounters {
     pub delivered_bytes: u64,
 }
 
-impl FlowCounters {
-    pub fn since(&self, e: &FlowCounters) -> FlowCounters {
-        FlowCounters {
-            drops: self.drops - e.drops,
-            ack_drops: self.ack_drops - e.ack_drops,
-            loss_events: self.loss_events - e.loss_events,
-            datagrams_sent: self.datagrams_sent - e.datagrams_sent,
-            datagram_bytes_sent: self.datagram_bytes_sent - e.datagram_bytes_sent,
-            packets_received: self.packets_received - e.packets_received,
-            datagram_bytes_received: self.datagram_bytes_received - e.datagram_bytes_received,
-            delivered_bytes: self.delivered_bytes - e.delivered_bytes,
-        }
-    }
-}
-
-impl SenderCounters {
-    pub fn since(&self, e: &SenderCounters) -> SenderCounters {
-        SenderCounters {
-            packets_sent: self.packets_sent - e.packets_sent,
-            retransmits: self.retransmits - e.retransmits,
-            wire_bytes_sent: self.wire_bytes_sent - e.wire_bytes_sent,
-            timeouts: self.timeouts - e.timeouts,
-            fast_retransmits: self.fast_retransmits - e.fast_retransmits,
-            fast_recoveries: self.fast_recoveries - e.fast_recoveries,
-            recoveries_completed: self.recoveries_completed - e.recoveries_completed,
-            recovery_ns: self.recovery_ns - e.recovery_ns,
-            rtt_sum_ns: self.rtt_sum_ns - e.rtt_sum_ns,
-            rtt_samples: self.rtt_samples - e.rtt_samples,
-            rto_sum_ns: self.rto_sum_ns - e.rto_sum_ns,
-            rto_samples: self.rto_samples - e.rto_samples,
-        }
-    }
-}
-
 /// Groups a flow's drops into loss events: a drop more than one RTT after the current event's
 /// first drop starts a new event (paper 000 §III-A; the usual TFRC-style definition).
 #[derive(Clone, Copy, Debug, Default)]

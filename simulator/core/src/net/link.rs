@@ -7,7 +7,7 @@
 
 use std::collections::VecDeque;
 
-use super::{LinkId, NodeId, QueueDiscipline};
+use super::{LinkId, Name, NodeId, QueueDiscipline};
 use crate::loss::LossModule;
 use crate::packet::Packet;
 use crate::time::{transmission_time, SimTime};
@@ -24,18 +24,6 @@ pub struct LinkCounters {
     /// transmitter (ns). By Little's law, the mean number waiting is this divided by the
     /// window length.
     pub wait_ns: u128,
-}
-
-impl LinkCounters {
-    pub fn since(&self, earlier: &LinkCounters) -> LinkCounters {
-        LinkCounters {
-            delivered_bytes: self.delivered_bytes - earlier.delivered_bytes,
-            delivered_packets: self.delivered_packets - earlier.delivered_packets,
-            queue_drops: self.queue_drops - earlier.queue_drops,
-            loss_drops: self.loss_drops - earlier.loss_drops,
-            wait_ns: self.wait_ns - earlier.wait_ns,
-        }
-    }
 }
 
 /// A packet the link accepted, stored by value: the link that carries a packet holds it, so
@@ -58,7 +46,7 @@ pub enum Admission {
 
 pub struct Link {
     pub id: LinkId,
-    pub name: String,
+    pub name: Name,
     pub from: NodeId,
     pub to: NodeId,
     pub rate_bps: u64,
@@ -79,7 +67,7 @@ pub struct Link {
 impl Link {
     pub fn new(
         id: LinkId,
-        name: String,
+        name: Name,
         (from, to): (NodeId, NodeId),
         rate_bps: u64,
         delay: SimTime,

@@ -3,11 +3,13 @@
 
 mod droptail;
 mod link;
+mod name;
 mod red;
 mod topology;
 
 pub use droptail::DropTail;
 pub use link::{Admission, Link, LinkCounters};
+pub use name::Name;
 pub use red::Red;
 pub use topology::{build, Network, Route};
 

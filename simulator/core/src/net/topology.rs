@@ -5,7 +5,7 @@
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
 
-use super::{Link, LinkId, NodeId, QueueDiscipline};
+use super::{Link, LinkId, Name, NodeId, QueueDiscipline};
 use crate::error::{Result, SimError};
 use crate::loss::LossModule;
 use crate::plan::FlowPlan;
@@ -14,7 +14,7 @@ use crate::scenario::{LossSpec, QueueSpec, Topology};
 use crate::time::{from_millis, SimTime};
 
 pub struct Network {
-    pub nodes: Vec<String>,
+    pub nodes: Vec<Name>,
     pub links: Vec<Link>,
     /// Links whose queue the traces follow by default.
     pub default_traced_links: Vec<LinkId>,
@@ -29,12 +29,12 @@ pub struct Route {
 
 struct Builder {
     seed: u64,
-    nodes: Vec<String>,
+    nodes: Vec<Name>,
     links: Vec<Link>,
 }
 
 struct OneWay<'a> {
-    name: String,
+    name: Name,
     ends: (NodeId, NodeId),
     rate_mbps: f64,
     delay: SimTime,
@@ -43,7 +43,7 @@ struct OneWay<'a> {
 }
 
 impl Builder {
-    fn node(&mut self, name: String) -> NodeId {
+    fn node(&mut self, name: Name) -> NodeId {
         self.nodes.push(name);
         (self.nodes.len() - 1) as NodeId
     }
@@ -87,15 +87,16 @@ pub fn build(topology: &Topology, flows: &[FlowPlan], seed: u64) -> Result<(Netw
                 loss: bn.reverse_loss.as_ref(),
             });
             let mut routes = Vec::with_capacity(flows.len());
-            for f in flows {
+            for (i, f) in flows.iter().enumerate() {
+                let flow = i as u32;
                 let rtt = f.rtt.expect("plan() gives every dumbbell flow an RTT");
                 // Round-trip propagation = 2 (access + bottleneck + access); split evenly.
                 let access = (rtt / 2).saturating_sub(bn_delay) / 2;
-                let src = b.node(format!("{}.src", f.name));
-                let dst = b.node(format!("{}.dst", f.name));
-                let access_link = |b: &mut Builder, suffix: &str, ends| {
+                let src = b.node(Name::OfFlow { flow, part: "src" });
+                let dst = b.node(Name::OfFlow { flow, part: "dst" });
+                let access_link = |b: &mut Builder, part: &'static str, ends| {
                     b.link(OneWay {
-                        name: format!("{}.{suffix}", f.name),
+                        name: Name::OfFlow { flow, part },
                         ends,
                         rate_mbps: d.access.rate_mbps,
                         delay: access,
@@ -114,7 +115,7 @@ pub fn build(topology: &Topology, flows: &[FlowPlan], seed: u64) -> Result<(Netw
         Topology::Graph(g) => {
             let mut index = HashMap::new();
             for (i, n) in g.nodes.iter().enumerate() {
-                if index.insert(n.as_str(), b.node(n.clone())).is_some() {
+                if index.insert(n.as_str(), b.node(n.as_str().into())).is_some() {
                     return Err(SimError::invalid(format!("$.topology.graph.nodes[{i}]"), format!("duplicate node name {n:?}")));
                 }
             }
@@ -130,9 +131,9 @@ pub fn build(topology: &Topology, flows: &[FlowPlan], seed: u64) -> Result<(Netw
                 }
                 let name = l.name.clone().unwrap_or_else(|| format!("{}-{}", l.from, l.to));
                 let delay = from_millis(l.delay_ms);
-                b.link(OneWay { name: name.clone(), ends: (a, z), rate_mbps: l.rate_mbps, delay, queue: &l.queue, loss: l.loss.as_ref() });
+                b.link(OneWay { name: name.as_str().into(), ends: (a, z), rate_mbps: l.rate_mbps, delay, queue: &l.queue, loss: l.loss.as_ref() });
                 b.link(OneWay {
-                    name: format!("{name}-rev"),
+                    name: format!("{name}-rev").into(),
                     ends: (z, a),
                     rate_mbps: l.rate_mbps,
                     delay,
@@ -142,10 +143,11 @@ pub fn build(topology: &Topology, flows: &[FlowPlan], seed: u64) -> Result<(Netw
             }
             let mut seen = HashMap::new();
             for (i, l) in b.links.iter().enumerate() {
-                if let Some(j) = seen.insert(l.name.as_str(), i) {
+                let name = l.name.spell(|_| unreachable!("a graph's links are named by the scenario"));
+                if let Some(j) = seen.insert(name.clone(), i) {
                     return Err(SimError::invalid(
                         format!("$.topology.graph.links[{}].name", i / 2),
-                        format!("link name {:?} is used twice (also link {})", l.name, j / 2),
+                        format!("link name {name:?} is used twice (also link {})", j / 2),
                     ));
                 }
             }
@@ -184,7 +186,7 @@ pub fn build(topology: &Topology, flows: &[FlowPlan], seed: u64) -> Result<(Netw
 
 /// Dijkstra from `src` by propagation delay, ties broken by hop count then link order, so
 /// routes are deterministic. Returns, per node, the link used to reach it.
-fn shortest_path_tree(nodes: &[String], links: &[Link], src: NodeId) -> Vec<Option<LinkId>> {
+fn shortest_path_tree(nodes: &[Name], links: &[Link], src: NodeId) -> Vec<Option<LinkId>> {
     let mut out: Vec<Vec<LinkId>> = vec![Vec::new(); nodes.len()];
     for l in links {
         out[l.from as usize].push(l.id);

@@ -42,7 +42,6 @@ pub struct SenderCounters {
 
 pub struct TcpSender {
     flow: u32,
-    variant: String,
     /// Shared by the flows of a group that have the same settings (one copy, not one per flow).
     pub(in crate::tcp) cfg: Arc<TcpConfig>,
     pub s: SocketState,
@@ -88,7 +87,6 @@ impl TcpSender {
         let pace_next = cc.pacing_rate().map(|_| 0);
         TcpSender {
             flow,
-            variant: variant.to_string(),
             s: Self::fresh_state(&cfg),
             sack,
             cc,
@@ -118,8 +116,9 @@ impl TcpSender {
         SocketState::new(cfg.initial_cwnd_pkts.min(cfg.max_window_pkts as f64), ssthresh, cfg.max_window_pkts)
     }
 
-    pub fn variant(&self) -> &str {
-        &self.variant
+    /// The variant's name, as the scenario gave it (every variant reports its own).
+    pub fn variant(&self) -> &'static str {
+        self.cc.name()
     }
 
     pub fn sack_enabled(&self) -> bool {
@@ -152,7 +151,7 @@ impl TcpSender {
         if epoch != self.epoch || self.s.high_tx > 0 {
             // A new connection: fresh window, timer and variant state.
             self.s = Self::fresh_state(&self.cfg);
-            self.cc = cc::build(&self.variant, &self.cfg).expect("validated");
+            self.cc = cc::build(self.variant(), &self.cfg).expect("validated");
             self.rto = RtoEstimator::new(&self.cfg);
             self.dupacks = 0;
             self.recover = None;
