@@ -11,7 +11,7 @@ pub use droptail::DropTail;
 pub use link::{Admission, Link, LinkCounters};
 pub use name::Name;
 pub use red::Red;
-pub use topology::{build, Network, Route};
+pub use topology::{build, Network, Routes};
 
 use crate::rng::SimRng;
 use crate::scenario::QueueSpec;

@@ -20,11 +20,64 @@ pub struct Network {
     pub default_traced_links: Vec<LinkId>,
 }
 
-/// The links a flow's packets cross, in order: data forward, ACKs (and requests) reverse.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Route {
-    pub forward: Vec<LinkId>,
-    pub reverse: Vec<LinkId>,
+/// The links each flow's packets cross, in order: data forward, ACKs (and requests) reverse.
+/// Every flow's forward and reverse paths in one flat table. A packet's next link is looked
+/// up at every hop: from here it is a few bytes of a table that stays in cache (10,000
+/// dumbbell flows: 320 KB) instead of a read of the flow's state and of a separate allocation
+/// per path, which at 10,000 paced flows were a third of the core's time in cache misses.
+#[derive(Debug, Default)]
+pub struct Routes {
+    links: Vec<LinkId>,
+    spans: Vec<Span>,
+}
+
+/// Where a flow's forward path starts in `Routes::links`; its reverse path follows it.
+#[derive(Clone, Copy, Debug)]
+struct Span {
+    start: u32,
+    forward: u16,
+    reverse: u16,
+}
+
+impl Routes {
+    fn with_capacity(flows: usize, links_per_flow: usize) -> Self {
+        Routes { links: Vec::with_capacity(flows * links_per_flow), spans: Vec::with_capacity(flows) }
+    }
+
+    /// Appends the next flow's paths; each crosses at most 65,535 links (a packet's hop
+    /// count is a u16).
+    fn push(&mut self, forward: &[LinkId], reverse: &[LinkId]) -> std::result::Result<(), &'static str> {
+        let (Ok(f), Ok(r)) = (u16::try_from(forward.len()), u16::try_from(reverse.len())) else {
+            return Err("a route may cross at most 65535 links");
+        };
+        let start = u32::try_from(self.links.len()).map_err(|_| "the routes together may cross at most 2^32 links")?;
+        self.links.extend_from_slice(forward);
+        self.links.extend_from_slice(reverse);
+        self.spans.push(Span { start, forward: f, reverse: r });
+        Ok(())
+    }
+
+    /// Where `flow`'s forward or reverse path starts in `links`, and its length.
+    fn span(&self, flow: u32, forward: bool) -> (usize, u16) {
+        let sp = self.spans[flow as usize];
+        if forward {
+            (sp.start as usize, sp.forward)
+        } else {
+            (sp.start as usize + sp.forward as usize, sp.reverse)
+        }
+    }
+
+    /// The links of `flow`'s forward or reverse path, in order.
+    pub fn path(&self, flow: u32, forward: bool) -> &[LinkId] {
+        let (start, len) = self.span(flow, forward);
+        &self.links[start..start + len as usize]
+    }
+
+    /// The `hop`-th link of a path, None past its end.
+    pub fn hop(&self, flow: u32, forward: bool, hop: u16) -> Option<LinkId> {
+        let (start, len) = self.span(flow, forward);
+        (hop < len).then(|| self.links[start + hop as usize])
+    }
 }
 
 struct Builder {
@@ -59,7 +112,7 @@ impl Builder {
 }
 
 /// Builds the network and one route per flow (same order as `flows`).
-pub fn build(topology: &Topology, flows: &[FlowPlan], seed: u64) -> Result<(Network, Vec<Route>)> {
+pub fn build(topology: &Topology, flows: &[FlowPlan], seed: u64) -> Result<(Network, Routes)> {
     let mut b = Builder { seed, nodes: Vec::new(), links: Vec::new() };
     match topology {
         Topology::Dumbbell(d) => {
@@ -86,7 +139,7 @@ pub fn build(topology: &Topology, flows: &[FlowPlan], seed: u64) -> Result<(Netw
                 queue: &bn.queue,
                 loss: bn.reverse_loss.as_ref(),
             });
-            let mut routes = Vec::with_capacity(flows.len());
+            let mut routes = Routes::with_capacity(flows.len(), 6);
             for (i, f) in flows.iter().enumerate() {
                 let flow = i as u32;
                 let rtt = f.rtt.expect("plan() gives every dumbbell flow an RTT");
@@ -108,7 +161,7 @@ pub fn build(topology: &Topology, flows: &[FlowPlan], seed: u64) -> Result<(Netw
                 let s_down = access_link(&mut b, "src-access-rev", (left, src));
                 let d_down = access_link(&mut b, "dst-access", (right, dst));
                 let d_up = access_link(&mut b, "dst-access-rev", (dst, right));
-                routes.push(Route { forward: vec![s_up, fwd, d_down], reverse: vec![d_up, rev, s_down] });
+                routes.push(&[s_up, fwd, d_down], &[d_up, rev, s_down]).expect("three links each way");
             }
             Ok((Network { nodes: b.nodes, links: b.links, default_traced_links: vec![fwd] }, routes))
         }
@@ -152,7 +205,7 @@ pub fn build(topology: &Topology, flows: &[FlowPlan], seed: u64) -> Result<(Netw
                 }
             }
             let mut trees: HashMap<NodeId, Vec<Option<LinkId>>> = HashMap::new();
-            let mut routes = Vec::with_capacity(flows.len());
+            let mut routes = Routes::default();
             for f in flows {
                 let path = format!("$.flows[{}]", f.spec_index);
                 let from = f.from.as_deref().ok_or_else(|| SimError::invalid(format!("{path}.from"), "graph flows need `from` and `to` node names"))?;
@@ -169,13 +222,10 @@ pub fn build(topology: &Topology, flows: &[FlowPlan], seed: u64) -> Result<(Netw
                 let forward = route(src, dst);
                 let reverse = route(dst, src);
                 match (forward, reverse) {
-                    (Some(forward), Some(reverse)) => routes.push(Route { forward, reverse }),
+                    (Some(forward), Some(reverse)) => {
+                        routes.push(&forward, &reverse).map_err(|why| SimError::invalid("$.topology.graph", why))?
+                    }
                     _ => return Err(SimError::invalid(format!("{path}.to"), format!("no path between {from:?} and {to:?}"))),
-                }
-            }
-            for r in &routes {
-                if r.forward.len() > u16::MAX as usize || r.reverse.len() > u16::MAX as usize {
-                    return Err(SimError::invalid("$.topology.graph", "a route may cross at most 65535 links"));
                 }
             }
             let traced = (0..b.links.len() as LinkId).step_by(2).collect();
@@ -226,4 +276,24 @@ fn path_to(via: &[Option<LinkId>], links: &[Link], dst: NodeId) -> Option<Vec<Li
     }
     path.reverse();
     Some(path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_flows_paths_come_back_from_the_flat_table_as_they_went_in() {
+        let mut r = Routes::default();
+        r.push(&[0, 2, 4], &[5, 3, 1]).unwrap();
+        r.push(&[7], &[8, 9]).unwrap();
+        assert_eq!(r.path(0, true), &[0, 2, 4]);
+        assert_eq!(r.path(0, false), &[5, 3, 1]);
+        assert_eq!(r.path(1, true), &[7]);
+        assert_eq!(r.path(1, false), &[8, 9]);
+        assert_eq!(r.hop(1, false, 1), Some(9));
+        assert_eq!(r.hop(1, false, 2), None, "past the end: the packet has arrived");
+        let long = vec![0; u16::MAX as usize + 1];
+        assert!(r.push(&long, &[1]).is_err());
+    }
 }
