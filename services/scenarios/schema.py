@@ -33,6 +33,7 @@ __all__ = [
     "FLOW_TYPES",
     "LOSS_TYPES",
     "QUEUE_TYPES",
+    "RECOVER_GUARDS",
     "RTT_SAMPLING",
     "TOPOLOGY_KINDS",
     "TRACE_KINDS",
@@ -117,11 +118,13 @@ Variant = Literal[
 
 FlowType = Literal["tcp", "udp"]
 RttSampling = Literal["per_rtt", "timestamps"]
+RecoverGuard = Literal["ack_reaches_recover", "ack_passes_recover"]
 TraceKind = Literal["cwnd", "ssthresh", "queue"]
 
 VARIANTS: tuple[str, ...] = get_args(Variant)
 FLOW_TYPES: tuple[str, ...] = get_args(FlowType)
 RTT_SAMPLING: tuple[str, ...] = get_args(RttSampling)
+RECOVER_GUARDS: tuple[str, ...] = get_args(RecoverGuard)
 TRACE_KINDS: tuple[str, ...] = get_args(TraceKind)
 DEFAULT_VARIANT = "newreno-sbs"
 
@@ -458,6 +461,12 @@ class TcpConfig(_Model):
     Linux)."""
     limited_transmit: bool = False
     """RFC 3042: send one new segment on each of the first two duplicate ACKs."""
+    recover_guard: RecoverGuard = "ack_reaches_recover"
+    """When duplicate ACKs may start a new fast retransmit after a recovery or a timeout:
+    `ack_reaches_recover` once everything sent before it is acknowledged (RFC 6582 §3.2, RFC 6675
+    §5), or `ack_passes_recover` only once a segment beyond that is (ns-2.35)."""
+    integer_ssthresh: bool = False
+    """Round ssthresh down to whole segments at every reduction, as ns-2.35 does."""
     vegas: VegasParams = Field(default_factory=VegasParams)
     """Vegas thresholds (used by the `vegas` variant only)."""
 

@@ -370,6 +370,11 @@ pub struct TcpConfig {
     pub rtt_sampling: RttSampling,
     /// RFC 3042: send one new segment on each of the first two duplicate ACKs.
     pub limited_transmit: bool,
+    /// What a new fast retransmit waits for after a fast recovery or a timeout.
+    pub recover_guard: RecoverGuard,
+    /// ssthresh rounded down to whole segments at every reduction, as ns-2.35 keeps it
+    /// (`int ssthresh_`; `ssthresh_ = (int) halfwin` in TcpAgent::slowdown, tcp.cc).
+    pub integer_ssthresh: bool,
     pub vegas: VegasParams,
 }
 
@@ -394,6 +399,8 @@ impl Default for TcpConfig {
             timer_granularity_s: 0.01,
             rtt_sampling: RttSampling::PerRtt,
             limited_transmit: false,
+            recover_guard: RecoverGuard::AckReachesRecover,
+            integer_ssthresh: false,
             vegas: VegasParams::default(),
         }
     }
@@ -409,6 +416,22 @@ pub enum RttSampling {
     /// and Linux do with timestamps on; a retransmission's echo is unambiguous, so a sample
     /// after a timeout ends the backoff at once.
     Timestamps,
+}
+
+/// When duplicate ACKs may start a new fast retransmit after a recovery or a timeout, whose
+/// `recover` is the highest segment sent then (RFC 6582 §3.2 step 2; RFC 6675 §5's
+/// RecoveryPoint). It keeps the duplicate ACKs that go-back-N's needless resends draw from
+/// starting a second recovery for the same loss.
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum RecoverGuard {
+    /// Once the cumulative ACK covers everything up to `recover` (RFC 6582's "covers more
+    /// than recover" with byte-numbered ACKs; RFC 6675's "HighACK >= RecoveryPoint"; Linux).
+    AckReachesRecover,
+    /// Only once it acknowledges a segment beyond `recover`: ns-2.35's `highest_ack_ >
+    /// recover_` (dupack_action in tcp.cc, tcp-reno.cc, tcp-newreno.cc, tcp-sack1.cc), whose
+    /// ACKs name the last segment received, so the same comparison asks one segment more.
+    AckPassesRecover,
 }
 
 /// Brakmo & Peterson's thresholds, in packets queued in the network (ns-2 defaults).

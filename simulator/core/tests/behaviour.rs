@@ -670,3 +670,52 @@ fn two_bbr_flows_share_a_bottleneck_fairly() {
     assert!(jain > 0.97, "Jain {jain}");
     assert!(r.links[0].utilization > 0.95, "{}", r.links[0].utilization);
 }
+
+/// ns-2's deterministic single loss event (../shared/peers/ns2 `compare.py det`): one flow,
+/// 45 Mb/s, 70 ms, a receiver window of 30, packets 3001..3000+m dropped, 10 s.
+fn single_loss_event(variant: &str, m: u64, tcp: Value) -> RunResult {
+    let mut tcp_cfg = json!({"min_rto_s": 0.2, "timer_granularity_s": 0.01, "max_window_pkts": 30});
+    if let (Some(base), Some(extra)) = (tcp_cfg.as_object_mut(), tcp.as_object()) {
+        base.extend(extra.clone());
+    }
+    let drops: Vec<u64> = (3001..3001 + m).collect();
+    run(&json!({
+        "duration_s": 10, "seed": 1,
+        "topology": {"dumbbell": {"bottleneck": {"rate_mbps": 45, "delay_ms": 5,
+                                                 "queue": {"type": "droptail", "limit_pkts": 1000}},
+                                  "access": {"rate_mbps": 1000, "queue": {"type": "droptail", "limit_pkts": 1000}}}},
+        "flows": [{"name": "f", "variant": variant, "rtt_ms": 70, "tcp": tcp_cfg,
+                   "loss": {"type": "scheduled", "packets": drops}}],
+        "outputs": {"trace_interval_s": 0.01, "trace": ["cwnd", "ssthresh"]}
+    }))
+}
+
+#[test]
+fn after_a_timeout_duplicate_acks_of_needless_resends_start_a_recovery_only_under_the_rfc_guard() {
+    // Impatient times out on ten drops; go-back-N then resends segments the receiver holds,
+    // and each draws a duplicate ACK at the cumulative point, which by then equals `recover`.
+    let rfc = single_loss_event("newreno-impatient", 10, json!({}));
+    let ns2 = single_loss_event("newreno-impatient", 10, json!({"recover_guard": "ack_passes_recover"}));
+    let (a, b) = (flow(&rfc), flow(&ns2));
+    assert_eq!((a.timeouts, b.timeouts), (1, 1));
+    assert_eq!(a.fast_retransmits, 2, "RFC 6582/6675: the ACK covers recover, so a second fast retransmit: {a:?}");
+    assert_eq!(b.fast_retransmits, 1, "ns-2's guard waits for an ACK past recover: {b:?}");
+    assert!(b.retransmits < a.retransmits && b.goodput_bps > a.goodput_bps, "{a:?}\n{b:?}");
+}
+
+#[test]
+fn integer_ssthresh_rounds_the_halved_window_down_to_whole_segments() {
+    // Four drops: a fast retransmit at a window of 30 (ssthresh 15), then Impatient's timeout
+    // with 15 in flight: ssthresh 7.5, or 7 in whole segments.
+    let ssthresh_after_timeout = |tcp: Value| {
+        let r = single_loss_event("newreno-impatient", 4, tcp);
+        assert_eq!(flow(&r).timeouts, 1);
+        let t = r.traces.as_ref().unwrap();
+        let ss = t.flows[0].ssthresh.as_ref().unwrap();
+        let cwnd = t.flows[0].cwnd.as_ref().unwrap();
+        let i = cwnd.iter().position(|&c| c == 1.0).expect("the timeout's one-segment window");
+        ss[i].expect("ssthresh set")
+    };
+    assert_eq!(ssthresh_after_timeout(json!({})), 7.5);
+    assert_eq!(ssthresh_after_timeout(json!({"integer_ssthresh": true})), 7.0);
+}

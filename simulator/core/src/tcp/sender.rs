@@ -14,7 +14,7 @@ use super::scoreboard::Scoreboard;
 use super::socket::{CaState, SocketState};
 use crate::cc::{self, CongestionControl};
 use crate::packet::{Packet, PacketKind};
-use crate::scenario::{RttSampling, TcpConfig};
+use crate::scenario::{RecoverGuard, RttSampling, TcpConfig};
 use crate::time::{from_secs, SimTime};
 
 /// Cumulative counters; metrics take the difference over the measurement window.
@@ -203,9 +203,23 @@ impl TcpSender {
         self.s.snd_nxt == high && self.has_new_data(high) && high < self.s.snd_una + self.s.max_window
     }
 
-    /// RFC 6582 §3.2 step 2: no second fast retransmit for the same window.
+    /// RFC 6582 §3.2 step 2: no second fast retransmit for the same window (`recover_guard`).
     pub(in crate::tcp) fn may_start_recovery(&self) -> bool {
-        self.recover.is_none_or(|r| self.s.snd_una >= r)
+        self.recover.is_none_or(|r| match self.cfg.recover_guard {
+            RecoverGuard::AckReachesRecover => self.s.snd_una >= r,
+            RecoverGuard::AckPassesRecover => self.s.snd_una > r,
+        })
+    }
+
+    /// The variant's ssthresh for a reduction, in whole segments when the scenario asks
+    /// (`integer_ssthresh`, ns-2.35).
+    fn reduced_ssthresh(&mut self, now: SimTime) -> f64 {
+        let ssthresh = self.cc.ssthresh(&self.s, now);
+        if self.cfg.integer_ssthresh {
+            ssthresh.floor()
+        } else {
+            ssthresh
+        }
     }
 
     fn restart_timer(&mut self, now: SimTime) {
@@ -418,7 +432,7 @@ impl TcpSender {
     /// The loss is detected: ssthresh and `recover` for the episode, then the recovery's own
     /// entry.
     fn enter_fast_retransmit(&mut self, now: SimTime, out: &mut Vec<Packet>) {
-        self.s.ssthresh = self.cc.ssthresh(&self.s, now);
+        self.s.ssthresh = self.reduced_ssthresh(now);
         self.recover = Some(self.s.high_tx);
         self.counters.fast_retransmits += 1;
         self.partial_acks = 0;
@@ -439,7 +453,7 @@ impl TcpSender {
         // again from the one-segment window (Linux's tcp_enter_loss does the same).
         let repeated = self.s.ca_state == CaState::Loss && self.rto.backed_off();
         if !repeated {
-            self.s.ssthresh = self.cc.ssthresh(&self.s, now);
+            self.s.ssthresh = self.reduced_ssthresh(now);
         }
         self.s.cwnd = 1.0;
         self.s.ca_state = CaState::Loss;
