@@ -1,0 +1,221 @@
+#!/usr/bin/env python3
+"""Cross-check of tcpsim against ns-2.35, the simulator papers 000, 002 and 003 used.
+
+    .venv/bin/python simulator/validation/ns2_crosscheck.py                     # the whole matrix, ~2 min
+    .venv/bin/python simulator/validation/ns2_crosscheck.py --variants newreno-impatient --m 10,26
+    .venv/bin/python simulator/validation/ns2_crosscheck.py --rfc               # tcpsim with its RFC defaults
+    .venv/bin/python simulator/validation/ns2_crosscheck.py --install-ns2       # apt-get install ns2 when missing
+    .venv/bin/python simulator/validation/ns2_crosscheck.py --dry-run           # the commands only
+
+Deterministic single loss events, as the ns-2 peer's `compare.py det` first ran them: one
+flow on a 45 Mb/s dumbbell with a 70 ms round trip, a receiver window W small enough that
+the bottleneck never queues, and packets k+1..k+m dropped by a list loss module on the
+flow's first link; 10 s from a start at t = 0, no SYN round trip in ns-2 (tcpsim has no
+handshake). Nothing is random, so the two simulators must agree packet for packet: the same
+retransmissions, the same timeouts, and the same packets sent and delivered up to the run's
+end, within END_SLACK (the 10 s mark cuts the last flight: ns-2 counts packets acknowledged,
+tcpsim packets that reached the receiver).
+
+tcpsim runs with ns-2's ways (NS2_TCP; `--rfc` leaves them out): ns-2's `singledup_` as
+limited transmit, the recover guard that waits for an ACK past `recover`, and ssthresh in
+whole segments (docs/validation/ns2-crosscheck.md cites ns-2's source for each).
+
+ns-2 runs the peer's `dumbbell.tcl` (`../shared/peers/ns2`, read-only), which has NewReno
+(Slow-but-Steady and Impatient), Reno and SACK (`Sack1`); it prints one JSON line per run.
+The table goes to stdout (`--markdown` too); every run to bench-results/ns2-crosscheck-<date>.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parents[1]
+PEER = REPO.parent / "shared" / "peers" / "ns2"
+
+VARIANTS = ["newreno-sbs", "newreno-impatient", "reno", "sack"]
+"""tcpsim's variants that the peer's dumbbell.tcl builds, under the same names."""
+WINDOWS = [30, 60]
+M_VALUES = list(range(1, 41))
+DROP_AFTER = [3000, 1500]
+"""k: the first dropped packet is k + 1 (the flow's (k+1)-th data packet on its first link)."""
+END_SLACK = 2
+"""Packets sent and delivered may differ by this much at the run's end."""
+
+PATH = {"bw": 45, "rtt": 70, "bdelay": 5, "queue": 1000, "dur": 10}
+NS2_TCP = {"recover_guard": "ack_passes_recover", "integer_ssthresh": True}
+"""ns-2.35's own ways, which tcpsim's defaults (the RFCs') do not share."""
+
+
+def log(*a: object) -> None:
+    print(*a, file=sys.stderr, flush=True)
+
+
+def drops(k: int, m: int) -> list[int]:
+    return list(range(k + 1, k + m + 1))
+
+
+def scenario(variant: str, window: int, k: int, m: int, singledup: bool, ns2_ways: bool) -> dict:
+    """tcpsim's side: the peer's dumbbell with ns-2's TCP defaults where they differ from ours."""
+    tcp = {"min_rto_s": 0.2, "timer_granularity_s": 0.01, "limited_transmit": singledup, "max_window_pkts": window}
+    if ns2_ways:
+        tcp.update(NS2_TCP)
+    return {
+        "name": f"ns2-det-{variant}-w{window}-k{k}-m{m}",
+        "duration_s": PATH["dur"], "warmup_s": 0, "seed": 1,
+        "topology": {"dumbbell": {
+            "bottleneck": {"rate_mbps": PATH["bw"], "delay_ms": PATH["bdelay"],
+                           "queue": {"type": "droptail", "limit_pkts": PATH["queue"]}},
+            "access": {"rate_mbps": 1000, "queue": {"type": "droptail", "limit_pkts": 1000}}}},
+        "flows": [{"name": "f", "variant": variant, "rtt_ms": PATH["rtt"], "start_s": 0, "app": {"type": "ftp"},
+                   "tcp": tcp, "loss": {"type": "scheduled", "packets": drops(k, m)}}],
+    }
+
+
+def ns2_command(ns: str, variant: str, window: int, k: int, m: int, singledup: bool) -> list[str]:
+    args = {"flows": 1, "variants": variant, "bw": PATH["bw"], "rtt": PATH["rtt"], "bdelay": PATH["bdelay"],
+            "queue": PATH["queue"], "window": window, "dur": PATH["dur"], "warm": 0.001, "spread": 0,
+            "droplist": ",".join(map(str, drops(k, m))), "singledup": int(singledup), "syn": 0}
+    return [ns, str(PEER / "dumbbell.tcl")] + [f"{a}={v}" for a, v in args.items()]
+
+
+def run_ns2(cmd: list[str]) -> dict:
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    if p.returncode != 0:
+        raise RuntimeError(f"ns-2 failed ({p.returncode}): {p.stderr[-1500:]}")
+    f = json.loads(p.stdout.strip().splitlines()[-1])["per_flow"][0]
+    return {"sent": f["data_pkts_sent"], "delivered": f["acked_pkts"], "retransmits": f["retransmits"],
+            "timeouts": f["timeouts"], "drops": f["em_drops"]}
+
+
+def run_ours(sc: dict) -> dict:
+    import tcpsim  # noqa: PLC0415  (the project's .venv)
+
+    f = tcpsim.run(sc)["flows"][0]
+    delivered = round(f["goodput_bps"] * sc["duration_s"] / (8 * sc["flows"][0].get("tcp", {}).get("mss_bytes", 1000)))
+    return {"sent": f["packets_sent"], "delivered": delivered, "retransmits": f["retransmits"],
+            "timeouts": f["timeouts"], "drops": f["drops"], "fast_retransmits": f["fast_retransmits"]}
+
+
+def verdict(ours: dict, ns2: dict) -> str:
+    """`agree`, or what differs: retransmissions and timeouts exactly, the rest within END_SLACK."""
+    off = [k for k in ("retransmits", "timeouts") if ours[k] != ns2[k]]
+    off += [k for k in ("sent", "delivered") if abs(ours[k] - ns2[k]) > END_SLACK]
+    return "agree" if not off else "differs: " + ", ".join(off)
+
+
+def find_ns(install: bool) -> str | None:
+    ns = shutil.which("ns")
+    if ns or not install:
+        return ns
+    log("ns2_crosscheck: installing ns-2.35 (apt-get install -y ns2) ...")
+    subprocess.run(["apt-get", "install", "-y", "ns2"], check=True, stdout=subprocess.DEVNULL)
+    return shutil.which("ns")
+
+
+def cases(a: argparse.Namespace) -> list[dict]:
+    return [{"variant": v, "window": w, "k": k, "m": m}
+            for v in a.variants for w in a.windows for k in a.k for m in a.m]
+
+
+def case_name(r: dict) -> str:
+    return f"W{r['window']} k{r['k']} m{r['m']}"
+
+
+def fmt(o: dict) -> str:
+    return f"{o['delivered']} / {o['sent']} / {o['retransmits']} / {o['timeouts']}"
+
+
+def markdown(rows: list[dict]) -> str:
+    out = ["| variant | W | k | m | ns-2 delivered / sent / retx / TO | tcpsim delivered / sent / retx / TO | verdict |",
+           "|---|---:|---:|---:|---|---|---|"]
+    for r in rows:
+        out.append(f"| {r['variant']} | {r['window']} | {r['k']} | {r['m']} | {fmt(r['ns2'])} | {fmt(r['ours'])} | {r['verdict']} |")
+    return "\n".join(out)
+
+
+def summary(rows: list[dict]) -> str:
+    lines = []
+    for v in dict.fromkeys(r["variant"] for r in rows):
+        mine = [r for r in rows if r["variant"] == v]
+        bad = [r for r in mine if r["verdict"] != "agree"]
+        worst = max((abs(r["ours"]["delivered"] - r["ns2"]["delivered"]) for r in mine), default=0)
+        line = f"  {v:18s} {len(mine) - len(bad):4d}/{len(mine)} agree; largest delivered difference {worst}"
+        if bad:
+            line += "; differ: " + ", ".join(case_name(r) for r in bad[:8]) + (" ..." if len(bad) > 8 else "")
+        lines.append(line)
+    return "\n".join(lines)
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    ints = lambda s: [int(x) for x in s.split(",")]  # noqa: E731
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--variants", type=lambda s: s.split(","), default=VARIANTS,
+                   help=f"comma-separated, from {', '.join(VARIANTS)} (default: all)")
+    p.add_argument("--windows", type=ints, default=WINDOWS, help="receiver windows W, packets (default 30,60)")
+    p.add_argument("--m", type=ints, default=M_VALUES, help="numbers of consecutive drops (default 1..40)")
+    p.add_argument("--k", type=ints, default=DROP_AFTER, help="drops start after packet k (default 3000,1500)")
+    p.add_argument("--singledup", type=int, choices=(0, 1), default=0,
+                   help="ns-2 singledup_ and tcpsim limited_transmit (default 0, as compare.py det)")
+    p.add_argument("--rfc", action="store_true", help="tcpsim without ns-2's ways (NS2_TCP): its RFC defaults")
+    p.add_argument("--install-ns2", action="store_true", help="apt-get install -y ns2 when `ns` is missing")
+    p.add_argument("--dry-run", action="store_true", help="print the ns-2 commands and tcpsim scenarios, run nothing")
+    p.add_argument("--json", type=Path, help="write every run here (default bench-results/ns2-crosscheck-<date>.json)")
+    p.add_argument("--markdown", action="store_true", help="also print the table as Markdown")
+    p.add_argument("--strict", action="store_true", help="exit 1 unless every case agrees")
+    a = p.parse_args(argv)
+    unknown = sorted(set(a.variants) - set(VARIANTS))
+    if unknown:
+        p.error(f"--variants: unknown {', '.join(unknown)}; the peer's dumbbell.tcl has {', '.join(VARIANTS)}")
+    return a
+
+
+def main(argv: list[str] | None = None) -> int:
+    a = parse_args(argv)
+    todo = cases(a)
+    ns = find_ns(a.install_ns2) or "ns"
+    if a.dry_run:
+        for c in todo:
+            print(" ".join(ns2_command(ns, c["variant"], c["window"], c["k"], c["m"], bool(a.singledup))))
+            print(json.dumps(scenario(c["variant"], c["window"], c["k"], c["m"], bool(a.singledup), not a.rfc)))
+        return 0
+    if not shutil.which(ns):
+        log("ns2_crosscheck: ns-2 is not installed (`ns` not on PATH); rerun with --install-ns2, "
+            "or `apt-get install -y ns2`")
+        return 2
+    if not (PEER / "dumbbell.tcl").exists():
+        log(f"ns2_crosscheck: the ns-2 peer is not beside the repository ({PEER}); nothing to compare with")
+        return 2
+    t0 = time.perf_counter()
+    log(f"ns2_crosscheck: {len(todo)} cases, tcpsim {'with its RFC defaults' if a.rfc else 'with ns-2 ways ' + json.dumps(NS2_TCP)}")
+    rows = []
+    for i, c in enumerate(todo, 1):
+        sc = scenario(c["variant"], c["window"], c["k"], c["m"], bool(a.singledup), not a.rfc)
+        ours = run_ours(sc)
+        theirs = run_ns2(ns2_command(ns, c["variant"], c["window"], c["k"], c["m"], bool(a.singledup)))
+        rows.append({**c, "ours": ours, "ns2": theirs, "verdict": verdict(ours, theirs)})
+        if i % 40 == 0:
+            log(f"ns2_crosscheck: {i}/{len(todo)} ({time.perf_counter() - t0:.0f} s)")
+    elapsed = time.perf_counter() - t0
+    print(summary(rows))
+    agree = sum(r["verdict"] == "agree" for r in rows)
+    print(f"\n{agree}/{len(rows)} cases agree packet for packet ({elapsed:.0f} s)")
+    if a.markdown:
+        print("\n" + markdown(rows))
+    out = a.json or REPO / "bench-results" / f"ns2-crosscheck-{dt.date.today().isoformat()}.json"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps({"date": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"), "elapsed_s": round(elapsed, 1),
+                               "ns2_ways": None if a.rfc else NS2_TCP, "singledup": a.singledup, "rows": rows}, indent=1))
+    log(f"All runs: {out}")
+    return 1 if a.strict and agree < len(rows) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
