@@ -3,7 +3,7 @@
 The cross-check (docs/validation/ns2-crosscheck.md) needs ns-2.35 installed; these tests check
 what would silently break it: every scenario it builds is one the core accepts, it asks ns-2
 and tcpsim for the same run (path, window, drops, limited transmit), the peer script knows
-every key it passes, and the verdict holds packets to the documented slack and nothing more.
+every key it passes, and the verdict holds packets sent to the documented slack, no more.
 """
 
 from __future__ import annotations
@@ -68,9 +68,11 @@ def test_the_peer_script_knows_every_key_and_variant_it_is_given():
         assert re.search(rf"^\s+{re.escape(v)} {{", tcl, re.M), v
 
 
-def test_the_verdict_holds_retransmissions_and_timeouts_exactly_and_counts_to_the_slack():
+def test_the_verdict_holds_retransmissions_and_timeouts_exactly_and_packets_sent_to_the_slack():
     ns2 = {"sent": 3747, "delivered": 3713, "retransmits": 6, "timeouts": 1}
-    same = dict(ns2, sent=3747 + xc.END_SLACK, delivered=3713 - xc.END_SLACK)
+    # Delivered is measured at different ends (acknowledged at the sender, arrived at the
+    # receiver): shown, never judged.
+    same = dict(ns2, sent=3747 - xc.END_SLACK, delivered=3713 + 30)
     assert xc.verdict(same, ns2) == "agree"
     assert xc.verdict(dict(same, sent=3747 + xc.END_SLACK + 1), ns2) == "differs: sent"
     assert xc.verdict(dict(same, retransmits=7, timeouts=2), ns2) == "differs: retransmits, timeouts"

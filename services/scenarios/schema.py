@@ -34,6 +34,7 @@ __all__ = [
     "LOSS_TYPES",
     "QUEUE_TYPES",
     "RECOVER_GUARDS",
+    "REPEATED_TIMEOUT_SSTHRESH",
     "RTT_SAMPLING",
     "TOPOLOGY_KINDS",
     "TRACE_KINDS",
@@ -119,12 +120,14 @@ Variant = Literal[
 FlowType = Literal["tcp", "udp"]
 RttSampling = Literal["per_rtt", "timestamps"]
 RecoverGuard = Literal["ack_reaches_recover", "ack_passes_recover"]
+RepeatedTimeoutSsthresh = Literal["hold", "halve"]
 TraceKind = Literal["cwnd", "ssthresh", "queue"]
 
 VARIANTS: tuple[str, ...] = get_args(Variant)
 FLOW_TYPES: tuple[str, ...] = get_args(FlowType)
 RTT_SAMPLING: tuple[str, ...] = get_args(RttSampling)
 RECOVER_GUARDS: tuple[str, ...] = get_args(RecoverGuard)
+REPEATED_TIMEOUT_SSTHRESH: tuple[str, ...] = get_args(RepeatedTimeoutSsthresh)
 TRACE_KINDS: tuple[str, ...] = get_args(TraceKind)
 DEFAULT_VARIANT = "newreno-sbs"
 
@@ -467,6 +470,9 @@ class TcpConfig(_Model):
     §5), or `ack_passes_recover` only once a segment beyond that is (ns-2.35)."""
     integer_ssthresh: bool = False
     """Round ssthresh down to whole segments at every reduction, as ns-2.35 does."""
+    repeated_timeout_ssthresh: RepeatedTimeoutSsthresh = "hold"
+    """ssthresh when the same data times out again: `hold` (RFC 5681 §3.1, Linux) or `halve` from
+    the one-segment window, so 2 (ns-2.35)."""
     vegas: VegasParams = Field(default_factory=VegasParams)
     """Vegas thresholds (used by the `vegas` variant only)."""
 

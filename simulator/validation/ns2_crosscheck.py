@@ -12,9 +12,10 @@ flow on a 45 Mb/s dumbbell with a 70 ms round trip, a receiver window W small en
 the bottleneck never queues, and packets k+1..k+m dropped by a list loss module on the
 flow's first link; 10 s from a start at t = 0, no SYN round trip in ns-2 (tcpsim has no
 handshake). Nothing is random, so the two simulators must agree packet for packet: the same
-retransmissions, the same timeouts, and the same packets sent and delivered up to the run's
-end, within END_SLACK (the 10 s mark cuts the last flight: ns-2 counts packets acknowledged,
-tcpsim packets that reached the receiver).
+retransmissions, the same timeouts, and the same packets sent up to the run's end, within
+END_SLACK. Packets delivered are shown, not judged: ns-2 counts what the sender has seen
+acknowledged, tcpsim what reached the receiver, so at the 10 s mark they differ by whatever
+was between the two, up to a window and a half-RTT of ACKs.
 
 tcpsim runs with ns-2's ways (NS2_TCP; `--rfc` leaves them out): ns-2's `singledup_` as
 limited transmit, the recover guard that waits for an ACK past `recover`, and ssthresh in
@@ -47,10 +48,10 @@ M_VALUES = list(range(1, 41))
 DROP_AFTER = [3000, 1500]
 """k: the first dropped packet is k + 1 (the flow's (k+1)-th data packet on its first link)."""
 END_SLACK = 2
-"""Packets sent and delivered may differ by this much at the run's end."""
+"""Packets sent may differ by this much at the run's end (issue 14's "±2")."""
 
 PATH = {"bw": 45, "rtt": 70, "bdelay": 5, "queue": 1000, "dur": 10}
-NS2_TCP = {"recover_guard": "ack_passes_recover", "integer_ssthresh": True}
+NS2_TCP = {"recover_guard": "ack_passes_recover", "integer_ssthresh": True, "repeated_timeout_ssthresh": "halve"}
 """ns-2.35's own ways, which tcpsim's defaults (the RFCs') do not share."""
 
 
@@ -105,9 +106,9 @@ def run_ours(sc: dict) -> dict:
 
 
 def verdict(ours: dict, ns2: dict) -> str:
-    """`agree`, or what differs: retransmissions and timeouts exactly, the rest within END_SLACK."""
+    """`agree`, or what differs: retransmissions and timeouts exactly, packets sent within END_SLACK."""
     off = [k for k in ("retransmits", "timeouts") if ours[k] != ns2[k]]
-    off += [k for k in ("sent", "delivered") if abs(ours[k] - ns2[k]) > END_SLACK]
+    off += ["sent"] * (abs(ours["sent"] - ns2["sent"]) > END_SLACK)
     return "agree" if not off else "differs: " + ", ".join(off)
 
 
@@ -146,8 +147,8 @@ def summary(rows: list[dict]) -> str:
     for v in dict.fromkeys(r["variant"] for r in rows):
         mine = [r for r in rows if r["variant"] == v]
         bad = [r for r in mine if r["verdict"] != "agree"]
-        worst = max((abs(r["ours"]["delivered"] - r["ns2"]["delivered"]) for r in mine), default=0)
-        line = f"  {v:18s} {len(mine) - len(bad):4d}/{len(mine)} agree; largest delivered difference {worst}"
+        worst = max((abs(r["ours"]["sent"] - r["ns2"]["sent"]) for r in mine), default=0)
+        line = f"  {v:18s} {len(mine) - len(bad):4d}/{len(mine)} agree; largest difference in packets sent {worst}"
         if bad:
             line += "; differ: " + ", ".join(case_name(r) for r in bad[:8]) + (" ..." if len(bad) > 8 else "")
         lines.append(line)

@@ -375,6 +375,8 @@ pub struct TcpConfig {
     /// ssthresh rounded down to whole segments at every reduction, as ns-2.35 keeps it
     /// (`int ssthresh_`; `ssthresh_ = (int) halfwin` in TcpAgent::slowdown, tcp.cc).
     pub integer_ssthresh: bool,
+    /// ssthresh when the same data times out again.
+    pub repeated_timeout_ssthresh: RepeatedTimeoutSsthresh,
     pub vegas: VegasParams,
 }
 
@@ -401,6 +403,7 @@ impl Default for TcpConfig {
             limited_transmit: false,
             recover_guard: RecoverGuard::AckReachesRecover,
             integer_ssthresh: false,
+            repeated_timeout_ssthresh: RepeatedTimeoutSsthresh::Hold,
             vegas: VegasParams::default(),
         }
     }
@@ -432,6 +435,19 @@ pub enum RecoverGuard {
     /// recover_` (dupack_action in tcp.cc, tcp-reno.cc, tcp-newreno.cc, tcp-sack1.cc), whose
     /// ACKs name the last segment received, so the same comparison asks one segment more.
     AckPassesRecover,
+}
+
+/// What a retransmission timeout does to ssthresh when the segment it resends was already
+/// resent by the timer.
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum RepeatedTimeoutSsthresh {
+    /// Held: RFC 5681 §3.1 sets it only when the segment "has not yet been resent by way of
+    /// the retransmission timer" (Linux's tcp_enter_loss alike).
+    Hold,
+    /// Halved again from the one-segment window, so 2: ns-2.35's TcpAgent::timeout calls
+    /// slowdown(CLOSE_SSTHRESH_HALF | CLOSE_CWND_RESTART) on every expiry (tcp.cc).
+    Halve,
 }
 
 /// Brakmo & Peterson's thresholds, in packets queued in the network (ns-2 defaults).

@@ -719,3 +719,17 @@ fn integer_ssthresh_rounds_the_halved_window_down_to_whole_segments() {
     assert_eq!(ssthresh_after_timeout(json!({})), 7.5);
     assert_eq!(ssthresh_after_timeout(json!({"integer_ssthresh": true})), 7.0);
 }
+
+#[test]
+fn a_second_timeout_of_the_same_data_holds_ssthresh_unless_asked_to_halve_it_again() {
+    // 31 drops with a window of 30: everything in flight is lost, the first timeout's resend
+    // too, so the timer fires twice for segment 3001.
+    let ssthresh_at_end = |tcp: Value| {
+        let r = single_loss_event("newreno-sbs", 31, tcp);
+        assert_eq!(flow(&r).timeouts, 2, "{:?}", flow(&r));
+        let t = r.traces.as_ref().unwrap();
+        t.flows[0].ssthresh.as_ref().unwrap().last().copied().flatten().expect("ssthresh set")
+    };
+    assert_eq!(ssthresh_at_end(json!({})), 15.0, "RFC 5681 §3.1: held at the first timeout's value");
+    assert_eq!(ssthresh_at_end(json!({"repeated_timeout_ssthresh": "halve"})), 2.0, "ns-2.35: halved from one segment");
+}

@@ -14,7 +14,7 @@ use super::scoreboard::Scoreboard;
 use super::socket::{CaState, SocketState};
 use crate::cc::{self, CongestionControl};
 use crate::packet::{Packet, PacketKind};
-use crate::scenario::{RecoverGuard, RttSampling, TcpConfig};
+use crate::scenario::{RecoverGuard, RepeatedTimeoutSsthresh, RttSampling, TcpConfig};
 use crate::time::{from_secs, SimTime};
 
 /// Cumulative counters; metrics take the difference over the measurement window.
@@ -452,7 +452,7 @@ impl TcpSender {
         // RFC 5681 §3.1: when the same data times out again, ssthresh is held, not halved
         // again from the one-segment window (Linux's tcp_enter_loss does the same).
         let repeated = self.s.ca_state == CaState::Loss && self.rto.backed_off();
-        if !repeated {
+        if !repeated || self.cfg.repeated_timeout_ssthresh == RepeatedTimeoutSsthresh::Halve {
             self.s.ssthresh = self.reduced_ssthresh(now);
         }
         self.s.cwnd = 1.0;
