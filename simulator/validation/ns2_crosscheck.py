@@ -117,7 +117,10 @@ def find_ns(install: bool) -> str | None:
     if ns or not install:
         return ns
     log("ns2_crosscheck: installing ns-2.35 (apt-get install -y ns2) ...")
-    subprocess.run(["apt-get", "install", "-y", "ns2"], check=True, stdout=subprocess.DEVNULL)
+    p = subprocess.run(["apt-get", "install", "-y", "ns2"], capture_output=True, text=True)
+    if p.returncode != 0:
+        log(f"ns2_crosscheck: apt-get install ns2 failed ({p.returncode}; root and Debian's archive needed): "
+            f"{p.stderr.strip()[-500:]}")
     return shutil.which("ns")
 
 
