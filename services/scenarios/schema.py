@@ -423,7 +423,8 @@ class VegasParams(_Model):
 
 
 class TcpConfig(_Model):
-    """Per-flow TCP parameters. Defaults are ns-2's (`tcp-defaults.tcl`), what paper 000 used."""
+    """Per-flow TCP parameters. Defaults are ns-2.35's where paper 000 relied on them, not everywhere:
+    the receiver window, limited transmit and the three ns-2 ways differ (docs/simulator.md)."""
 
     mss_bytes: Annotated[U32, Field(ge=64, le=65_000)] = 1000
     """Segment payload, bytes."""

@@ -336,8 +336,11 @@ impl Default for AppSpec {
     }
 }
 
-/// Per-flow TCP parameters. Defaults are ns-2's (`tcp-defaults.tcl`) where paper 000 relied on
-/// them; paper 004's OPNET table is expressible (initial RTO 1 s, min 0.5 s, max 64 s, …).
+/// Per-flow TCP parameters. Defaults are ns-2.35's (`tcp-defaults.tcl`) where paper 000 relied
+/// on them, not everywhere: the receiver window, limited transmit and the three ns-2 ways
+/// (`recover_guard`, `integer_ssthresh`, `repeated_timeout_ssthresh`) are not ns-2's
+/// (docs/simulator.md says which is whose); paper 004's OPNET table is expressible (initial RTO
+/// 1 s, min 0.5 s, max 64 s, …).
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct TcpConfig {
