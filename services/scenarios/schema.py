@@ -26,7 +26,8 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal, get_args
 
-from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag
+import tcpsim
+from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, model_validator
 
 __all__ = [
     "APP_TYPES",
@@ -36,6 +37,7 @@ __all__ = [
     "RECOVER_GUARDS",
     "REPEATED_TIMEOUT_SSTHRESH",
     "RTT_SAMPLING",
+    "TCP_PROFILES",
     "TOPOLOGY_KINDS",
     "TRACE_KINDS",
     "UNION_TAGS",
@@ -121,6 +123,7 @@ FlowType = Literal["tcp", "udp"]
 RttSampling = Literal["per_rtt", "timestamps"]
 RecoverGuard = Literal["ack_reaches_recover", "ack_passes_recover"]
 RepeatedTimeoutSsthresh = Literal["hold", "halve"]
+TcpProfile = Literal["ns2", "ns3", "linux", "opnet"]
 TraceKind = Literal["cwnd", "ssthresh", "queue"]
 
 VARIANTS: tuple[str, ...] = get_args(Variant)
@@ -128,6 +131,7 @@ FLOW_TYPES: tuple[str, ...] = get_args(FlowType)
 RTT_SAMPLING: tuple[str, ...] = get_args(RttSampling)
 RECOVER_GUARDS: tuple[str, ...] = get_args(RecoverGuard)
 REPEATED_TIMEOUT_SSTHRESH: tuple[str, ...] = get_args(RepeatedTimeoutSsthresh)
+TCP_PROFILES: tuple[str, ...] = get_args(TcpProfile)
 TRACE_KINDS: tuple[str, ...] = get_args(TraceKind)
 DEFAULT_VARIANT = "newreno-sbs"
 
@@ -425,6 +429,19 @@ class VegasParams(_Model):
 class TcpConfig(_Model):
     """Per-flow TCP parameters. Defaults are ns-2.35's where paper 000 relied on them, not everywhere:
     the receiver window, limited transmit and the three ns-2 ways differ (docs/simulator.md)."""
+
+    profile: TcpProfile | None = None
+    """A reference's TCP defaults for every field left out: `ns2` (ns-2.35), `ns3` (ns-3.44),
+    `linux` (a Linux 6.x host), `opnet` (paper 004's OPNET table); fields given here still win.
+    The settings are the core's (`tcpsim.TCP_PROFILES`; docs/simulator.md, "TCP profiles")."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _profile_defaults(cls, data: Any) -> Any:
+        """The profile's settings under the fields the scenario leaves out, as the core does."""
+        if isinstance(data, dict) and isinstance(data.get("profile"), str) and data["profile"] in tcpsim.TCP_PROFILES:
+            return {**tcpsim.TCP_PROFILES[data["profile"]], **data}
+        return data
 
     mss_bytes: Annotated[U32, Field(ge=64, le=65_000)] = 1000
     """Segment payload, bytes."""

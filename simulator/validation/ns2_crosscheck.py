@@ -17,9 +17,12 @@ END_SLACK. Packets delivered are shown, not judged: ns-2 counts what the sender 
 acknowledged, tcpsim what reached the receiver, so at the 10 s mark they differ by whatever
 was between the two, up to a window and a half-RTT of ACKs.
 
-tcpsim runs with ns-2's ways (NS2_TCP; `--rfc` leaves them out): ns-2's `singledup_` as
-limited transmit, the recover guard that waits for an ACK past `recover`, and ssthresh in
-whole segments (docs/validation/ns2-crosscheck.md cites ns-2's source for each).
+tcpsim runs with the `ns2` TCP profile (ns-2.35's defaults and its three ways of its own:
+the recover guard that waits for an ACK past `recover`, ssthresh in whole segments, halved
+again on a repeated timeout; docs/validation/ns2-crosscheck.md cites ns-2's source for each),
+with the run's window and limited transmit (`singledup_`) given on both sides. `--rfc` runs
+tcpsim with its own defaults instead (the RFCs' behaviour), the same window, timers and
+limited transmit.
 
 ns-2 runs the peer's `dumbbell.tcl` (`../shared/peers/ns2`, read-only), which has NewReno
 (Slow-but-Steady and Impatient), Reno and SACK (`Sack1`); it prints one JSON line per run.
@@ -51,8 +54,8 @@ END_SLACK = 2
 """Packets sent may differ by this much at the run's end (issue 14's "±2")."""
 
 PATH = {"bw": 45, "rtt": 70, "bdelay": 5, "queue": 1000, "dur": 10}
-NS2_TCP = {"recover_guard": "ack_passes_recover", "integer_ssthresh": True, "repeated_timeout_ssthresh": "halve"}
-"""ns-2.35's own ways, which tcpsim's defaults (the RFCs') do not share."""
+RFC_TCP = {"min_rto_s": 0.2, "timer_granularity_s": 0.01}
+"""With `--rfc`: ns-2's timers on tcpsim's defaults, nothing of ns-2's own ways."""
 
 
 def log(*a: object) -> None:
@@ -64,10 +67,9 @@ def drops(k: int, m: int) -> list[int]:
 
 
 def scenario(variant: str, window: int, k: int, m: int, singledup: bool, ns2_ways: bool) -> dict:
-    """tcpsim's side: the peer's dumbbell with ns-2's TCP defaults where they differ from ours."""
-    tcp = {"min_rto_s": 0.2, "timer_granularity_s": 0.01, "limited_transmit": singledup, "max_window_pkts": window}
-    if ns2_ways:
-        tcp.update(NS2_TCP)
+    """tcpsim's side: the peer's dumbbell, with the `ns2` profile or (not ns2_ways) our defaults."""
+    tcp = {"profile": "ns2"} if ns2_ways else dict(RFC_TCP)
+    tcp |= {"limited_transmit": singledup, "max_window_pkts": window}
     return {
         "name": f"ns2-det-{variant}-w{window}-k{k}-m{m}",
         "duration_s": PATH["dur"], "warmup_s": 0, "seed": 1,
@@ -168,7 +170,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--k", type=ints, default=DROP_AFTER, help="drops start after packet k (default 3000,1500)")
     p.add_argument("--singledup", type=int, choices=(0, 1), default=0,
                    help="ns-2 singledup_ and tcpsim limited_transmit (default 0, as compare.py det)")
-    p.add_argument("--rfc", action="store_true", help="tcpsim without ns-2's ways (NS2_TCP): its RFC defaults")
+    p.add_argument("--rfc", action="store_true", help="tcpsim with its own (RFC) defaults instead of the ns2 profile")
     p.add_argument("--install-ns2", action="store_true", help="apt-get install -y ns2 when `ns` is missing")
     p.add_argument("--dry-run", action="store_true", help="print the ns-2 commands and tcpsim scenarios, run nothing")
     p.add_argument("--json", type=Path, help="write every run here (default bench-results/ns2-crosscheck-<date>.json)")
@@ -198,7 +200,7 @@ def main(argv: list[str] | None = None) -> int:
         log(f"ns2_crosscheck: the ns-2 peer is not beside the repository ({PEER}); nothing to compare with")
         return 2
     t0 = time.perf_counter()
-    log(f"ns2_crosscheck: {len(todo)} cases, tcpsim {'with its RFC defaults' if a.rfc else 'with ns-2 ways ' + json.dumps(NS2_TCP)}")
+    log(f"ns2_crosscheck: {len(todo)} cases, tcpsim {'with its RFC defaults' if a.rfc else 'with the ns2 profile'}")
     rows = []
     for i, c in enumerate(todo, 1):
         sc = scenario(c["variant"], c["window"], c["k"], c["m"], bool(a.singledup), not a.rfc)
@@ -216,7 +218,7 @@ def main(argv: list[str] | None = None) -> int:
     out = a.json or REPO / "bench-results" / f"ns2-crosscheck-{dt.date.today().isoformat()}.json"
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps({"date": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"), "elapsed_s": round(elapsed, 1),
-                               "ns2_ways": None if a.rfc else NS2_TCP, "singledup": a.singledup, "rows": rows}, indent=1))
+                               "tcpsim_tcp": "rfc" if a.rfc else "ns2 profile", "singledup": a.singledup, "rows": rows}, indent=1))
     log(f"All runs: {out}")
     return 1 if a.strict and agree < len(rows) else 0
 

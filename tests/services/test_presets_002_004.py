@@ -235,3 +235,7 @@ def test_the_002_data_file_lists_every_conclusion_the_presets_use():
     ids = {c["id"] for c in data["conclusions"]}
     used = {c["id"] for name in P002 for c in get_preset(name).published.values["conclusions"]}
     assert used == ids
+
+
+def test_the_opnet_tcp_profile_is_paper_004s_table_as_its_preset_reads_it():
+    assert opnet_tcp() == tcpsim.TCP_PROFILES["opnet"]

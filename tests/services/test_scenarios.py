@@ -109,6 +109,7 @@ HAND_WRITTEN: list[dict[str, Any]] = [
                     "timer_granularity_s": 0.001,
                     "rtt_sampling": "timestamps",
                     "limited_transmit": True,
+                    "profile": "linux",
                     "recover_guard": "ack_passes_recover",
                     "integer_ssthresh": True,
                     "repeated_timeout_ssthresh": "halve",
@@ -150,6 +151,10 @@ HAND_WRITTEN: list[dict[str, Any]] = [
     },
     {"duration_s": 1, "topology": {"graph": {"nodes": ["x", "y"], "links": [
         {"from": "x", "to": "y", "rate_mbps": 1, "delay_ms": 0}]}}, "flows": [{"from": "x", "to": "y"}]},
+    # Each TCP profile alone (its settings fill the rest), and one with a field of our own.
+    *({"duration_s": 5, "topology": _dumbbell(), "flows": [{"rtt_ms": 40, "tcp": {"profile": p}}]}
+      for p in ("ns2", "ns3", "linux", "opnet")),
+    {"duration_s": 5, "topology": _dumbbell(), "flows": [{"rtt_ms": 40, "tcp": {"profile": "ns2", "max_window_pkts": 64}}]},
 ]
 
 PRESET_SCENARIOS = [pytest.param(p.scenario, id=p.name) for p in list_presets()]
@@ -237,6 +242,7 @@ def test_the_variants_are_the_cores():
         pytest.param(schema.FLOW_TYPES, lambda s: s["flows"][0].update(type="?"), id="flow-type"),
         pytest.param(schema.RTT_SAMPLING, lambda s: s["flows"][0].update(tcp={"rtt_sampling": "?"}), id="rtt-sampling"),
         pytest.param(schema.RECOVER_GUARDS, lambda s: s["flows"][0].update(tcp={"recover_guard": "?"}), id="recover-guard"),
+        pytest.param(schema.TCP_PROFILES, lambda s: s["flows"][0].update(tcp={"profile": "?"}), id="tcp-profile"),
         pytest.param(schema.REPEATED_TIMEOUT_SSTHRESH,
                      lambda s: s["flows"][0].update(tcp={"repeated_timeout_ssthresh": "?"}), id="repeated-timeout"),
         pytest.param(schema.TRACE_KINDS, lambda s: s.update(outputs={"trace": ["?"]}), id="trace"),
@@ -783,3 +789,12 @@ def test_the_result_shares_nothing_mutable_with_the_value(doc, value):
     changed = apply_overrides(doc, {format_path((key,)): holder})
     changed[key]["v"] = "changed"
     assert holder == {"v": value}
+
+
+def test_the_tcp_profiles_are_the_cores_and_a_field_given_beside_one_wins():
+    assert set(schema.TCP_PROFILES) == set(tcpsim.TCP_PROFILES)
+    scenario = {"duration_s": 5, "topology": _dumbbell(),
+                "flows": [{"rtt_ms": 40, "tcp": {"profile": "ns2", "max_window_pkts": 64}}]}
+    tcp = Scenario.model_validate(scenario).flows[0].tcp
+    assert (tcp.profile, tcp.max_window_pkts, tcp.limited_transmit) == ("ns2", 64, True)
+    assert tcp.recover_guard == tcpsim.TCP_PROFILES["ns2"]["recover_guard"] == "ack_passes_recover"

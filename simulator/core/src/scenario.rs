@@ -344,6 +344,9 @@ impl Default for AppSpec {
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct TcpConfig {
+    /// A reference's TCP defaults for every field the scenario leaves out (`TcpProfile`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub profile: Option<TcpProfile>,
     pub mss_bytes: u32,
     /// TCP/IP header bytes added to every segment on the wire (an ACK is one header).
     pub header_bytes: u32,
@@ -386,6 +389,7 @@ pub struct TcpConfig {
 impl Default for TcpConfig {
     fn default() -> Self {
         TcpConfig {
+            profile: None,
             mss_bytes: 1000,
             header_bytes: 40,
             initial_cwnd_pkts: 2.0,
@@ -422,6 +426,80 @@ pub enum RttSampling {
     /// and Linux do with timestamps on; a retransmission's echo is unambiguous, so a sample
     /// after a timeout ends the backoff at once.
     Timestamps,
+}
+
+/// A simulator's or a host's TCP defaults, named on a flow's `tcp` (`"profile": "ns2"`): each
+/// sets the fields below for that reference, and a field the scenario gives still wins. Fields
+/// a profile does not name keep tcpsim's defaults; the variant is the flow's own choice.
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum TcpProfile {
+    /// ns-2.35's `Agent/TCP` and `Agent/TCPSink` (ns-default.tcl, read from Debian's
+    /// ns-2.35 binary), with ns-2's three ways of its own (docs/validation/ns2-crosscheck.md).
+    /// ns-2's SYN round trip (`syn_` true) has no counterpart: tcpsim has no handshake.
+    Ns2,
+    /// ns-3.44's `TcpSocket`, `TcpSocketBase` and `RttMeanDeviation` attribute defaults (read
+    /// from the ns-3.44 Python package): 536-byte segments, IW 10, 128 KiB receive buffer, an
+    /// ACK per 2 segments or 200 ms, RTO 1 s initially and at least, 1 ms clock, timestamps,
+    /// SACK, limited transmit. Header 54 bytes: IPv4 20 + TCP 20 + timestamps 12 + PPP 2.
+    Ns3,
+    /// A Linux 6.x host on Ethernet: MSS 1448 (1500 − 20 − 20 − 12 of timestamps), IW 10
+    /// (TCP_INIT_CWND, RFC 6928), RTO 1 s initially (TCP_TIMEOUT_INIT), 200 ms at least
+    /// (TCP_RTO_MIN), 120 s at most (TCP_RTO_MAX), delayed ACKs from 40 ms (TCP_ATO_MIN),
+    /// SACK and timestamps on, a 6 MiB receive buffer (tcp_rmem), cwnd and ssthresh in whole
+    /// packets. Linux's RACK, PRR and HyStart are not in tcpsim yet (issue 17).
+    Linux,
+    /// Paper 004's OPNET Modeler table (its Table 1): initial window 1 MSS of 1460 bytes, a
+    /// 65,535-byte receive buffer (44 segments), an ACK per 2 segments or 200 ms, RTO 1 s
+    /// initially, 0.5 s at least, 64 s at most, 3 duplicate ACKs.
+    Opnet,
+}
+
+impl TcpProfile {
+    /// The fields this profile sets, as scenario JSON.
+    pub fn settings(self) -> serde_json::Value {
+        use serde_json::json;
+        match self {
+            TcpProfile::Ns2 => json!({
+                "mss_bytes": 1000, "header_bytes": 40, "initial_cwnd_pkts": 2, "max_window_pkts": 20,
+                "delayed_ack": false, "dupack_threshold": 3, "initial_rto_s": 3.0, "min_rto_s": 0.2,
+                "max_rto_s": 60.0, "rtt_gain": 0.125, "rttvar_gain": 0.25, "rttvar_k": 4.0,
+                "timer_granularity_s": 0.01, "rtt_sampling": "per_rtt", "limited_transmit": true,
+                "recover_guard": "ack_passes_recover", "integer_ssthresh": true,
+                "repeated_timeout_ssthresh": "halve"
+            }),
+            TcpProfile::Ns3 => json!({
+                "mss_bytes": 536, "header_bytes": 54, "initial_cwnd_pkts": 10, "max_window_pkts": 244,
+                "delayed_ack": true, "delack_timeout_s": 0.2, "sack": true, "dupack_threshold": 3,
+                "initial_rto_s": 1.0, "min_rto_s": 1.0, "rtt_gain": 0.125, "rttvar_gain": 0.25,
+                "rttvar_k": 4.0, "timer_granularity_s": 0.001, "rtt_sampling": "timestamps",
+                "limited_transmit": true
+            }),
+            TcpProfile::Linux => json!({
+                "mss_bytes": 1448, "header_bytes": 52, "initial_cwnd_pkts": 10, "max_window_pkts": 4344,
+                "delayed_ack": true, "delack_timeout_s": 0.04, "sack": true, "dupack_threshold": 3,
+                "initial_rto_s": 1.0, "min_rto_s": 0.2, "max_rto_s": 120.0, "timer_granularity_s": 0.001,
+                "rtt_sampling": "timestamps", "integer_ssthresh": true
+            }),
+            TcpProfile::Opnet => json!({
+                "mss_bytes": 1460, "header_bytes": 40, "initial_cwnd_pkts": 1, "max_window_pkts": 44,
+                "delayed_ack": true, "delack_timeout_s": 0.2, "dupack_threshold": 3,
+                "initial_rto_s": 1.0, "min_rto_s": 0.5, "max_rto_s": 64.0, "rtt_gain": 0.125,
+                "rttvar_gain": 0.25, "rttvar_k": 4.0
+            }),
+        }
+    }
+
+    pub const ALL: [TcpProfile; 4] = [TcpProfile::Ns2, TcpProfile::Ns3, TcpProfile::Linux, TcpProfile::Opnet];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            TcpProfile::Ns2 => "ns2",
+            TcpProfile::Ns3 => "ns3",
+            TcpProfile::Linux => "linux",
+            TcpProfile::Opnet => "opnet",
+        }
+    }
 }
 
 /// When duplicate ACKs may start a new fast retransmit after a recovery or a timeout, whose
@@ -526,10 +604,27 @@ impl Scenario {
             return Err(SimError::Parse { path: "$".into(), message });
         }
         let de = &mut serde_json::Deserializer::from_str(text);
-        serde_path_to_error::deserialize(de).map_err(|e| {
+        let scenario: Scenario = serde_path_to_error::deserialize(de).map_err(|e| {
             let path = e.path().to_string();
             let message = e.into_inner().to_string();
             SimError::Parse { path: json_path(&path), message: strip_position(&message) }
+        })?;
+        if scenario.flows.iter().all(|f| f.tcp.profile.is_none()) {
+            return Ok(scenario);
+        }
+        // Read once as written (every error names the scenario's own field); then again with
+        // each profile's settings under the fields the flow left out.
+        let mut value: serde_json::Value = serde_json::from_str(text).expect("parsed above");
+        for (flow, spec) in value["flows"].as_array_mut().expect("flows parsed above").iter_mut().zip(&scenario.flows) {
+            let Some(profile) = spec.tcp.profile else { continue };
+            let tcp = flow["tcp"].as_object_mut().expect("a profile is set in an object");
+            for (field, setting) in profile.settings().as_object().expect("settings are an object") {
+                tcp.entry(field.clone()).or_insert_with(|| setting.clone());
+            }
+        }
+        serde_json::from_value(value).map_err(|e| SimError::Parse {
+            path: "$.flows".into(),
+            message: format!("a TCP profile's settings do not fit: {e}"),
         })
     }
 
@@ -845,5 +940,41 @@ mod tests {
         let bad = EXAMPLE.replace("bernoulli_events", "bernoulli");
         let err = Scenario::from_json(&bad).unwrap_err();
         assert!(err.path().unwrap().starts_with("$.flows[0].loss"), "{err}");
+    }
+
+    fn one_flow(tcp: &str) -> String {
+        format!(r#"{{"duration_s": 1, "topology": {{"dumbbell": {{"bottleneck": {{"rate_mbps": 10, "delay_ms": 5}}}}}}, "flows": [{{"name": "f", "rtt_ms": 50, "tcp": {tcp}}}, {{"name": "g", "rtt_ms": 50}}]}}"#)
+    }
+
+    #[test]
+    fn a_profile_sets_the_fields_a_flow_leaves_out_and_a_given_field_wins() {
+        let s = Scenario::from_json(&one_flow(r#"{"profile": "ns2", "min_rto_s": 1.0}"#)).unwrap();
+        let tcp = &s.flows[0].tcp;
+        assert_eq!(tcp.profile, Some(TcpProfile::Ns2));
+        assert_eq!((tcp.max_window_pkts, tcp.limited_transmit, tcp.integer_ssthresh), (20, true, true));
+        assert_eq!(tcp.recover_guard, RecoverGuard::AckPassesRecover);
+        assert_eq!(tcp.min_rto_s, 1.0, "the scenario's own value, not ns-2's 0.2");
+        assert_eq!(s.flows[1].tcp, TcpConfig::default(), "a flow without a profile keeps tcpsim's defaults");
+    }
+
+    #[test]
+    fn every_profile_reads_as_a_tcp_config_and_its_normal_form_reads_back_the_same() {
+        for profile in TcpProfile::ALL {
+            let s = Scenario::from_json(&one_flow(&format!(r#"{{"profile": "{}"}}"#, profile.name()))).unwrap();
+            let tcp = &s.flows[0].tcp;
+            assert_eq!(tcp.profile, Some(profile));
+            for (field, setting) in profile.settings().as_object().unwrap() {
+                let ours = serde_json::to_value(tcp).unwrap()[field].clone();
+                assert!(ours == *setting || ours.as_f64() == setting.as_f64() && ours.is_number(), "{profile:?}.{field}: {ours} vs {setting}");
+            }
+            assert_eq!(Scenario::from_json(&s.to_json()).unwrap(), s, "{profile:?}");
+            assert_eq!(serde_json::to_value(profile).unwrap(), profile.name());
+        }
+    }
+
+    #[test]
+    fn an_unknown_profile_is_refused_at_its_path() {
+        let err = Scenario::from_json(&one_flow(r#"{"profile": "ns-3"}"#)).unwrap_err();
+        assert_eq!(err.path(), Some("$.flows[0].tcp.profile"), "{err}");
     }
 }

@@ -238,5 +238,10 @@ fn core_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
         variants.set_item(name, about)?;
     }
     m.add("VARIANTS", variants)?;
+    let profiles = PyDict::new(m.py());
+    for profile in tcpsim_core::scenario::TcpProfile::ALL {
+        profiles.set_item(profile.name(), json_loads(m.py(), profile.settings().to_string())?)?;
+    }
+    m.add("TCP_PROFILES", profiles)?;
     Ok(())
 }

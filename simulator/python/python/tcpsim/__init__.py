@@ -15,7 +15,7 @@ The simulator is the Rust crate ``tcpsim-core``; this package is its thin bindin
 GIL while the core works, and raise ``ScenarioError`` (a ``ValueError``) naming the offending
 field's JSON path. ``run(scenario, stop=StopToken())`` can be stopped from another thread
 (``token.stop()``: the run raises ``Stopped`` within a few thousand events). ``normalize`` returns the scenario as the core reads it, every default filled
-in (``canonical=True``: integral floats as ints, keys sorted — the form tcplab hashes). ``VARIANTS`` maps each congestion-control variant to a one-line description.
+in (``canonical=True``: integral floats as ints, keys sorted — the form tcplab hashes). ``VARIANTS`` maps each congestion-control variant to a one-line description; ``TCP_PROFILES`` each TCP profile (``"tcp": {"profile": "ns2"}``) to the fields it sets.
 
 ``run(scenario, columns=True)`` builds the result directly from the core's (no JSON text in
 between) and gives the per-flow table as columns and the traces' series as numpy arrays::
@@ -32,10 +32,11 @@ returns, bit for bit. ``columns=True`` needs numpy (``ModuleNotFoundError`` with
 """
 
 from tcpsim._columns import to_records
-from tcpsim._core import VARIANTS, StopToken, __version__, normalize, run, validate
+from tcpsim._core import TCP_PROFILES, VARIANTS, StopToken, __version__, normalize, run, validate
 from tcpsim._errors import ErrorKind, InternalError, LimitExceeded, ScenarioError, Stopped
 
 __all__ = [
+    "TCP_PROFILES",
     "VARIANTS",
     "ErrorKind",
     "InternalError",

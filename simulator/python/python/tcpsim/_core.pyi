@@ -7,6 +7,7 @@ __version__: Final[str]
 """The core's version (the Rust crate's); results carry it as ``core_version``."""
 
 VARIANTS: Final[dict[str, str]]
+TCP_PROFILES: Final[dict[str, dict[str, object]]]
 """Congestion-control variant name -> one-line description."""
 
 class StopToken:
