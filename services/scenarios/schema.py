@@ -428,7 +428,7 @@ class VegasParams(_Model):
 
 class TcpConfig(_Model):
     """Per-flow TCP parameters. Defaults are ns-2.35's where paper 000 relied on them, not everywhere:
-    the receiver window, limited transmit and the three ns-2 ways differ (docs/simulator.md)."""
+    the receiver window, limited transmit and the four ns-2 ways differ (docs/simulator.md)."""
 
     profile: TcpProfile | None = None
     """A reference's TCP defaults for every field left out: `ns2` (ns-2.35), `ns3` (ns-3.44),
@@ -482,6 +482,8 @@ class TcpConfig(_Model):
     Linux)."""
     limited_transmit: bool = False
     """RFC 3042: send one new segment on each of the first two duplicate ACKs."""
+    limited_transmit_after_timeout: bool = False
+    """Limited transmit also while go-back-N resends after a timeout (ns-2.35)."""
     recover_guard: RecoverGuard = "ack_reaches_recover"
     """When duplicate ACKs may start a new fast retransmit after a recovery or a timeout:
     `ack_reaches_recover` once everything sent before it is acknowledged (RFC 6582 §3.2, RFC 6675

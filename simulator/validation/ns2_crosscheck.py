@@ -168,8 +168,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--windows", type=ints, default=WINDOWS, help="receiver windows W, packets (default 30,60)")
     p.add_argument("--m", type=ints, default=M_VALUES, help="numbers of consecutive drops (default 1..40)")
     p.add_argument("--k", type=ints, default=DROP_AFTER, help="drops start after packet k (default 3000,1500)")
-    p.add_argument("--singledup", type=int, choices=(0, 1), default=0,
-                   help="ns-2 singledup_ and tcpsim limited_transmit (default 0, as compare.py det)")
+    p.add_argument("--singledup", type=int, choices=(0, 1), default=1,
+                   help="ns-2 singledup_ and tcpsim limited_transmit (default 1, ns-2.35's; 0 as the peer's compare.py det)")
     p.add_argument("--rfc", action="store_true", help="tcpsim with its own (RFC) defaults instead of the ns2 profile")
     p.add_argument("--install-ns2", action="store_true", help="apt-get install -y ns2 when `ns` is missing")
     p.add_argument("--dry-run", action="store_true", help="print the ns-2 commands and tcpsim scenarios, run nothing")

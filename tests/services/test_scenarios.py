@@ -110,6 +110,7 @@ HAND_WRITTEN: list[dict[str, Any]] = [
                     "rtt_sampling": "timestamps",
                     "limited_transmit": True,
                     "profile": "linux",
+                    "limited_transmit_after_timeout": True,
                     "recover_guard": "ack_passes_recover",
                     "integer_ssthresh": True,
                     "repeated_timeout_ssthresh": "halve",

@@ -337,10 +337,10 @@ impl Default for AppSpec {
 }
 
 /// Per-flow TCP parameters. Defaults are ns-2.35's (`tcp-defaults.tcl`) where paper 000 relied
-/// on them, not everywhere: the receiver window, limited transmit and the three ns-2 ways
-/// (`recover_guard`, `integer_ssthresh`, `repeated_timeout_ssthresh`) are not ns-2's
-/// (docs/simulator.md says which is whose); paper 004's OPNET table is expressible (initial RTO
-/// 1 s, min 0.5 s, max 64 s, …).
+/// on them, not everywhere: the receiver window, limited transmit and the four ns-2 ways
+/// (`limited_transmit_after_timeout`, `recover_guard`, `integer_ssthresh`,
+/// `repeated_timeout_ssthresh`) are not ns-2's (docs/simulator.md says which is whose; the
+/// `ns2` profile sets them all).
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct TcpConfig {
@@ -376,6 +376,10 @@ pub struct TcpConfig {
     pub rtt_sampling: RttSampling,
     /// RFC 3042: send one new segment on each of the first two duplicate ACKs.
     pub limited_transmit: bool,
+    /// Limited transmit also while go-back-N resends after a timeout, where each of the first
+    /// two duplicate ACKs lets the next resend out early: ns-2.35's send_one() answers
+    /// duplicate ACKs 1 and 2 in any state but fast recovery (tcp.cc, tcp-newreno.cc).
+    pub limited_transmit_after_timeout: bool,
     /// What a new fast retransmit waits for after a fast recovery or a timeout.
     pub recover_guard: RecoverGuard,
     /// ssthresh rounded down to whole segments at every reduction, as ns-2.35 keeps it
@@ -408,6 +412,7 @@ impl Default for TcpConfig {
             timer_granularity_s: 0.01,
             rtt_sampling: RttSampling::PerRtt,
             limited_transmit: false,
+            limited_transmit_after_timeout: false,
             recover_guard: RecoverGuard::AckReachesRecover,
             integer_ssthresh: false,
             repeated_timeout_ssthresh: RepeatedTimeoutSsthresh::Hold,
@@ -435,7 +440,7 @@ pub enum RttSampling {
 #[serde(rename_all = "snake_case")]
 pub enum TcpProfile {
     /// ns-2.35's `Agent/TCP` and `Agent/TCPSink` (ns-default.tcl, read from Debian's
-    /// ns-2.35 binary), with ns-2's three ways of its own (docs/validation/ns2-crosscheck.md).
+    /// ns-2.35 binary), with ns-2's four ways of its own (docs/validation/ns2-crosscheck.md).
     /// ns-2's SYN round trip (`syn_` true) has no counterpart: tcpsim has no handshake.
     Ns2,
     /// ns-3.44's `TcpSocket`, `TcpSocketBase` and `RttMeanDeviation` attribute defaults (read
@@ -465,7 +470,7 @@ impl TcpProfile {
                 "delayed_ack": false, "dupack_threshold": 3, "initial_rto_s": 3.0, "min_rto_s": 0.2,
                 "max_rto_s": 60.0, "rtt_gain": 0.125, "rttvar_gain": 0.25, "rttvar_k": 4.0,
                 "timer_granularity_s": 0.01, "rtt_sampling": "per_rtt", "limited_transmit": true,
-                "recover_guard": "ack_passes_recover", "integer_ssthresh": true,
+                "limited_transmit_after_timeout": true, "recover_guard": "ack_passes_recover", "integer_ssthresh": true,
                 "repeated_timeout_ssthresh": "halve"
             }),
             TcpProfile::Ns3 => json!({

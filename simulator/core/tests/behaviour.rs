@@ -733,3 +733,18 @@ fn a_second_timeout_of_the_same_data_holds_ssthresh_unless_asked_to_halve_it_aga
     assert_eq!(ssthresh_at_end(json!({})), 15.0, "RFC 5681 §3.1: held at the first timeout's value");
     assert_eq!(ssthresh_at_end(json!({"repeated_timeout_ssthresh": "halve"})), 2.0, "ns-2.35: halved from one segment");
 }
+
+#[test]
+fn limited_transmit_after_a_timeout_lets_go_back_n_resend_on_the_first_two_duplicate_acks() {
+    // Impatient times out on five drops; go-back-N's resends of segments the receiver holds
+    // draw duplicate ACKs. With ns-2's way each of the first two lets the next resend out.
+    let run_with = |after_timeout: bool| {
+        let tcp = json!({"limited_transmit": true, "limited_transmit_after_timeout": after_timeout,
+                         "recover_guard": "ack_passes_recover"});
+        flow(&single_loss_event("newreno-impatient", 5, tcp)).clone()
+    };
+    let (rfc, ns2) = (run_with(false), run_with(true));
+    assert_eq!((rfc.timeouts, ns2.timeouts), (1, 1));
+    assert!(ns2.retransmits > rfc.retransmits, "more of go-back-N goes out early: {} vs {}", ns2.retransmits, rfc.retransmits);
+    assert!(ns2.packets_sent > rfc.packets_sent, "{} vs {}", ns2.packets_sent, rfc.packets_sent);
+}

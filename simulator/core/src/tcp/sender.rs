@@ -286,7 +286,8 @@ impl TcpSender {
         }
         let sack = self.sack_enabled();
         let mut window = self.s.window().max(1) as u64;
-        if self.cfg.limited_transmit && self.s.ca_state == CaState::Disorder {
+        let after_timeout = self.cfg.limited_transmit_after_timeout && self.s.ca_state == CaState::Loss;
+        if self.cfg.limited_transmit && (self.s.ca_state == CaState::Disorder || after_timeout) {
             // RFC 3042: each of the first two duplicate ACKs lets one new segment out.
             window = (window + self.dupacks.min(2) as u64).min(self.s.max_window as u64);
         }
