@@ -102,7 +102,7 @@ def run_ours(sc: dict) -> dict:
     import tcpsim  # noqa: PLC0415  (the project's .venv)
 
     f = tcpsim.run(sc)["flows"][0]
-    delivered = round(f["goodput_bps"] * sc["duration_s"] / (8 * sc["flows"][0].get("tcp", {}).get("mss_bytes", 1000)))
+    delivered = round(f["goodput_bps"] * sc["duration_s"] / (8 * 1000))  # 1000-byte segments on both sides
     return {"sent": f["packets_sent"], "delivered": delivered, "retransmits": f["retransmits"],
             "timeouts": f["timeouts"], "drops": f["drops"], "fast_retransmits": f["fast_retransmits"]}
 

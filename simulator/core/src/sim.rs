@@ -55,6 +55,11 @@ impl Flow {
     }
 }
 
+/// A node's or link's name in full, a flow's own parts after the flow's name.
+fn spelled<'a>(name: &'a net::Name, flows: &'a [Flow]) -> std::borrow::Cow<'a, str> {
+    name.spell(|f| flows[f as usize].name.as_str())
+}
+
 struct TraceRecorder {
     interval: SimTime,
     kinds: Vec<TraceKind>,
@@ -174,8 +179,7 @@ impl Simulation {
                 .iter()
                 .enumerate()
                 .map(|(i, n)| {
-                    let flow_name = |f: u32| flows[f as usize].name.as_str();
-                    network.links.iter().position(|l| l.name.spell(flow_name) == n.as_str()).map(|p| p as LinkId).ok_or_else(|| {
+                    network.links.iter().position(|l| spelled(&l.name, flows) == n.as_str()).map(|p| p as LinkId).ok_or_else(|| {
                         SimError::invalid(format!("$.outputs.trace_links[{i}]"), format!("no link named {n:?}"))
                     })
                 })
@@ -209,7 +213,7 @@ impl Simulation {
                 link_ids
                     .iter()
                     .map(|&l| {
-                        let name = network.links[l as usize].name.spell(|f| flows[f as usize].name.as_str()).into_owned();
+                        let name = spelled(&network.links[l as usize].name, flows).into_owned();
                         LinkTrace { name, queue: Vec::new() }
                     })
                     .collect()
@@ -342,9 +346,8 @@ impl Simulation {
             .links
             .iter()
             .map(|l| {
-                let flow_name = |f: u32| self.flows[f as usize].name.as_str();
-                let (from, to) = (self.nodes[l.from as usize].spell(flow_name), self.nodes[l.to as usize].spell(flow_name));
-                link_result(&l.name.spell(flow_name), &from, &to, l.rate_bps, &l.counters, window)
+                let (from, to) = (spelled(&self.nodes[l.from as usize], &self.flows), spelled(&self.nodes[l.to as usize], &self.flows));
+                link_result(&spelled(&l.name, &self.flows), &from, &to, l.rate_bps, &l.counters, window)
             })
             .collect();
         let goodputs: Vec<f64> = flows.iter().map(|f| f.goodput_bps).collect();
