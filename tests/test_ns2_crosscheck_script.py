@@ -2,8 +2,9 @@
 
 The cross-check (docs/validation/ns2-crosscheck.md) needs ns-2.35 installed; these tests check
 what would silently break it: every scenario it builds is one the core accepts, it asks ns-2
-and tcpsim for the same run (path, window, drops, limited transmit), the peer script knows
-every key it passes, and the verdict holds packets sent to the documented slack, no more.
+and tcpsim for the same run (path, window, drops, limited transmit), its Tcl script knows
+every key it passes and builds every variant, and the verdict holds packets sent to the
+documented slack, no more.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import tcpsim
 
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = ROOT / "simulator" / "validation" / "ns2_crosscheck.py"
-PEER_TCL = ROOT.parent / "shared" / "peers" / "ns2" / "dumbbell.tcl"
+TCL = ROOT / "simulator" / "validation" / "ns2" / "det.tcl"
 
 spec = importlib.util.spec_from_file_location("ns2_crosscheck", SCRIPT)
 xc = importlib.util.module_from_spec(spec)
@@ -55,19 +56,18 @@ def test_both_simulators_are_asked_for_the_same_run():
     assert (float(args["rtt"]), int(args["window"]), float(args["dur"])) == (
         flow["rtt_ms"], flow["tcp"]["max_window_pkts"], sc["duration_s"])
     # Both lists count data packets from 1 at the flow's first link.
-    assert args["droplist"] == "1501,1502,1503" and flow["loss"]["packets"] == [1501, 1502, 1503]
-    assert (args["variants"], args["singledup"], args["syn"], args["spread"]) == ("newreno-impatient", "0", "0", "0")
+    assert args["drops"] == "1501,1502,1503" and flow["loss"]["packets"] == [1501, 1502, 1503]
+    assert (args["variant"], args["singledup"]) == ("newreno-impatient", "0")
     assert flow["tcp"]["limited_transmit"] is False and flow["start_s"] == 0
 
 
-@pytest.mark.skipif(not PEER_TCL.exists(), reason="the ns-2 peer is not beside the repository")
-def test_the_peer_script_knows_every_key_and_variant_it_is_given():
-    tcl = PEER_TCL.read_text()
+def test_the_tcl_script_knows_every_key_and_builds_every_variant_it_is_given():
+    tcl = TCL.read_text()
     block = tcl.split("array set opt {", 1)[1].split("\n}\n", 1)[0]
     defaults = set(re.findall(r"^\s+(\w+)\s", block, re.M))
     assert set(keys(xc.ns2_command("ns", "sack", 30, 3000, 1, True))) <= defaults
     for v in xc.VARIANTS:
-        assert re.search(rf"^\s+{re.escape(v)} {{", tcl, re.M), v
+        assert re.search(rf"^\s+{re.escape(v)}\s+{{", tcl, re.M), v
 
 
 def test_the_verdict_holds_retransmissions_and_timeouts_exactly_and_packets_sent_to_the_slack():
@@ -89,4 +89,4 @@ def test_an_unknown_variant_is_refused_naming_the_ones_ns2_has(capsys):
 def test_a_dry_run_prints_every_command_and_scenario_without_ns2(capsys):
     assert xc.main(["--variants", "reno", "--windows", "30", "--m", "1,2", "--k", "3000", "--dry-run"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert len(lines) == 4 and "dumbbell.tcl" in lines[0] and '"reno"' in lines[1]
+    assert len(lines) == 4 and "det.tcl" in lines[0] and '"reno"' in lines[1]

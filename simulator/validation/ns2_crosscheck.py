@@ -24,8 +24,9 @@ with the run's window and limited transmit (`singledup_`) given on both sides. `
 tcpsim with its own defaults instead (the RFCs' behaviour), the same window, timers and
 limited transmit.
 
-ns-2 runs the peer's `dumbbell.tcl` (`../shared/peers/ns2`, read-only), which has NewReno
-(Slow-but-Steady and Impatient), Reno and SACK (`Sack1`); it prints one JSON line per run.
+ns-2 runs our `ns2/det.tcl` beside this script: one flow of any variant both simulators have
+(Tahoe = `Agent/TCP`, Reno, NewReno Slow-but-Steady and Impatient, SACK = `Sack1`, FACK =
+`Fack`, Vegas), the same path and drops; it prints one JSON line per run.
 The table goes to stdout (`--markdown` too); every run to bench-results/ns2-crosscheck-<date>.json.
 """
 
@@ -42,10 +43,10 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
-PEER = REPO.parent / "shared" / "peers" / "ns2"
+TCL = HERE / "ns2" / "det.tcl"
 
-VARIANTS = ["newreno-sbs", "newreno-impatient", "reno", "sack"]
-"""tcpsim's variants that the peer's dumbbell.tcl builds, under the same names."""
+VARIANTS = ["tahoe", "reno", "newreno-sbs", "newreno-impatient", "sack", "fack", "vegas"]
+"""Every variant ns-2.35 and tcpsim both have, under tcpsim's names (det.tcl maps them to agents)."""
 WINDOWS = [30, 60]
 M_VALUES = list(range(1, 41))
 DROP_AFTER = [3000, 1500]
@@ -67,7 +68,7 @@ def drops(k: int, m: int) -> list[int]:
 
 
 def scenario(variant: str, window: int, k: int, m: int, singledup: bool, ns2_ways: bool) -> dict:
-    """tcpsim's side: the peer's dumbbell, with the `ns2` profile or (not ns2_ways) our defaults."""
+    """tcpsim's side: det.tcl's dumbbell, with the `ns2` profile or (not ns2_ways) our defaults."""
     tcp = {"profile": "ns2"} if ns2_ways else dict(RFC_TCP)
     tcp |= {"limited_transmit": singledup, "max_window_pkts": window}
     return {
@@ -83,19 +84,19 @@ def scenario(variant: str, window: int, k: int, m: int, singledup: bool, ns2_way
 
 
 def ns2_command(ns: str, variant: str, window: int, k: int, m: int, singledup: bool) -> list[str]:
-    args = {"flows": 1, "variants": variant, "bw": PATH["bw"], "rtt": PATH["rtt"], "bdelay": PATH["bdelay"],
-            "queue": PATH["queue"], "window": window, "dur": PATH["dur"], "warm": 0.001, "spread": 0,
-            "droplist": ",".join(map(str, drops(k, m))), "singledup": int(singledup), "syn": 0}
-    return [ns, str(PEER / "dumbbell.tcl")] + [f"{a}={v}" for a, v in args.items()]
+    args = {"variant": variant, "bw": PATH["bw"], "rtt": PATH["rtt"], "bdelay": PATH["bdelay"],
+            "queue": PATH["queue"], "window": window, "dur": PATH["dur"],
+            "drops": ",".join(map(str, drops(k, m))), "singledup": int(singledup)}
+    return [ns, str(TCL)] + [f"{a}={v}" for a, v in args.items()]
 
 
 def run_ns2(cmd: list[str]) -> dict:
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
     if p.returncode != 0:
         raise RuntimeError(f"ns-2 failed ({p.returncode}): {p.stderr[-1500:]}")
-    f = json.loads(p.stdout.strip().splitlines()[-1])["per_flow"][0]
+    f = json.loads(p.stdout.strip().splitlines()[-1])
     return {"sent": f["data_pkts_sent"], "delivered": f["acked_pkts"], "retransmits": f["retransmits"],
-            "timeouts": f["timeouts"], "drops": f["em_drops"]}
+            "timeouts": f["timeouts"], "drops": f["drops"]}
 
 
 def run_ours(sc: dict) -> dict:
@@ -179,7 +180,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     a = p.parse_args(argv)
     unknown = sorted(set(a.variants) - set(VARIANTS))
     if unknown:
-        p.error(f"--variants: unknown {', '.join(unknown)}; the peer's dumbbell.tcl has {', '.join(VARIANTS)}")
+        p.error(f"--variants: unknown {', '.join(unknown)}; both simulators have {', '.join(VARIANTS)}")
     return a
 
 
@@ -195,9 +196,6 @@ def main(argv: list[str] | None = None) -> int:
     if not shutil.which(ns):
         log("ns2_crosscheck: ns-2 is not installed (`ns` not on PATH); rerun with --install-ns2, "
             "or `apt-get install -y ns2`")
-        return 2
-    if not (PEER / "dumbbell.tcl").exists():
-        log(f"ns2_crosscheck: the ns-2 peer is not beside the repository ({PEER}); nothing to compare with")
         return 2
     t0 = time.perf_counter()
     log(f"ns2_crosscheck: {len(todo)} cases, tcpsim {'with its RFC defaults' if a.rfc else 'with the ns2 profile'}")

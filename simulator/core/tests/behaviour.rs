@@ -748,3 +748,13 @@ fn limited_transmit_after_a_timeout_lets_go_back_n_resend_on_the_first_two_dupli
     assert!(ns2.retransmits > rfc.retransmits, "more of go-back-N goes out early: {} vs {}", ns2.retransmits, rfc.retransmits);
     assert!(ns2.packets_sent > rfc.packets_sent, "{} vs {}", ns2.packets_sent, rfc.packets_sent);
 }
+
+#[test]
+fn tahoe_resends_only_the_lost_segment_after_its_fast_retransmit_even_with_ns2_limited_transmit() {
+    // Tahoe's fast retransmit is a go-back-N from one segment with three duplicates already
+    // counted: ns-2's send_one() answers only duplicates 1 and 2, so nothing rides along.
+    let tcp = json!({"limited_transmit": true, "limited_transmit_after_timeout": true});
+    let one_drop = flow(&single_loss_event("tahoe", 1, tcp)).clone();
+    assert_eq!((one_drop.fast_retransmits, one_drop.timeouts), (1, 0), "{one_drop:?}");
+    assert_eq!(one_drop.retransmits, 1, "the receiver holds everything after the hole: {one_drop:?}");
+}

@@ -286,7 +286,11 @@ impl TcpSender {
         }
         let sack = self.sack_enabled();
         let mut window = self.s.window().max(1) as u64;
-        let after_timeout = self.cfg.limited_transmit_after_timeout && self.s.ca_state == CaState::Loss;
+        // ns-2.35's send_one() answers duplicate ACKs 1 and 2 only (dupacks_ < numdupacks_), so
+        // Tahoe's go-back-N from its fast retransmit, with three duplicates counted, sends one.
+        let after_timeout = self.cfg.limited_transmit_after_timeout
+            && self.s.ca_state == CaState::Loss
+            && self.dupacks < self.cfg.dupack_threshold;
         if self.cfg.limited_transmit && (self.s.ca_state == CaState::Disorder || after_timeout) {
             // RFC 3042: each of the first two duplicate ACKs lets one new segment out.
             window = (window + self.dupacks.min(2) as u64).min(self.s.max_window as u64);
