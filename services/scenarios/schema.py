@@ -493,6 +493,9 @@ class TcpConfig(_Model):
     repeated_timeout_ssthresh: RepeatedTimeoutSsthresh = "hold"
     """ssthresh when the same data times out again: `hold` (RFC 5681 §3.1, Linux) or `halve` from
     the one-segment window, so 2 (ns-2.35)."""
+    fack_slow_start_in_recovery: bool = False
+    """`fack` only: cwnd drops to one segment when recovery starts, grows on every ACK of the
+    recovery and is kept when it ends, as ns-2.35's Agent/TCP/Fack (not the 1996 paper's halving)."""
     vegas: VegasParams = Field(default_factory=VegasParams)
     """Vegas thresholds (used by the `vegas` variant only)."""
 

@@ -96,7 +96,7 @@ def run_ns2(cmd: list[str]) -> dict:
         raise RuntimeError(f"ns-2 failed ({p.returncode}): {p.stderr[-1500:]}")
     f = json.loads(p.stdout.strip().splitlines()[-1])
     return {"sent": f["data_pkts_sent"], "delivered": f["acked_pkts"], "retransmits": f["retransmits"],
-            "timeouts": f["timeouts"], "drops": f["drops"]}
+            "timeouts": f["timeouts"], "nrexmit": f["nrexmit"], "drops": f["drops"]}
 
 
 def run_ours(sc: dict) -> dict:

@@ -114,6 +114,7 @@ HAND_WRITTEN: list[dict[str, Any]] = [
                     "recover_guard": "ack_passes_recover",
                     "integer_ssthresh": True,
                     "repeated_timeout_ssthresh": "halve",
+                    "fack_slow_start_in_recovery": True,
                     "vegas": {"alpha": 2, "beta": 4, "gamma": 1.5},
                 },
                 "loss": {"type": "bernoulli_events", "p": 0.01, "m": 3, "spare_retransmissions": False,

@@ -339,7 +339,7 @@ impl Default for AppSpec {
 /// Per-flow TCP parameters. Defaults are ns-2.35's (`tcp-defaults.tcl`) where paper 000 relied
 /// on them, not everywhere: the receiver window, limited transmit and the four ns-2 ways
 /// (`limited_transmit_after_timeout`, `recover_guard`, `integer_ssthresh`,
-/// `repeated_timeout_ssthresh`) are not ns-2's (docs/simulator.md says which is whose; the
+/// `repeated_timeout_ssthresh`, `fack_slow_start_in_recovery`) are not ns-2's (docs/simulator.md says which is whose; the
 /// `ns2` profile sets them all).
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
@@ -387,6 +387,11 @@ pub struct TcpConfig {
     pub integer_ssthresh: bool,
     /// ssthresh when the same data times out again.
     pub repeated_timeout_ssthresh: RepeatedTimeoutSsthresh,
+    /// FACK (not rate-halving) drops cwnd to one segment when recovery starts, grows it on
+    /// every ACK of the recovery as outside it, and keeps it when recovery ends: ns-2.35's
+    /// Agent/TCP/Fack (slowdown(CLOSE_SSTHRESH_HALF|CLOSE_CWND_RESTART) on entry, opencwnd()
+    /// on every ACK in fast recovery; tcp-fack.cc), not the 1996 paper's halving.
+    pub fack_slow_start_in_recovery: bool,
     pub vegas: VegasParams,
 }
 
@@ -416,6 +421,7 @@ impl Default for TcpConfig {
             recover_guard: RecoverGuard::AckReachesRecover,
             integer_ssthresh: false,
             repeated_timeout_ssthresh: RepeatedTimeoutSsthresh::Hold,
+            fack_slow_start_in_recovery: false,
             vegas: VegasParams::default(),
         }
     }
@@ -471,7 +477,7 @@ impl TcpProfile {
                 "max_rto_s": 60.0, "rtt_gain": 0.125, "rttvar_gain": 0.25, "rttvar_k": 4.0,
                 "timer_granularity_s": 0.01, "rtt_sampling": "per_rtt", "limited_transmit": true,
                 "limited_transmit_after_timeout": true, "recover_guard": "ack_passes_recover", "integer_ssthresh": true,
-                "repeated_timeout_ssthresh": "halve"
+                "repeated_timeout_ssthresh": "halve", "fack_slow_start_in_recovery": true
             }),
             TcpProfile::Ns3 => json!({
                 "mss_bytes": 536, "header_bytes": 54, "initial_cwnd_pkts": 10, "max_window_pkts": 244,

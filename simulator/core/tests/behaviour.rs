@@ -758,3 +758,23 @@ fn tahoe_resends_only_the_lost_segment_after_its_fast_retransmit_even_with_ns2_l
     assert_eq!((one_drop.fast_retransmits, one_drop.timeouts), (1, 0), "{one_drop:?}");
     assert_eq!(one_drop.retransmits, 1, "the receiver holds everything after the hole: {one_drop:?}");
 }
+
+#[test]
+fn ns2s_fack_restarts_from_one_segment_and_leaves_recovery_above_ssthresh() {
+    // One drop in a window of 30: ns-2's Agent/TCP/Fack drops cwnd to 1, slow-starts on the
+    // 26 duplicate ACKs still to come and keeps growing on the full ACK; the 1996 paper's FACK
+    // sets cwnd to ssthresh and holds it through recovery.
+    let paper = single_loss_event("fack", 1, json!({}));
+    let ns2 = single_loss_event("fack", 1, json!({"fack_slow_start_in_recovery": true}));
+    let lowest = |r: &RunResult| {
+        let t = r.traces.as_ref().expect("traces");
+        let c = t.flows[0].cwnd.as_ref().expect("cwnd trace");
+        // After slow start (the drop is at about 7.3 s).
+        t.time_s.iter().zip(c).filter(|(s, _)| **s > 5.0).map(|(_, w)| *w).fold(f64::INFINITY, f64::min)
+    };
+    assert_eq!(lowest(&paper), 15.0, "halved at once, never below ssthresh");
+    assert_eq!(flow(&paper).fast_retransmits, 1);
+    assert_eq!(flow(&ns2).fast_retransmits, 1);
+    assert!(flow(&ns2).packets_sent > flow(&paper).packets_sent,
+            "ns-2's window leaves recovery above ssthresh: {} vs {}", flow(&ns2).packets_sent, flow(&paper).packets_sent);
+}

@@ -104,10 +104,27 @@ if {$opt(trace) > 0} {
     $ns at 0 trace_cwnd
 }
 
+# Retransmit-timer expiries, counted where every agent shows them: each doubles the backoff
+# (reset_rtx_timer(.., 1) -> rtt_backoff(), tcp.cc; up to 64, six expiries in a row, more than
+# a 10 s run holds), and only an RTT sample resets it, a round trip (here >= 70 ms) after the
+# expiry, so a 10 ms sample sees every doubling. nrexmit_ is not that count for
+# every agent: FackTcpAgent::timeout never increments it (tcp-fack.cc), VegasTcpAgent::recv
+# increments it on its fine-grained retransmissions too (tcp-vegas.cc).
+set timeouts 0
+set backoff 1
+proc count_timeouts {} {
+    global ns tcp timeouts backoff
+    set b [$tcp set backoff_]
+    if {$b > $backoff} { incr timeouts }
+    set backoff $b
+    $ns at [expr {[$ns now] + 0.01}] count_timeouts
+}
+$ns at 0 count_timeouts
+
 proc finish {} {
-    global tcp lost opt
-    puts [format {{"sim": "ns-2.35", "variant": "%s", "acked_pkts": %d, "data_pkts_sent": %d, "retransmits": %d, "timeouts": %d, "drops": %d, "final_cwnd": %.2f}} \
-        $opt(variant) [$tcp set ack_] [$tcp set ndatapack_] [$tcp set nrexmitpack_] [$tcp set nrexmit_] \
+    global tcp lost opt timeouts
+    puts [format {{"sim": "ns-2.35", "variant": "%s", "acked_pkts": %d, "data_pkts_sent": %d, "retransmits": %d, "timeouts": %d, "nrexmit": %d, "drops": %d, "final_cwnd": %.2f}} \
+        $opt(variant) [$tcp set ack_] [$tcp set ndatapack_] [$tcp set nrexmitpack_] $timeouts [$tcp set nrexmit_] \
         [$lost set npkts_] [$tcp set cwnd_]]
     flush stdout
     exit 0

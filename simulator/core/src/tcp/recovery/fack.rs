@@ -19,7 +19,7 @@
 //!
 //! A retransmission lost again is found by the retransmit timer only (as in ns-2's FACK).
 
-use super::{LossRecovery, WindowReduction};
+use super::{LossRecovery, PartialAck, WindowReduction};
 use crate::packet::Packet;
 use crate::tcp::{CaState, TcpSender};
 use crate::time::SimTime;
@@ -41,9 +41,24 @@ fn fack(tx: &TcpSender) -> u32 {
     tx.board.fack(tx.s.snd_una)
 }
 
+/// cwnd after one more ACK, as outside recovery: ns-2's TcpAgent::opencwnd (one segment below
+/// ssthresh, 1/cwnd above it), which its FACK agent calls on every ACK of a recovery.
+fn opened(tx: &TcpSender) -> f64 {
+    let cwnd = tx.s.cwnd;
+    if cwnd < tx.s.ssthresh { cwnd + 1.0 } else { cwnd + 1.0 / cwnd }
+}
+
 /// FACK's awnd: segments believed to be in the network.
 fn awnd(tx: &TcpSender) -> u32 {
     tx.s.high_tx.saturating_sub(fack(tx)) + tx.board.retransmitted_in_flight()
+}
+
+impl Fack {
+    /// ns-2's FACK window (`fack_slow_start_in_recovery`): restart from one segment, grow on
+    /// every ACK of the recovery, keep the window at its end.
+    fn slow_starts(&self, tx: &TcpSender) -> bool {
+        self.reduction == WindowReduction::Halve && tx.cfg.fack_slow_start_in_recovery
+    }
 }
 
 impl LossRecovery for Fack {
@@ -54,6 +69,7 @@ impl LossRecovery for Fack {
         tx.board.mark_retransmitted(seq);
         tx.transmit(seq, now, out);
         tx.s.cwnd = match self.reduction {
+            WindowReduction::Halve if tx.cfg.fack_slow_start_in_recovery => 1.0,
             WindowReduction::Halve => tx.s.ssthresh,
             // What left the network before the loss was detected already counts.
             WindowReduction::RateHalving => (old_window - (fack - seq) as f64 / 2.0).max(tx.s.ssthresh),
@@ -61,6 +77,23 @@ impl LossRecovery for Fack {
         self.fack = fack;
         tx.s.ca_state = CaState::Recovery;
         tx.counters.fast_recoveries += 1;
+    }
+
+    fn on_duplicate_ack(&mut self, tx: &mut TcpSender) {
+        if self.slow_starts(tx) {
+            tx.s.cwnd = opened(tx);
+        }
+    }
+
+    fn on_partial_ack(&mut self, tx: &mut TcpSender, _acked: u32, _now: SimTime, _out: &mut Vec<Packet>) -> PartialAck {
+        if self.slow_starts(tx) {
+            tx.s.cwnd = opened(tx);
+        }
+        PartialAck::Stay { restart_timer: true }
+    }
+
+    fn exit_window(&self, tx: &TcpSender) -> f64 {
+        if self.slow_starts(tx) { opened(tx) } else { tx.s.ssthresh }
     }
 
     /// In recovery, while awnd < cwnd: a hole below snd.fack, else new data. (Before recovery
