@@ -104,25 +104,26 @@ if {$opt(trace) > 0} {
     $ns at 0 trace_cwnd
 }
 
-# Retransmit-timer expiries, counted where every agent shows them: each doubles the backoff
-# (reset_rtx_timer(.., 1) -> rtt_backoff(), tcp.cc; up to 64, six expiries in a row, more than
-# a 10 s run holds), and only an RTT sample resets it, a round trip (here >= 70 ms) after the
-# expiry, so a 10 ms sample sees every doubling. nrexmit_ is not that count for
-# every agent: FackTcpAgent::timeout never increments it (tcp-fack.cc), VegasTcpAgent::recv
-# increments it on its fine-grained retransmissions too (tcp-vegas.cc).
-set timeouts 0
+# Retransmit-timer expiries. nrexmit_ counts them (TcpAgent::timeout, tcp.cc; Vegas's own
+# timeout() too) except for FACK: FackTcpAgent::timeout (tcp-fack.cc) never increments it.
+# For FACK they are counted as the doublings of backoff_ (reset_rtx_timer(.., 1) ->
+# rtt_backoff(), up to 64: six expiries in a row, more than a 10 s run holds); only an RTT
+# sample resets it, a round trip (here >= 70 ms) after an expiry, so a 10 ms sample sees every
+# doubling. (Not for every agent: Vegas's fast retransmit backs the timer off as well.)
+set backoff_doublings 0
 set backoff 1
-proc count_timeouts {} {
-    global ns tcp timeouts backoff
+proc count_backoff_doublings {} {
+    global ns tcp backoff_doublings backoff
     set b [$tcp set backoff_]
-    if {$b > $backoff} { incr timeouts }
+    if {$b > $backoff} { incr backoff_doublings }
     set backoff $b
-    $ns at [expr {[$ns now] + 0.01}] count_timeouts
+    $ns at [expr {[$ns now] + 0.01}] count_backoff_doublings
 }
-$ns at 0 count_timeouts
+if {$opt(variant) == "fack"} { $ns at 0 count_backoff_doublings }
 
 proc finish {} {
-    global tcp lost opt timeouts
+    global tcp lost opt backoff_doublings
+    set timeouts [expr {$opt(variant) == "fack" ? $backoff_doublings : [$tcp set nrexmit_]}]
     puts [format {{"sim": "ns-2.35", "variant": "%s", "acked_pkts": %d, "data_pkts_sent": %d, "retransmits": %d, "timeouts": %d, "nrexmit": %d, "drops": %d, "final_cwnd": %.2f}} \
         $opt(variant) [$tcp set ack_] [$tcp set ndatapack_] [$tcp set nrexmitpack_] $timeouts [$tcp set nrexmit_] \
         [$lost set npkts_] [$tcp set cwnd_]]
