@@ -65,6 +65,8 @@ class PresetSummary(BaseModel):
     title: str
     description: str = Field(description="What the paper did, and what we chose where it is silent.")
     reference: ReferenceOut
+    tcp_profile: str = Field(description="The TCP profile every TCP flow uses (docs/simulator.md, \"TCP profiles\"): "
+                                         "the defaults of the simulator the paper used (ns2, opnet).")
     parameters: list[ParameterOut] = Field(description="The values researchers typically override.")
     published: PublishedOut | None = Field(default=None, description="The paper's numbers, where it has them.")
 
@@ -96,6 +98,7 @@ def _summary_fields(p: Preset) -> dict[str, Any]:
         "title": p.title,
         "description": p.description,
         "reference": ReferenceOut(paper=p.reference.paper, citation=p.reference.citation, where=p.reference.where),
+        "tcp_profile": p.tcp_profile,
         "parameters": [
             ParameterOut(
                 name=q.name,

@@ -43,6 +43,10 @@ TABLE2_FILE = "000_table2_sbs_droptail.csv"
 SOURCE = "paper 000 (Parvez, Mahanti & Williamson, ICC 2006), transcribed in services/presets/data/{}"
 
 # The paper measures the last 750 of its 1000 simulated seconds.
+NS2_TCP = {"profile": "ns2", "max_window_pkts": 100_000}
+"""The foreground flows' TCP: the paper ran ns-2 (its Agent/TCP defaults, the `ns2` profile),
+with receiver buffers "large enough that the buffer space advertisements do not constrain the
+congestion window size" (§IV-A), so not ns-2's `window_` of 20."""
 DURATION_S = 1000.0
 WARMUP_FRACTION = 0.25
 DURATION_PARAMETER = Parameter(
@@ -77,7 +81,7 @@ def fig2_scenario(
         warmup = duration * WARMUP_FRACTION
 
     def tcp() -> dict[str, Any]:
-        return {"min_rto_s": 0.2, "timer_granularity_s": 0.01}
+        return dict(NS2_TCP)
 
     def loss() -> dict[str, Any]:
         return {"type": "bernoulli_events", "p": p, "m": m}
@@ -245,7 +249,7 @@ def background_scenario(
             "rtt_ms": 50,
             "start_s": {"uniform": [0, 1]},
             "app": {"type": "ftp"},
-            "tcp": {"min_rto_s": 0.2, "timer_granularity_s": 0.01},
+            "tcp": dict(NS2_TCP),
         }
 
     def background(flow: str, count: int, app: dict[str, Any]) -> dict[str, Any]:
@@ -257,7 +261,7 @@ def background_scenario(
             "start_s": {"uniform": [0, 10]},
             "app": app,
             # 64 KB maximum window of 1 KB packets.
-            "tcp": {"max_window_pkts": 64, "min_rto_s": 0.2, "timer_granularity_s": 0.01},
+            "tcp": {"profile": "ns2", "max_window_pkts": 64},
         }
 
     return {

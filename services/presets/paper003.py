@@ -97,8 +97,11 @@ def fig4_topology(error_rate: float | None = None) -> dict[str, Any]:
 
 
 def _ns_tcp() -> dict[str, Any]:
-    # ns's TcpAgent::reset() sets ssthresh_ = window_: SSDR's smooth start acts from the start.
+    # The paper ran ns: ns-2's Agent/TCP defaults (the `ns2` profile) with its 512-byte packets
+    # and window. ns's TcpAgent::reset() sets ssthresh_ = window_: SSDR's smooth start acts from
+    # the start.
     return {
+        "profile": "ns2",
         "mss_bytes": PACKET_BYTES,
         "header_bytes": 40,
         "max_window_pkts": WINDOW_PKTS,

@@ -9,7 +9,8 @@ of TCP Tahoe, Reno, Reno with SACK, and NewReno Using OPNET Modeler", §3-4.
 
 Each preset is one flow; the paper's four variants are `flows[0].variant` (tahoe, reno, sack,
 newreno-sbs), so a sweep of that path gives a table's four rows. Every TCP parameter of the
-paper's Table 1 (§4) is in each flow's `tcp` (`OPNET_TCP`); `bench/paper004.py` runs them all
+paper's Table 1 (§4) is the `opnet` TCP profile, which each flow's `tcp` names (`opnet_tcp()`
+reads the table; a test keeps the two equal); `bench/reproduce.py 004` runs them all
 and docs/validation/paper004.md compares them with the paper.
 """
 
@@ -69,7 +70,8 @@ WIRELESS_DURATION_S = 900.0
 
 
 def opnet_tcp() -> dict[str, Any]:
-    """The paper's Table 1 (§4) in the core's fields, plus the choices it leaves open.
+    """The paper's Table 1 (§4) in the core's fields, plus the choices it leaves open: what the
+    core's `opnet` TCP profile sets, which the presets name.
 
     Table 1: slow start initial count 1 MSS, receive buffer 65,535 bytes, an ACK per 2 segments
     ("Maximum ACK segment 2"), initial RTO 1 s, minimum 0.5 s, maximum 64 s, RTT gain 0.125,
@@ -156,7 +158,7 @@ def wired_scenario(
                 "to": "client",
                 "variant": variant,
                 "app": {"type": "ftp", "bytes": WIRED_FILE_BYTES},
-                "tcp": opnet_tcp(),
+                "tcp": {"profile": "opnet"},
                 "loss": loss,
             }
         ],
@@ -214,7 +216,7 @@ def wireless_scenario(
                 "to": "client",
                 "variant": variant,
                 "app": {"type": "ftp", "bytes": WIRELESS_FILE_BYTES},
-                "tcp": opnet_tcp(),
+                "tcp": {"profile": "opnet"},
                 "loss": {"type": "outage", "start_s": start, "end_s": end, "rate": attenuation_loss},
             }
         ],

@@ -111,6 +111,11 @@ class Published:
 Expander = Callable[[Any], dict[str, Any]]
 
 
+def _tcp_profiles(template: Mapping[str, Any]) -> set[str | None]:
+    """The `tcp.profile` of every TCP flow of a scenario (None where a flow names none)."""
+    return {(f.get("tcp") or {}).get("profile") for f in template.get("flows", []) if f.get("type", "tcp") == "tcp"}
+
+
 @dataclass(frozen=True)
 class Preset:
     name: str
@@ -126,6 +131,17 @@ class Preset:
     the new duration (paper 000 measures the last 750 of 1000 s: 0.25)."""
     expanders: Mapping[str, Expander] = field(default_factory=dict, repr=False)
     """Preset parameters (`background_flows`) -> the function that turns a value into paths."""
+
+    def __post_init__(self) -> None:
+        profiles = _tcp_profiles(self.template)
+        if len(profiles) != 1 or None in profiles:
+            raise ValueError(f"preset {self.name}: every TCP flow must name the same TCP profile "
+                             f"(its paper's simulator; docs/simulator.md), got {sorted(map(str, profiles))}")
+
+    @property
+    def tcp_profile(self) -> str:
+        """The TCP profile every TCP flow uses: the defaults of the simulator its paper used."""
+        return next(iter(_tcp_profiles(self.template)))
 
     @property
     def scenario(self) -> dict[str, Any]:

@@ -251,3 +251,24 @@ def test_docs_presets_md_describes_every_preset_and_parameter():
         assert f"`{p.name}`" in text, p.name
         for param in p.parameters:
             assert f"`{param.name}`" in text, (p.name, param.name)
+
+
+SIMULATOR_PROFILE = {"000": "ns2", "002": "ns2", "003": "ns2", "004": "opnet"}
+"""The TCP profile of the simulator each paper used (ns-2 for 000, 002 and 003; OPNET for 004)."""
+
+
+def test_every_preset_uses_the_tcp_profile_of_the_simulator_its_paper_used():
+    for preset in list_presets():
+        assert preset.tcp_profile == SIMULATOR_PROFILE[preset.reference.paper], preset.name
+        _, canonical = validate_scenario(preset.build())
+        tcp_flows = [f for f in canonical["flows"] if f.get("type", "tcp") == "tcp"]
+        assert tcp_flows and {f["tcp"]["profile"] for f in tcp_flows} == {preset.tcp_profile}, preset.name
+
+
+def test_a_preset_whose_flows_name_no_tcp_profile_is_refused_when_it_is_defined():
+    base = get_preset("paper000-fig2a")
+    template = base.scenario
+    del template["flows"][1]["tcp"]["profile"]
+    with pytest.raises(ValueError, match="paper000-fig2a.*same TCP profile"):
+        type(base)(name=base.name, title=base.title, description=base.description, reference=base.reference,
+                   parameters=base.parameters, published=base.published, template=template)

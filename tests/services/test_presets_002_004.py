@@ -162,8 +162,9 @@ def test_the_cbr_of_experiment_3_starts_at_4_s_and_red_keeps_the_queue_shorter()
 def test_the_opnet_parameter_table_is_in_every_flow():
     table = json.loads((DATA_DIR / "004_tables.json").read_text())["tcp_parameters"]
     for name in P004:
-        tcp = get_preset(name).scenario["flows"][0]["tcp"]
-        assert tcp == opnet_tcp()
+        tcp = get_preset(name).build()["flows"][0]["tcp"]
+        assert tcp["profile"] == get_preset(name).tcp_profile == "opnet"
+        assert {k: tcp[k] for k in opnet_tcp()} == opnet_tcp()
         assert (tcp["initial_rto_s"], tcp["min_rto_s"], tcp["max_rto_s"]) == (1.0, 0.5, 64.0)
         assert (tcp["rtt_gain"], tcp["rttvar_gain"], tcp["rttvar_k"]) == (0.125, 0.25, 4.0)
         assert tcp["dupack_threshold"] == table["duplicate_ack_threshold"] == 3
