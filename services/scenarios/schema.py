@@ -37,6 +37,7 @@ __all__ = [
     "RECOVER_GUARDS",
     "REPEATED_TIMEOUT_SSTHRESH",
     "RTT_SAMPLING",
+    "SACK_RECOVERIES",
     "TCP_PROFILES",
     "TOPOLOGY_KINDS",
     "TRACE_KINDS",
@@ -123,6 +124,7 @@ FlowType = Literal["tcp", "udp"]
 RttSampling = Literal["per_rtt", "timestamps"]
 RecoverGuard = Literal["ack_reaches_recover", "ack_passes_recover"]
 RepeatedTimeoutSsthresh = Literal["hold", "halve"]
+SackRecovery = Literal["rfc6675", "ns2_sack1"]
 TcpProfile = Literal["ns2", "ns3", "linux", "opnet"]
 TraceKind = Literal["cwnd", "ssthresh", "queue"]
 
@@ -131,6 +133,7 @@ FLOW_TYPES: tuple[str, ...] = get_args(FlowType)
 RTT_SAMPLING: tuple[str, ...] = get_args(RttSampling)
 RECOVER_GUARDS: tuple[str, ...] = get_args(RecoverGuard)
 REPEATED_TIMEOUT_SSTHRESH: tuple[str, ...] = get_args(RepeatedTimeoutSsthresh)
+SACK_RECOVERIES: tuple[str, ...] = get_args(SackRecovery)
 TCP_PROFILES: tuple[str, ...] = get_args(TcpProfile)
 TRACE_KINDS: tuple[str, ...] = get_args(TraceKind)
 DEFAULT_VARIANT = "newreno-sbs"
@@ -496,6 +499,9 @@ class TcpConfig(_Model):
     fack_slow_start_in_recovery: bool = False
     """`fack` only: cwnd drops to one segment when recovery starts, grows on every ACK of the
     recovery and is kept when it ends, as ns-2.35's Agent/TCP/Fack (not the 1996 paper's halving)."""
+    sack_recovery: SackRecovery = "rfc6675"
+    """`sack` only: `rfc6675` (pipe from the scoreboard) or `ns2_sack1` (ns-2.35's Agent/TCP/Sack1:
+    a pipe counter, every hole below the highest SACK lost, the scoreboard forgotten at a timeout)."""
     vegas: VegasParams = Field(default_factory=VegasParams)
     """Vegas thresholds (used by the `vegas` variant only)."""
 

@@ -339,7 +339,7 @@ impl Default for AppSpec {
 /// Per-flow TCP parameters. Defaults are ns-2.35's (`tcp-defaults.tcl`) where paper 000 relied
 /// on them, not everywhere: the receiver window, limited transmit and the four ns-2 ways
 /// (`limited_transmit_after_timeout`, `recover_guard`, `integer_ssthresh`,
-/// `repeated_timeout_ssthresh`, `fack_slow_start_in_recovery`) are not ns-2's (docs/simulator.md says which is whose; the
+/// `repeated_timeout_ssthresh`, `fack_slow_start_in_recovery`, `sack_recovery`) are not ns-2's (docs/simulator.md says which is whose; the
 /// `ns2` profile sets them all).
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
@@ -392,6 +392,8 @@ pub struct TcpConfig {
     /// Agent/TCP/Fack (slowdown(CLOSE_SSTHRESH_HALF|CLOSE_CWND_RESTART) on entry, opencwnd()
     /// on every ACK in fast recovery; tcp-fack.cc), not the 1996 paper's halving.
     pub fack_slow_start_in_recovery: bool,
+    /// How the `sack` variant recovers.
+    pub sack_recovery: SackRecovery,
     pub vegas: VegasParams,
 }
 
@@ -422,6 +424,7 @@ impl Default for TcpConfig {
             integer_ssthresh: false,
             repeated_timeout_ssthresh: RepeatedTimeoutSsthresh::Hold,
             fack_slow_start_in_recovery: false,
+            sack_recovery: SackRecovery::Rfc6675,
             vegas: VegasParams::default(),
         }
     }
@@ -477,7 +480,8 @@ impl TcpProfile {
                 "max_rto_s": 60.0, "rtt_gain": 0.125, "rttvar_gain": 0.25, "rttvar_k": 4.0,
                 "timer_granularity_s": 0.01, "rtt_sampling": "per_rtt", "limited_transmit": true,
                 "limited_transmit_after_timeout": true, "recover_guard": "ack_passes_recover", "integer_ssthresh": true,
-                "repeated_timeout_ssthresh": "halve", "fack_slow_start_in_recovery": true
+                "repeated_timeout_ssthresh": "halve", "fack_slow_start_in_recovery": true,
+                "sack_recovery": "ns2_sack1"
             }),
             TcpProfile::Ns3 => json!({
                 "mss_bytes": 536, "header_bytes": 54, "initial_cwnd_pkts": 10, "max_window_pkts": 244,
@@ -527,6 +531,17 @@ pub enum RecoverGuard {
     /// recover_` (dupack_action in tcp.cc, tcp-reno.cc, tcp-newreno.cc, tcp-sack1.cc), whose
     /// ACKs name the last segment received, so the same comparison asks one segment more.
     AckPassesRecover,
+}
+
+/// The `sack` variant's loss recovery.
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum SackRecovery {
+    /// RFC 6675: pipe from the scoreboard (SetPipe), NextSeg, IsLost after DupThresh SACKs.
+    Rfc6675,
+    /// ns-2.35's `Agent/TCP/Sack1` (tcp-sack1.cc): a pipe counter set at entry and moved by
+    /// ACKs and sends, every hole below the highest SACK taken as lost (`tcp/recovery/sack1.rs`).
+    Ns2Sack1,
 }
 
 /// What a retransmission timeout does to ssthresh when the segment it resends was already

@@ -778,3 +778,15 @@ fn ns2s_fack_restarts_from_one_segment_and_leaves_recovery_above_ssthresh() {
     assert!(flow(&ns2).packets_sent > flow(&paper).packets_sent,
             "ns-2's window leaves recovery above ssthresh: {} vs {}", flow(&ns2).packets_sent, flow(&paper).packets_sent);
 }
+
+#[test]
+fn ns2s_sack1_stalls_into_a_timeout_on_twenty_holes_where_rfc_6675_repairs_them_all() {
+    // Twenty drops in a window of 30: SetPipe counts the ten SACKed segments as gone and
+    // every hole goes out once; Sack1's counter (30 − 3 at entry, one off per ACK) lets too
+    // little out, and the retransmit timer fires.
+    let rfc = flow(&single_loss_event("sack", 20, json!({}))).clone();
+    let ns2 = flow(&single_loss_event("sack", 20, json!({"sack_recovery": "ns2_sack1"}))).clone();
+    assert_eq!((rfc.timeouts, rfc.retransmits), (0, 20), "{rfc:?}");
+    assert_eq!(ns2.timeouts, 1, "{ns2:?}");
+    assert!(ns2.retransmits > 20, "go-back-N after the timeout resends SACKed segments too: {ns2:?}");
+}

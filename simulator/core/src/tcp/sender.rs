@@ -8,13 +8,13 @@
 use std::sync::Arc;
 
 use super::delivery::DeliveryRate;
-use super::recovery::{LossRecovery, PartialAck};
+use super::recovery::{LossRecovery, PartialAck, Recovery};
 use super::rto::RtoEstimator;
 use super::scoreboard::Scoreboard;
 use super::socket::{CaState, SocketState};
 use crate::cc::{self, CongestionControl};
 use crate::packet::{Packet, PacketKind};
-use crate::scenario::{RecoverGuard, RepeatedTimeoutSsthresh, RttSampling, TcpConfig};
+use crate::scenario::{RecoverGuard, RepeatedTimeoutSsthresh, RttSampling, SackRecovery, TcpConfig};
 use crate::time::{from_secs, SimTime};
 
 /// Cumulative counters; metrics take the difference over the measurement window.
@@ -81,7 +81,10 @@ impl TcpSender {
     /// `variant` must be a known name (the scenario plan checked it).
     pub fn new(flow: u32, variant: &str, cfg: Arc<TcpConfig>) -> Self {
         let cc = cc::build(variant, &cfg).expect("variant names are validated before a run");
-        let recovery = cc.recovery();
+        let recovery = match cc.recovery() {
+            Recovery::Sack if cfg.sack_recovery == SackRecovery::Ns2Sack1 => Recovery::Sack1,
+            recovery => recovery,
+        };
         let sack = cfg.sack.unwrap_or(recovery.needs_sack());
         let rate = cc.wants_rate_samples().then(Box::<DeliveryRate>::default);
         let pace_next = cc.pacing_rate().map(|_| 0);
@@ -203,6 +206,15 @@ impl TcpSender {
         self.s.snd_nxt == high && self.has_new_data(high) && high < self.s.snd_una + self.s.max_window
     }
 
+    /// Whether an ACK at snd_una is a duplicate: always, unless the recovery counts only the
+    /// ones that SACK something new outside recovery (ns-2's Sack1, whose scoreboard's
+    /// CheckUpdate() gates dupacks_ and send_one(), tcp-sack1.cc; RFC 6675 §2 defines a
+    /// DupAck the same way).
+    fn counts_as_duplicate(&self, sack: bool) -> bool {
+        let needs_new_sack = sack && self.recovery.as_ref().is_some_and(|r| r.duplicate_needs_new_sack());
+        !needs_new_sack || self.s.ca_state == CaState::Recovery || !self.board.newly_sacked().is_empty()
+    }
+
     /// RFC 6582 §3.2 step 2: no second fast retransmit for the same window (`recover_guard`).
     pub(in crate::tcp) fn may_start_recovery(&self) -> bool {
         self.recover.is_none_or(|r| match self.cfg.recover_guard {
@@ -284,7 +296,8 @@ impl TcpSender {
         if self.s.ca_state == CaState::Recovery && self.with_recovery(|r, tx| r.send(tx, now, out)) {
             return;
         }
-        let sack = self.sack_enabled();
+        // Resends skip what the receiver SACKed (unless the recovery forgets the scoreboard).
+        let skips_sacked = self.sack_enabled() && self.recovery.as_ref().is_some_and(|r| r.go_back_n_skips_sacked());
         let mut window = self.s.window().max(1) as u64;
         // ns-2.35's send_one() answers duplicate ACKs 1 and 2 only (dupacks_ < numdupacks_), so
         // Tahoe's go-back-N from its fast retransmit, with three duplicates counted, sends one.
@@ -297,7 +310,7 @@ impl TcpSender {
         }
         // Go-back-N after a timeout skips what the receiver SACKed, and those segments,
         // delivered, take no window: the window counts what is in flight.
-        let resending = sack && self.s.ca_state == CaState::Loss;
+        let resending = skips_sacked && self.s.ca_state == CaState::Loss;
         if resending {
             window += self.board.sacked_resent_over() as u64;
         }
@@ -312,7 +325,7 @@ impl TcpSender {
                 }
                 break;
             }
-            let skip = sack && seq < self.s.high_tx && self.board.is_sacked(seq);
+            let skip = skips_sacked && seq < self.s.high_tx && self.board.is_sacked(seq);
             if !skip && self.pacing_holds(now) {
                 break;
             }
@@ -350,7 +363,7 @@ impl TcpSender {
                 self.update_rto(rtt);
             }
             self.on_new_ack(cum, now, out);
-        } else if cum == self.s.snd_una && self.s.snd_una < self.s.high_tx {
+        } else if cum == self.s.snd_una && self.s.snd_una < self.s.high_tx && self.counts_as_duplicate(sack) {
             self.on_duplicate_ack(now, out);
         }
         if self.with_recovery(|r, tx| r.after_ack(tx)) {

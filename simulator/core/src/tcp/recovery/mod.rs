@@ -10,6 +10,7 @@ mod fack;
 mod newreno;
 mod reno;
 mod sack;
+mod sack1;
 mod tahoe;
 
 use super::TcpSender;
@@ -28,6 +29,8 @@ pub enum Recovery {
     NewReno(PartialAckTimer),
     /// Conservative SACK-based recovery: pipe, scoreboard, NextSeg (RFC 6675).
     Sack,
+    /// ns-2.35's `Sack1`: SACK recovery on a pipe counter (`sack_recovery: ns2_sack1`).
+    Sack1,
     /// Forward-acknowledgment recovery (Mathis & Mahdavi 1996): snd.fack is the highest
     /// segment the receiver holds, awnd = snd.nxt − snd.fack + retran_data estimates what is in
     /// the network, and the sender sends while awnd < cwnd. Recovery also starts as soon as
@@ -44,7 +47,7 @@ pub enum Recovery {
 impl Recovery {
     /// Whether the recovery reads SACK blocks (the receiver must send them).
     pub fn needs_sack(self) -> bool {
-        matches!(self, Recovery::Sack | Recovery::Fack(_))
+        matches!(self, Recovery::Sack | Recovery::Sack1 | Recovery::Fack(_))
     }
 
     /// The behaviour, with its own state.
@@ -54,6 +57,7 @@ impl Recovery {
             Recovery::Reno => Box::new(reno::Reno),
             Recovery::NewReno(timer) => Box::new(newreno::NewReno { timer }),
             Recovery::Sack => Box::new(sack::Sack),
+            Recovery::Sack1 => Box::new(sack1::Sack1::default()),
             Recovery::Fack(reduction) => Box::new(fack::Fack::new(reduction)),
             Recovery::Dynamic => Box::new(dynamic::Dynamic::default()),
         }
@@ -97,6 +101,18 @@ pub trait LossRecovery {
 
     /// After every ACK, in any state. True: start recovery now (FACK's trigger).
     fn after_ack(&mut self, _tx: &mut TcpSender) -> bool {
+        false
+    }
+
+    /// Whether go-back-N after a timeout skips segments the receiver SACKed (false: the
+    /// scoreboard is forgotten at the timeout, as ns-2's Sack1 clears it).
+    fn go_back_n_skips_sacked(&self) -> bool {
+        true
+    }
+
+    /// Whether, outside recovery, an ACK at snd_una counts as a duplicate only when it SACKs
+    /// something not SACKed before (ns-2's Sack1).
+    fn duplicate_needs_new_sack(&self) -> bool {
         false
     }
 }
