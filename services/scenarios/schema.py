@@ -31,6 +31,7 @@ from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, model_val
 
 __all__ = [
     "APP_TYPES",
+    "EVENT_SPACINGS",
     "FLOW_TYPES",
     "LOSS_TYPES",
     "QUEUE_TYPES",
@@ -125,6 +126,7 @@ RttSampling = Literal["per_rtt", "timestamps"]
 RecoverGuard = Literal["ack_reaches_recover", "ack_passes_recover"]
 RepeatedTimeoutSsthresh = Literal["hold", "halve"]
 SackRecovery = Literal["rfc6675", "ns2_sack1"]
+EventSpacing = Literal["random", "periodic"]
 TcpProfile = Literal["ns2", "ns3", "linux", "opnet"]
 TraceKind = Literal["cwnd", "ssthresh", "queue"]
 
@@ -134,6 +136,7 @@ RTT_SAMPLING: tuple[str, ...] = get_args(RttSampling)
 RECOVER_GUARDS: tuple[str, ...] = get_args(RecoverGuard)
 REPEATED_TIMEOUT_SSTHRESH: tuple[str, ...] = get_args(RepeatedTimeoutSsthresh)
 SACK_RECOVERIES: tuple[str, ...] = get_args(SackRecovery)
+EVENT_SPACINGS: tuple[str, ...] = get_args(EventSpacing)
 TCP_PROFILES: tuple[str, ...] = get_args(TcpProfile)
 TRACE_KINDS: tuple[str, ...] = get_args(TraceKind)
 DEFAULT_VARIANT = "newreno-sbs"
@@ -224,6 +227,10 @@ class BernoulliEventsLoss(_Model):
     event_span_s: Annotated[float, Field(gt=0.0, le=MAX_DURATION_S)] | None = None
     """An event lasts at most this long, seconds (default: the flow's round-trip propagation
     delay, one round)."""
+    spacing: EventSpacing = "random"
+    """Where events start: `random` (each counted packet with probability p: geometric gaps) or
+    `periodic` (every round(1/p) counted packets from a seeded place in the first period, as
+    paper 000's models assume; docs/validation/fig2-model-errors.md)."""
 
 
 class ScheduledLoss(_Model):
@@ -499,6 +506,9 @@ class TcpConfig(_Model):
     fack_slow_start_in_recovery: bool = False
     """`fack` only: cwnd drops to one segment when recovery starts, grows on every ACK of the
     recovery and is kept when it ends, as ns-2.35's Agent/TCP/Fack (not the 1996 paper's halving)."""
+    recovery_keeps_half_window: bool = False
+    """After a fast recovery cwnd is the reduced window as computed, not ssthresh rounded down by
+    `integer_ssthresh` (ns-2.35's `cwnd_ = halfwin` beside `ssthresh_ = (int) halfwin`)."""
     sack_recovery: SackRecovery = "rfc6675"
     """`sack` only: `rfc6675` (pipe from the scoreboard) or `ns2_sack1` (ns-2.35's Agent/TCP/Sack1:
     a pipe counter, every hole below the highest SACK lost, the scoreboard forgotten at a timeout)."""

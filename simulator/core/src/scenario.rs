@@ -167,6 +167,20 @@ impl Default for QueueSpec {
     }
 }
 
+/// How `bernoulli_events` spaces its loss events.
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum EventSpacing {
+    /// Each counted packet starts an event with probability p: geometric gaps, mean 1/p.
+    #[default]
+    Random,
+    /// An event every round(1/p) counted packets, from a random place in the first period:
+    /// every cycle carries exactly 1/p packets, as paper 000's models assume (S = 1/p, eq. 3
+    /// and 7); what reproduces its Fig. 2 errors in ns-2 and tcpsim alike
+    /// (docs/validation/fig2-model-errors.md).
+    Periodic,
+}
+
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
 pub enum LossSpec {
@@ -187,6 +201,9 @@ pub enum LossSpec {
         spare_retransmissions: bool,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         event_span_s: Option<f64>,
+        /// Where events start: `random` (each packet with probability p) or `periodic`.
+        #[serde(default)]
+        spacing: EventSpacing,
     },
     /// Drops the listed data packets, counted 1, 2, 3, … in the order they reach the module
     /// (retransmissions count too). Paper 004's one- and two-loss cases.
@@ -339,7 +356,8 @@ impl Default for AppSpec {
 /// Per-flow TCP parameters. Defaults are ns-2.35's (`tcp-defaults.tcl`) where paper 000 relied
 /// on them, not everywhere: the receiver window, limited transmit and the four ns-2 ways
 /// (`limited_transmit_after_timeout`, `recover_guard`, `integer_ssthresh`,
-/// `repeated_timeout_ssthresh`, `fack_slow_start_in_recovery`, `sack_recovery`) are not ns-2's (docs/simulator.md says which is whose; the
+/// `repeated_timeout_ssthresh`, `fack_slow_start_in_recovery`, `recovery_keeps_half_window`,
+/// `sack_recovery`) are not ns-2's (docs/simulator.md says which is whose; the
 /// `ns2` profile sets them all).
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
@@ -392,6 +410,11 @@ pub struct TcpConfig {
     /// Agent/TCP/Fack (slowdown(CLOSE_SSTHRESH_HALF|CLOSE_CWND_RESTART) on entry, opencwnd()
     /// on every ACK in fast recovery; tcp-fack.cc), not the 1996 paper's halving.
     pub fack_slow_start_in_recovery: bool,
+    /// After a fast recovery cwnd is the reduced window as computed, not ssthresh rounded down
+    /// by `integer_ssthresh`: ns-2.35's slowdown(CLOSE_SSTHRESH_HALF|CLOSE_CWND_HALF) sets
+    /// `ssthresh_ = (int) halfwin` and `cwnd_ = halfwin` (tcp.cc), and Reno and NewReno leave
+    /// recovery with that cwnd_ (tcp-reno.cc, tcp-newreno.cc). Linux keeps both whole.
+    pub recovery_keeps_half_window: bool,
     /// How the `sack` variant recovers.
     pub sack_recovery: SackRecovery,
     pub vegas: VegasParams,
@@ -424,6 +447,7 @@ impl Default for TcpConfig {
             integer_ssthresh: false,
             repeated_timeout_ssthresh: RepeatedTimeoutSsthresh::Hold,
             fack_slow_start_in_recovery: false,
+            recovery_keeps_half_window: false,
             sack_recovery: SackRecovery::Rfc6675,
             vegas: VegasParams::default(),
         }
@@ -481,7 +505,7 @@ impl TcpProfile {
                 "timer_granularity_s": 0.01, "rtt_sampling": "per_rtt", "limited_transmit": true,
                 "limited_transmit_after_timeout": true, "recover_guard": "ack_passes_recover", "integer_ssthresh": true,
                 "repeated_timeout_ssthresh": "halve", "fack_slow_start_in_recovery": true,
-                "sack_recovery": "ns2_sack1"
+                "recovery_keeps_half_window": true, "sack_recovery": "ns2_sack1"
             }),
             TcpProfile::Ns3 => json!({
                 "mss_bytes": 536, "header_bytes": 54, "initial_cwnd_pkts": 10, "max_window_pkts": 244,
@@ -922,7 +946,16 @@ mod tests {
         let s = Scenario::from_json(EXAMPLE).unwrap();
         assert_eq!(s.flows[0].variant.as_deref(), Some("newreno-sbs"));
         assert_eq!(s.flows[0].tcp.mss_bytes, 1000);
-        assert_eq!(s.flows[0].loss, Some(LossSpec::BernoulliEvents { p: 0.0005, m: 10, spare_retransmissions: true, event_span_s: None }));
+        assert_eq!(
+            s.flows[0].loss,
+            Some(LossSpec::BernoulliEvents {
+                p: 0.0005,
+                m: 10,
+                spare_retransmissions: true,
+                event_span_s: None,
+                spacing: EventSpacing::Random
+            })
+        );
     }
 
     #[test]

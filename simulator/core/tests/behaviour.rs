@@ -790,3 +790,17 @@ fn ns2s_sack1_stalls_into_a_timeout_on_twenty_holes_where_rfc_6675_repairs_them_
     assert_eq!(ns2.timeouts, 1, "{ns2:?}");
     assert!(ns2.retransmits > 20, "go-back-N after the timeout resends SACKed segments too: {ns2:?}");
 }
+
+#[test]
+fn with_an_odd_window_ns2_leaves_recovery_with_the_halved_window_not_its_whole_part() {
+    // W 29: ssthresh is 14 in whole segments either way; ns-2's cwnd_ keeps the 14.5.
+    let exit_cwnd = |keep: bool| {
+        let tcp = json!({"max_window_pkts": 29, "integer_ssthresh": true, "recovery_keeps_half_window": keep});
+        let r = single_loss_event("newreno-sbs", 1, tcp);
+        let t = r.traces.as_ref().expect("traces");
+        let c = t.flows[0].cwnd.as_ref().expect("cwnd trace");
+        t.time_s.iter().zip(c).filter(|(s, _)| **s > 5.0).map(|(_, w)| *w).fold(f64::INFINITY, f64::min)
+    };
+    assert_eq!(exit_cwnd(false), 14.0);
+    assert_eq!(exit_cwnd(true), 14.5);
+}

@@ -1,6 +1,7 @@
 use super::flow_slot;
 use crate::packet::Packet;
 use crate::rng::SimRng;
+use crate::scenario::EventSpacing;
 use crate::time::SimTime;
 
 /// Paper 000 §IV-B's two-parameter loss model: each data packet of a flow starts a loss
@@ -15,6 +16,7 @@ pub struct BernoulliEvents {
     m: u32,
     spare_retransmissions: bool,
     span: Option<SimTime>,
+    spacing: EventSpacing,
     rng: SimRng,
     flows: Vec<FlowEvent>,
 }
@@ -25,11 +27,22 @@ struct FlowEvent {
     remaining: u32,
     started: SimTime,
     round_trip: Option<SimTime>,
+    /// Periodic spacing: counted packets until the next event starts (0: not placed yet).
+    until_event: u64,
 }
 
 impl BernoulliEvents {
     pub fn new(p: f64, m: u32, spare_retransmissions: bool, span: Option<SimTime>, rng: SimRng) -> Self {
-        BernoulliEvents { p, m, spare_retransmissions, span, rng, flows: Vec::new() }
+        BernoulliEvents { p, m, spare_retransmissions, span, spacing: EventSpacing::Random, rng, flows: Vec::new() }
+    }
+
+    pub fn spaced(self, spacing: EventSpacing) -> Self {
+        BernoulliEvents { spacing, ..self }
+    }
+
+    /// Packets between the starts of two periodic events.
+    fn period(&self) -> u64 {
+        (1.0 / self.p).round().max(1.0) as u64
     }
 
     pub fn set_round_trip(&mut self, flow: u32, rtt: SimTime) {
@@ -40,14 +53,30 @@ impl BernoulliEvents {
         if self.spare_retransmissions && packet.retransmission {
             return false;
         }
+        let period = self.period();
         let f = flow_slot(&mut self.flows, packet.flow);
+        let starts = match self.spacing {
+            EventSpacing::Random => None,
+            EventSpacing::Periodic => {
+                if f.until_event == 0 {
+                    // The first event at a random place in the first period (seeds differ).
+                    f.until_event = 1 + (self.rng.uniform() * period as f64) as u64 % period;
+                }
+                f.until_event -= 1;
+                let starts = f.until_event == 0;
+                if starts {
+                    f.until_event = period;
+                }
+                Some(starts)
+            }
+        };
         let span = self.span.or(f.round_trip).unwrap_or(SimTime::MAX);
-        if f.remaining > 0 && now.saturating_sub(f.started) <= span {
+        if f.remaining > 0 && now.saturating_sub(f.started) <= span && starts != Some(true) {
             f.remaining -= 1;
             return true;
         }
         f.remaining = 0;
-        if self.rng.chance(self.p) {
+        if starts.unwrap_or_else(|| self.rng.chance(self.p)) {
             f.remaining = self.m - 1;
             f.started = now;
             return true;
@@ -120,5 +149,37 @@ mod tests {
         let mut strict = module(1.0, 3, false);
         assert!(strict.drops(&data(0, false), 0));
         assert!(strict.drops(&data(0, true), 0));
+    }
+
+    #[test]
+    fn periodic_events_drop_m_packets_every_round_one_over_p_from_a_seeded_start() {
+        let starts = |seed: u64| {
+            let rng = SimRng::new(seed, StreamId::FlowLoss(0));
+            let mut module = BernoulliEvents::new(0.001, 3, true, None, rng).spaced(EventSpacing::Periodic);
+            let drops: Vec<usize> =
+                (0..10_000).filter(|_| module.drops(&data(0, false), 0)).collect();
+            assert_eq!(drops.len() % 3, 0);
+            drops.chunks(3).map(|c| {
+                assert_eq!((c[1] - c[0], c[2] - c[1]), (1, 1), "m consecutive packets");
+                c[0]
+            }).collect::<Vec<_>>()
+        };
+        let a = starts(1);
+        assert!(a[0] < 1000, "the first event within the first period: {a:?}");
+        assert!(a.windows(2).all(|w| w[1] - w[0] == 1000), "{a:?}");
+        assert_ne!(a[0], starts(2)[0], "another seed, another phase");
+    }
+
+    #[test]
+    fn periodic_spacing_spares_retransmissions_and_does_not_count_them() {
+        let rng = SimRng::new(1, StreamId::FlowLoss(0));
+        let mut module = BernoulliEvents::new(0.01, 1, true, None, rng).spaced(EventSpacing::Periodic);
+        let mut first = (0..100).filter(|_| module.drops(&data(0, false), 0));
+        let start = first.next().expect("one event in the first period");
+        for _ in 0..50 {
+            assert!(!module.drops(&data(0, true), 0));
+        }
+        let next = (start + 1..start + 101).find(|_| module.drops(&data(0, false), 0));
+        assert_eq!(next, Some(start + 100), "retransmissions between them took no place in the period");
     }
 }

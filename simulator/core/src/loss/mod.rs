@@ -31,9 +31,12 @@ impl LossModule {
     pub fn new(spec: &LossSpec, rng: SimRng) -> Self {
         match spec {
             LossSpec::Uniform { rate } => LossModule::Uniform(Uniform::new(*rate, rng)),
-            LossSpec::BernoulliEvents { p, m, spare_retransmissions, event_span_s } => LossModule::BernoulliEvents(
-                BernoulliEvents::new(*p, *m, *spare_retransmissions, event_span_s.map(from_secs), rng),
-            ),
+            LossSpec::BernoulliEvents { p, m, spare_retransmissions, event_span_s, spacing } => {
+                LossModule::BernoulliEvents(
+                    BernoulliEvents::new(*p, *m, *spare_retransmissions, event_span_s.map(from_secs), rng)
+                        .spaced(*spacing),
+                )
+            }
             LossSpec::Scheduled { packets } => LossModule::Scheduled(Scheduled::new(packets)),
             LossSpec::Outage { start_s, end_s, rate } => {
                 LossModule::Outage(Outage::new(from_secs(*start_s), from_secs(*end_s), *rate, rng))

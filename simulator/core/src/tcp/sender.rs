@@ -54,6 +54,8 @@ pub struct TcpSender {
     dupacks: u32,
     /// RFC 6582 "recover": high_tx when the last recovery or timeout began.
     recover: Option<u32>,
+    /// The reduced window before `integer_ssthresh` rounds it: ns-2's `halfwin`.
+    pub(in crate::tcp) halved_window: f64,
     /// Partial ACKs in the current recovery.
     pub(in crate::tcp) partial_acks: u32,
     /// When the current fast recovery began.
@@ -98,6 +100,7 @@ impl TcpSender {
             dupacks: 0,
             recover: None,
             partial_acks: 0,
+            halved_window: 0.0,
             recovery_start: 0,
             timed: None,
             rto_deadline: None,
@@ -227,6 +230,7 @@ impl TcpSender {
     /// (`integer_ssthresh`, ns-2.35).
     fn reduced_ssthresh(&mut self, now: SimTime) -> f64 {
         let ssthresh = self.cc.ssthresh(&self.s, now);
+        self.halved_window = ssthresh;
         if self.cfg.integer_ssthresh {
             ssthresh.floor()
         } else {

@@ -89,9 +89,10 @@ pub trait LossRecovery {
         PartialAck::Stay { restart_timer: true }
     }
 
-    /// cwnd when the recovery ends.
+    /// cwnd when the recovery ends: ssthresh, or with `recovery_keeps_half_window` the
+    /// reduced window before rounding (ns-2's `cwnd_ = halfwin` beside `ssthresh_ = (int) halfwin`).
     fn exit_window(&self, tx: &TcpSender) -> f64 {
-        tx.s.ssthresh
+        if tx.cfg.recovery_keeps_half_window { tx.halved_window } else { tx.s.ssthresh }
     }
 
     /// Sends during recovery. False: the ordinary window rule decides (Reno's inflated window).
