@@ -87,6 +87,36 @@ def test_an_unknown_variant_is_refused_naming_the_ones_ns2_has(capsys):
 
 
 def test_a_dry_run_prints_every_command_and_scenario_without_ns2(capsys):
-    assert xc.main(["--variants", "reno", "--windows", "30", "--m", "1,2", "--k", "3000", "--dry-run"]) == 0
+    assert xc.main(["--suite", "det", "--variants", "reno", "--windows", "30", "--m", "1,2", "--k", "3000", "--dry-run"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert len(lines) == 4 and "det.tcl" in lines[0] and '"reno"' in lines[1]
+
+
+AGG_TCL = ROOT / "simulator" / "validation" / "ns2" / "dumbbell.tcl"
+
+
+@pytest.mark.parametrize("variant", xc.AGG_VARIANTS)
+def test_every_aggregate_scenario_is_one_the_core_accepts_and_asks_ns2_for_the_same_run(variant):
+    sc = xc.aggregate_scenario(variant, 8, 0.001, 3, singledup=True, ns2_ways=True)
+    full = tcpsim.normalize(sc)
+    flow = full["flows"][0]
+    args = keys(xc.aggregate_command("ns", variant, 8, 0.001, 3, singledup=True))
+    bott = sc["topology"]["dumbbell"]["bottleneck"]
+    assert (int(args["flows"]), args["variant"], int(args["seed"])) == (flow["count"], variant, full["seed"])
+    assert float(args["uniform"]) == bott["loss"]["rate"] == 0.001
+    assert (float(args["bw"]), float(args["bdelay"]), int(args["queue"])) == (
+        bott["rate_mbps"], bott["delay_ms"], bott["queue"]["limit_pkts"])
+    assert (float(args["dur"]), float(args["warm"])) == (sc["duration_s"], sc["warmup_s"])
+    assert flow["tcp"]["profile"] == "ns2" and flow["tcp"]["limited_transmit"] is True
+
+
+def test_the_aggregate_tcl_script_knows_every_key_it_is_given():
+    block = AGG_TCL.read_text().split("array set opt {", 1)[1].split("\n}\n", 1)[0]
+    defaults = set(re.findall(r"^\s+(\w+)\s", block, re.M))
+    assert set(keys(xc.aggregate_command("ns", "sack", 64, 0.0, 1, True))) <= defaults
+
+
+def test_the_aggregate_verdict_holds_the_mean_to_two_percent():
+    assert xc.aggregate_verdict(14.42, 14.42 * 1.019) == "agree"
+    assert xc.aggregate_verdict(14.42, 14.42 * 0.979).startswith("differs: +")
+    assert xc.aggregate_verdict(14.0, 0.0).startswith("differs")
