@@ -59,7 +59,7 @@ DURATION_PARAMETER = Parameter(
 )
 
 
-# ---- Fig. 2: Bernoulli loss events -----------------------------------------------------------
+# ---- Fig. 2: loss events (p, m) ----------------------------------------------------------------
 
 
 def fig2_scenario(
@@ -70,12 +70,16 @@ def fig2_scenario(
     warmup: float | None = None,
     *,
     name: str | None = None,
+    spacing: str = "periodic",
 ) -> dict[str, Any]:
     """Paper 000 §IV-B: two foreground NewReno flows (SBS and IMP), 70 ms round-trip
-    propagation, 45 Mb/s bottleneck, a Bernoulli loss-event module (p, m) on each flow's path.
+    propagation, 45 Mb/s bottleneck, a loss-event module (p, m) on each flow's path.
 
     The same scenario as `simulator/validation/fig2.py`'s `scenario(p, m, seed, duration,
     warmup)` (same arguments, same dict); `warmup` defaults to a quarter of `duration`.
+    `spacing` places the events: `periodic` (one every 1/p packets, what the paper's models
+    assume and what reproduces its errors in ns-2 and tcpsim alike) or `random` (Bernoulli;
+    docs/validation/fig2-model-errors.md).
     """
     if warmup is None:
         warmup = duration * WARMUP_FRACTION
@@ -84,7 +88,7 @@ def fig2_scenario(
         return dict(NS2_TCP)
 
     def loss() -> dict[str, Any]:
-        return {"type": "bernoulli_events", "p": p, "m": m}
+        return {"type": "bernoulli_events", "p": p, "m": m, "spacing": spacing}
 
     return {
         "name": name if name is not None else f"paper000-fig2-p{p}-m{m}",
@@ -111,8 +115,8 @@ FIG2_DESCRIPTION = """\
 Paper 000 §IV-B validates its two throughput models in isolation: two foreground NewReno \
 flows, one Slow-but-Steady (SBS, newreno-sbs) and one Impatient (IMP, newreno-impatient), \
 70 ms round-trip propagation, a 45 Mb/s bottleneck, and on each receiver's path a packet drop \
-module with two parameters: a loss event starts with probability p per data packet and drops \
-m consecutive packets of that flow. Fig. 2{panel} sweeps m from 1 to {m_max} at p = {p_pct} %; \
+module with two parameters, p and m: loss events at rate p, each dropping m consecutive \
+packets of that flow. Fig. 2{panel} sweeps m from 1 to {m_max} at p = {p_pct} %; \
 1000 s simulated, the last 750 s measured. This preset is one point of that sweep (m = 10); \
 sweep `flows[*].loss.m` over {m_range} to draw the figure.
 
@@ -121,13 +125,17 @@ compared with the paper in docs/validation/fig2.md):
 - Bottleneck delay 5 ms with a 1000-packet Drop-Tail queue (it never fills: both windows \
 together stay far below the 394-packet bandwidth-delay product, so every loss is the module's); \
 access links 1 Gb/s, their delays making up the 70 ms.
-- ns-2's TCP defaults, spelled out where the paper's models depend on them: 1000-byte \
-segments + 40 header bytes, minimum RTO 200 ms, 10 ms timer granularity, initial RTO 3 s, an \
-ACK per segment, receiver window unlimited (the paper: large enough never to constrain the \
-window). With the measured R = 70.3 ms and RTO = 200 ms, m* = floor(RTO/R) + 2 = 4, as in the \
-paper.
+- ns-2's TCP (the `ns2` profile: 1000-byte segments + 40 header bytes, minimum RTO 200 ms, \
+10 ms timer granularity, initial RTO 3 s, an ACK per segment, and ns-2's own ways), receiver \
+window unlimited (the paper: large enough never to constrain the window). With the measured \
+R = 70.3 ms and RTO = 200 ms, m* = floor(RTO/R) + 2 = 4, as in the paper.
+- Loss events one every 1/p packets (`spacing: periodic`, from a seeded place in the first \
+period), not at random: the models assume every cycle carries 1/p packets, and only periodic \
+events reproduce the paper's model errors (0.15-3.3 %), in ns-2 as in tcpsim; Bernoulli \
+(geometric) gaps put both simulators 5-10 % above the models (docs/validation/\
+fig2-model-errors.md). `flows[*].loss.spacing = "random"` gives the Bernoulli reading.
 - The loss module spares retransmissions and lasts at most one round (the flow's RTT), as \
-§III-A's model assumes; without these the figure cannot be reproduced (fig2.md explains).
+§III-A's model assumes (fig2.md explains).
 - Throughput in the paper's unit is the result's throughput_pkts_per_rtt (data packets per \
 mean measured RTT)."""
 
@@ -161,10 +169,10 @@ def _fig2_preset(panel: str) -> Preset:
     m_lo, m_hi = fig["m_range"]
     name = f"paper000-fig2{panel}"
     scenario = fig2_scenario(p, 10, name=name)
-    scenario["description"] = f"Paper 000 Fig. 2({panel}): Bernoulli loss events, p = {p}, m = 10."
+    scenario["description"] = f"Paper 000 Fig. 2({panel}): periodic loss events, p = {p}, m = 10."
     return Preset(
         name=name,
-        title=f"Paper 000 Fig. 2({panel}): NewReno SBS vs Impatient under Bernoulli loss events, p = {p * 100:g} %",
+        title=f"Paper 000 Fig. 2({panel}): NewReno SBS vs Impatient under loss events, p = {p * 100:g} %",
         description=FIG2_DESCRIPTION.format(
             panel=f"({panel})", m_max=m_hi, p_pct=f"{p * 100:.2f}", m_range=f"{m_lo}..{m_hi}"
         ),
@@ -191,6 +199,13 @@ def _fig2_preset(panel: str) -> Preset:
                 "(the paper's m* = 4) and moves the crossover m_t",
                 "s",
                 0.2,
+            ),
+            Parameter(
+                "flows[*].loss.spacing",
+                "where loss events start: periodic (one every 1/p packets, the models' cycle; reproduces "
+                "the paper's errors) or random (Bernoulli: geometric gaps)",
+                None,
+                "periodic",
             ),
             Parameter("seed", "random seed: one replication per seed (fig2.py averages seeds 1-3)", None, 1),
             DURATION_PARAMETER,

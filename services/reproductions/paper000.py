@@ -63,9 +63,9 @@ REASONS = {
     "crossover": "Ours are statistical verdicts over replications: near the crossover the two throughputs are within "
     "noise and a point stays 'equality' until enough replications separate them; the paper reads one run per m by "
     "eye. The models' m_t at our measured R and RTO is lower too (docs/models.md).",
-    "model-errors": "Both models sit 6-12 % below our simulated throughput: the Bernoulli loss process makes loss "
-    "events less regular than the models' mean-value cycles (fitted square-root constant about 1.31 against 1.22), "
-    "and at large m our SBS flow times out directly (docs/validation/paper000-sweeps.md).",
+    "model-errors": "With periodic loss events (the presets' spacing) both models are within 0.3-3.8 % (SBS) and "
+    "0-8.3 % (IMP, the largest at m = m*) of the simulation; with Bernoulli spacing both ns-2 and tcpsim sit 5-10 % "
+    "above the models, whose cycles carry exactly 1/p packets (docs/validation/fig2-model-errors.md).",
     "table2": "4-32 background flows: our background barely loads the link, so our loss event rates are 1.6-3.6 "
     "times lower than the paper's; above 200 flows p leaves the models' range and one run says little "
     "(docs/validation/paper000-sweeps.md).",

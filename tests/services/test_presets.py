@@ -104,7 +104,7 @@ def test_the_fig2_presets_are_the_papers_setup_at_m_10(name, p, m_range):
     preset = get_preset(name)
     s = preset.scenario
     assert cache_key(s, CORE) == cache_key(fig2_scenario(p, 10), CORE)
-    assert get_path(s, "flows[*].loss") == [{"type": "bernoulli_events", "p": p, "m": 10}] * 2
+    assert get_path(s, "flows[*].loss") == [{"type": "bernoulli_events", "p": p, "m": 10, "spacing": "periodic"}] * 2
     assert get_path(s, "flows[*].rtt_ms") == [70, 70]
     assert get_path(s, "topology.dumbbell.bottleneck.rate_mbps") == 45
     assert (s["duration_s"], s["warmup_s"]) == (1000, 250)
