@@ -324,8 +324,11 @@ each flow's RTT.
 second (so no two flows start in lockstep); the 250 s warm-up covers the start-up.
 - Packets: 1000-byte segments + 40 header bytes (ns-2's packet size and TCP/IP header); the \
 HTTP request is 100 bytes, and a lost request is sent again after 3 s.
-- TCP: ns-2's defaults, as in Fig. 2 (minimum RTO 200 ms, 10 ms timer granularity, initial \
-RTO 3 s, initial window 2, an ACK per segment, RTT timed once per round).
+- TCP: ns-2's defaults (the `ns2` profile), as in Fig. 2 (minimum RTO 200 ms, 10 ms timer \
+granularity, initial RTO 3 s, initial window 2, an ACK per segment, RTT timed once per round).
+- The queue: the paper's 150 packets. Through it the light rows (4-32 background flows) are out \
+of reach, in ns-2 with its own web generator as here; ns-2's default 50 packets \
+(`topology.dumbbell.bottleneck.queue.limit_pkts`) reproduces them (docs/validation/ns2-table2.md).
 {queue_choices}\
 - The background size is one preset parameter, `background_flows` = N: it sets the two \
 flow-group counts, `flows[2].count` (FTP) = N/4 and `flows[3].count` (HTTP) = 3N/4 (exact for \

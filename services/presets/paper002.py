@@ -44,8 +44,9 @@ SOURCE = "paper 002 (Hushyar & Upreti, ns-2), transcribed from its text in servi
 VARIANTS: dict[str, str] = {
     "Tahoe": "tahoe", "Reno": "reno", "NewReno": "newreno-sbs", "Vegas": "vegas", "SACK": "sack",
 }
-"""The paper's names -> the core's variants (NewReno: the core's default, RFC 3782
-Slow-but-Steady, as ns-2's Agent/TCP/Newreno resets its timer on partial ACKs)."""
+"""The paper's names -> the core's variants. NewReno is the core's default, RFC 3782's
+Slow-but-Steady; ns-2.35's Agent/TCP/Newreno defaults to Impatient (`newreno_changes1_` 1), and the
+paper does not say which it ran (docs/validation/ns2-papers-002-003.md)."""
 
 LINKS: tuple[tuple[str, str], ...] = (("n1", "n2"), ("n5", "n2"), ("n2", "n3"), ("n3", "n4"), ("n3", "n6"))
 """The six-node topology's links: N1 and N5 on N2, N2-N3 in the middle, N4 and N6 on N3 (the

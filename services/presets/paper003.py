@@ -53,8 +53,9 @@ VARIANTS: dict[str, str] = {
     "Pseudo-Rate": "pseudo-rate",
 }
 """The paper's names (Table 1; the data files' keys) -> the core's variants. NewReno is
-newreno-sbs, as ns's Agent/TCP/Newreno resets its timer on every partial ACK. Tahoe is in
-Table 1 but in none of the results; Fig. 5's experiment runs it beside the others."""
+newreno-sbs, RFC 3782's Slow-but-Steady; ns-2.35's Agent/TCP/Newreno defaults to Impatient
+(`newreno_changes1_` 1) and the paper's older ns may have differed. Tahoe is in Table 1 but in
+none of the results; Fig. 5's experiment runs it beside the others."""
 
 PACKET_BYTES = 512
 """§4: "packet size is fixed at a length of 512 bytes" — ns's packetSize_, the payload; ns adds

@@ -66,9 +66,10 @@ REASONS = {
     "model-errors": "With periodic loss events (the presets' spacing) both models are within 0.3-3.8 % (SBS) and "
     "0-8.3 % (IMP, the largest at m = m*) of the simulation; with Bernoulli spacing both ns-2 and tcpsim sit 5-10 % "
     "above the models, whose cycles carry exactly 1/p packets (docs/validation/fig2-model-errors.md).",
-    "table2": "4-32 background flows: our background barely loads the link, so our loss event rates are 1.6-3.6 "
-    "times lower than the paper's; above 200 flows p leaves the models' range and one run says little "
-    "(docs/validation/paper000-sweeps.md).",
+    "table2": "4-32 background flows: through the paper's 150-packet queue the background it describes cannot load "
+    "the link as the light rows need (about 31 % at most against 55 %), in ns-2 with its own web generator "
+    "(PagePool/WebTraf) as in tcpsim; with ns-2's default 50-packet queue both reproduce them "
+    "(docs/validation/ns2-table2.md). Above 200 flows p leaves the models' range and one run says little.",
 }
 
 
