@@ -32,6 +32,7 @@ from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, model_val
 __all__ = [
     "APP_TYPES",
     "EVENT_SPACINGS",
+    "FACK_RECOVERIES",
     "FLOW_TYPES",
     "LOSS_TYPES",
     "QUEUE_TYPES",
@@ -126,6 +127,7 @@ RttSampling = Literal["per_rtt", "timestamps"]
 RecoverGuard = Literal["ack_reaches_recover", "ack_passes_recover"]
 RepeatedTimeoutSsthresh = Literal["hold", "halve"]
 SackRecovery = Literal["rfc6675", "ns2_sack1"]
+FackRecovery = Literal["mathis", "ns2_fack"]
 EventSpacing = Literal["random", "periodic"]
 TcpProfile = Literal["ns2", "ns3", "linux", "opnet"]
 TraceKind = Literal["cwnd", "ssthresh", "queue"]
@@ -136,6 +138,7 @@ RTT_SAMPLING: tuple[str, ...] = get_args(RttSampling)
 RECOVER_GUARDS: tuple[str, ...] = get_args(RecoverGuard)
 REPEATED_TIMEOUT_SSTHRESH: tuple[str, ...] = get_args(RepeatedTimeoutSsthresh)
 SACK_RECOVERIES: tuple[str, ...] = get_args(SackRecovery)
+FACK_RECOVERIES: tuple[str, ...] = get_args(FackRecovery)
 EVENT_SPACINGS: tuple[str, ...] = get_args(EventSpacing)
 TCP_PROFILES: tuple[str, ...] = get_args(TcpProfile)
 TRACE_KINDS: tuple[str, ...] = get_args(TraceKind)
@@ -503,9 +506,10 @@ class TcpConfig(_Model):
     repeated_timeout_ssthresh: RepeatedTimeoutSsthresh = "hold"
     """ssthresh when the same data times out again: `hold` (RFC 5681 §3.1, Linux) or `halve` from
     the one-segment window, so 2 (ns-2.35)."""
-    fack_slow_start_in_recovery: bool = False
-    """`fack` only: cwnd drops to one segment when recovery starts, grows on every ACK of the
-    recovery and is kept when it ends, as ns-2.35's Agent/TCP/Fack (not the 1996 paper's halving)."""
+    fack_recovery: FackRecovery = "mathis"
+    """`fack` only: `mathis` (Mathis & Mahdavi 1996: cwnd = ssthresh through the recovery) or
+    `ns2_fack` (ns-2.35's Agent/TCP/Fack: cwnd restarts from one segment and grows on every ACK of
+    the recovery, and is kept at its end)."""
     recovery_keeps_half_window: bool = False
     """After a fast recovery cwnd is the reduced window as computed, not ssthresh rounded down by
     `integer_ssthresh` (ns-2.35's `cwnd_ = halfwin` beside `ssthresh_ = (int) halfwin`)."""

@@ -356,7 +356,7 @@ impl Default for AppSpec {
 /// Per-flow TCP parameters. Defaults are ns-2.35's (`tcp-defaults.tcl`) where paper 000 relied
 /// on them, not everywhere: the receiver window, limited transmit and the four ns-2 ways
 /// (`limited_transmit_after_timeout`, `recover_guard`, `integer_ssthresh`,
-/// `repeated_timeout_ssthresh`, `fack_slow_start_in_recovery`, `recovery_keeps_half_window`,
+/// `repeated_timeout_ssthresh`, `fack_recovery`, `recovery_keeps_half_window`,
 /// `sack_recovery`) are not ns-2's (docs/simulator.md says which is whose; the
 /// `ns2` profile sets them all).
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
@@ -405,11 +405,8 @@ pub struct TcpConfig {
     pub integer_ssthresh: bool,
     /// ssthresh when the same data times out again.
     pub repeated_timeout_ssthresh: RepeatedTimeoutSsthresh,
-    /// FACK (not rate-halving) drops cwnd to one segment when recovery starts, grows it on
-    /// every ACK of the recovery as outside it, and keeps it when recovery ends: ns-2.35's
-    /// Agent/TCP/Fack (slowdown(CLOSE_SSTHRESH_HALF|CLOSE_CWND_RESTART) on entry, opencwnd()
-    /// on every ACK in fast recovery; tcp-fack.cc), not the 1996 paper's halving.
-    pub fack_slow_start_in_recovery: bool,
+    /// How the `fack` variant recovers.
+    pub fack_recovery: FackRecovery,
     /// After a fast recovery cwnd is the reduced window as computed, not ssthresh rounded down
     /// by `integer_ssthresh`: ns-2.35's slowdown(CLOSE_SSTHRESH_HALF|CLOSE_CWND_HALF) sets
     /// `ssthresh_ = (int) halfwin` and `cwnd_ = halfwin` (tcp.cc), and Reno and NewReno leave
@@ -446,7 +443,7 @@ impl Default for TcpConfig {
             recover_guard: RecoverGuard::AckReachesRecover,
             integer_ssthresh: false,
             repeated_timeout_ssthresh: RepeatedTimeoutSsthresh::Hold,
-            fack_slow_start_in_recovery: false,
+            fack_recovery: FackRecovery::Mathis,
             recovery_keeps_half_window: false,
             sack_recovery: SackRecovery::Rfc6675,
             vegas: VegasParams::default(),
@@ -504,7 +501,7 @@ impl TcpProfile {
                 "max_rto_s": 60.0, "rtt_gain": 0.125, "rttvar_gain": 0.25, "rttvar_k": 4.0,
                 "timer_granularity_s": 0.01, "rtt_sampling": "per_rtt", "limited_transmit": true,
                 "limited_transmit_after_timeout": true, "recover_guard": "ack_passes_recover", "integer_ssthresh": true,
-                "repeated_timeout_ssthresh": "halve", "fack_slow_start_in_recovery": true,
+                "repeated_timeout_ssthresh": "halve", "fack_recovery": "ns2_fack",
                 "recovery_keeps_half_window": true, "sack_recovery": "ns2_sack1"
             }),
             TcpProfile::Ns3 => json!({
@@ -555,6 +552,17 @@ pub enum RecoverGuard {
     /// recover_` (dupack_action in tcp.cc, tcp-reno.cc, tcp-newreno.cc, tcp-sack1.cc), whose
     /// ACKs name the last segment received, so the same comparison asks one segment more.
     AckPassesRecover,
+}
+
+/// The `fack` variant's loss recovery.
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum FackRecovery {
+    /// Mathis & Mahdavi 1996: cwnd = ssthresh when recovery starts, held until it ends.
+    Mathis,
+    /// ns-2.35's `Agent/TCP/Fack` (tcp-fack.cc): cwnd restarts from one segment and grows on
+    /// every ACK of the recovery, and is kept at its end (`tcp/recovery/fack.rs`).
+    Ns2Fack,
 }
 
 /// The `sack` variant's loss recovery.

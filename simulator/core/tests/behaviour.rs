@@ -765,7 +765,7 @@ fn ns2s_fack_restarts_from_one_segment_and_leaves_recovery_above_ssthresh() {
     // 26 duplicate ACKs still to come and keeps growing on the full ACK; the 1996 paper's FACK
     // sets cwnd to ssthresh and holds it through recovery.
     let paper = single_loss_event("fack", 1, json!({}));
-    let ns2 = single_loss_event("fack", 1, json!({"fack_slow_start_in_recovery": true}));
+    let ns2 = single_loss_event("fack", 1, json!({"fack_recovery": "ns2_fack"}));
     let lowest = |r: &RunResult| {
         let t = r.traces.as_ref().expect("traces");
         let c = t.flows[0].cwnd.as_ref().expect("cwnd trace");

@@ -34,6 +34,9 @@ pub struct SocketState {
     pub srtt: Option<SimTime>,
     /// Lowest RTT seen on the connection.
     pub min_rtt: Option<SimTime>,
+    /// The recovery in progress does not inflate cwnd (ns-2's FACK and Sack1, whose cwnd during
+    /// recovery is their window): `window_in_use` takes it whole.
+    pub cwnd_uninflated_in_recovery: bool,
 }
 
 impl SocketState {
@@ -48,6 +51,7 @@ impl SocketState {
             max_window,
             srtt: None,
             min_rtt: None,
+            cwnd_uninflated_in_recovery: false,
         }
     }
 
@@ -58,7 +62,8 @@ impl SocketState {
 
     /// The window the sender is really allowed, without fast recovery's temporary inflation.
     pub fn window_in_use(&self) -> f64 {
-        let w = if self.ca_state == CaState::Recovery { self.cwnd.min(self.ssthresh) } else { self.cwnd };
+        let inflated = self.ca_state == CaState::Recovery && !self.cwnd_uninflated_in_recovery;
+        let w = if inflated { self.cwnd.min(self.ssthresh) } else { self.cwnd };
         w.min(self.max_window as f64)
     }
 

@@ -18,9 +18,18 @@
 //!   `wintrim` window) written as a cwnd that shrinks, as Linux's tcp_cwnd_down did.
 //!
 //! A retransmission lost again is found by the retransmit timer only (as in ns-2's FACK).
+//!
+//! `fack_recovery: ns2_fack` is ns-2.35's Agent/TCP/Fack (tcp-fack.cc) instead: cwnd restarts
+//! from one segment when recovery starts and grows on every ACK of the recovery as outside it
+//! (slowdown(CLOSE_CWND_RESTART), opencwnd()), so cwnd, not ssthresh, is the window a timeout
+//! halves; and keeps that window when recovery ends. Not modelled (docs/validation/
+//! ns2-crosscheck.md): ns-2's FACK also restarts the retransmit timer and takes an RTT sample
+//! on every ACK, duplicates included (oldack() → newtimer(), rtt_update()), and stops sending
+//! once a retransmission is known lost again (ScoreBoard::CheckSndNxt) until the timer fires.
 
 use super::{LossRecovery, PartialAck, WindowReduction};
 use crate::packet::Packet;
+use crate::scenario::FackRecovery;
 use crate::tcp::{CaState, TcpSender};
 use crate::time::SimTime;
 
@@ -54,10 +63,9 @@ fn awnd(tx: &TcpSender) -> u32 {
 }
 
 impl Fack {
-    /// ns-2's FACK window (`fack_slow_start_in_recovery`): restart from one segment, grow on
-    /// every ACK of the recovery, keep the window at its end.
-    fn slow_starts(&self, tx: &TcpSender) -> bool {
-        self.reduction == WindowReduction::Halve && tx.cfg.fack_slow_start_in_recovery
+    /// ns-2's FACK (`fack_recovery: ns2_fack`; not rate-halving).
+    fn is_ns2(&self, tx: &TcpSender) -> bool {
+        self.reduction == WindowReduction::Halve && tx.cfg.fack_recovery == FackRecovery::Ns2Fack
     }
 }
 
@@ -69,31 +77,32 @@ impl LossRecovery for Fack {
         tx.board.mark_retransmitted(seq);
         tx.transmit(seq, now, out);
         tx.s.cwnd = match self.reduction {
-            WindowReduction::Halve if tx.cfg.fack_slow_start_in_recovery => 1.0,
+            WindowReduction::Halve if tx.cfg.fack_recovery == FackRecovery::Ns2Fack => 1.0,
             WindowReduction::Halve => tx.s.ssthresh,
             // What left the network before the loss was detected already counts.
             WindowReduction::RateHalving => (old_window - (fack - seq) as f64 / 2.0).max(tx.s.ssthresh),
         };
         self.fack = fack;
+        tx.s.cwnd_uninflated_in_recovery = self.is_ns2(tx);
         tx.s.ca_state = CaState::Recovery;
         tx.counters.fast_recoveries += 1;
     }
 
     fn on_duplicate_ack(&mut self, tx: &mut TcpSender) {
-        if self.slow_starts(tx) {
+        if self.is_ns2(tx) {
             tx.s.cwnd = opened(tx);
         }
     }
 
     fn on_partial_ack(&mut self, tx: &mut TcpSender, _acked: u32, _now: SimTime, _out: &mut Vec<Packet>) -> PartialAck {
-        if self.slow_starts(tx) {
+        if self.is_ns2(tx) {
             tx.s.cwnd = opened(tx);
         }
         PartialAck::Stay { restart_timer: true }
     }
 
     fn exit_window(&self, tx: &TcpSender) -> f64 {
-        if self.slow_starts(tx) { opened(tx) } else { tx.s.ssthresh }
+        if self.is_ns2(tx) { opened(tx) } else { tx.s.ssthresh }
     }
 
     /// In recovery, while awnd < cwnd: a hole below snd.fack, else new data. (Before recovery
@@ -102,16 +111,16 @@ impl LossRecovery for Fack {
         let fack = fack(tx);
         let mut awnd = awnd(tx);
         while awnd < tx.s.window() {
-            let seq = if let Some(seq) = tx.board.next_hole_below(fack) {
+            if let Some(seq) = tx.board.next_hole_below(fack) {
                 tx.board.mark_retransmitted(seq);
-                seq
+                tx.transmit(seq, now, out);
             } else if tx.may_send_new_data() {
                 tx.s.snd_nxt += 1;
-                tx.s.high_tx
+                let seq = tx.s.high_tx;
+                tx.transmit(seq, now, out);
             } else {
                 break;
-            };
-            tx.transmit(seq, now, out);
+            }
             awnd += 1;
         }
         true
@@ -213,5 +222,35 @@ mod tests {
         let high = s.s.high_tx;
         s.on_ack(&sack_ack(high, &[]), T, &mut out);
         assert_eq!((s.s.ca_state, s.s.cwnd), (CaState::Open, 10.0));
+    }
+
+    fn ns2_or_not(fack_recovery: crate::scenario::FackRecovery) -> (TcpSender, Vec<Packet>) {
+        let cfg = TcpConfig {
+            initial_cwnd_pkts: 20.0,
+            initial_ssthresh_pkts: Some(20.0),
+            fack_recovery,
+            ..TcpConfig::default()
+        };
+        let mut s = TcpSender::new(0, "fack", cfg.into());
+        let mut out = Vec::new();
+        s.start(None, 0, 0, &mut out);
+        out.clear();
+        (s, out)
+    }
+
+    #[test]
+    fn a_timeout_during_ns2s_fack_recovery_halves_the_grown_cwnd_not_ssthresh() {
+        use crate::scenario::FackRecovery::{Mathis, Ns2Fack};
+        let after_timeout = |fack_recovery| {
+            let (mut s, mut out) = ns2_or_not(fack_recovery);
+            for n in 1..=19 {
+                s.on_ack(&sack_ack(0, &[(1, 1 + n)]), T, &mut out);
+            }
+            s.on_timeout(2 * T, &mut out);
+            s.s.ssthresh
+        };
+        // ns-2: cwnd 1 -> 10 by slow start on the duplicates, then past ssthresh 10.
+        assert_eq!(after_timeout(Mathis), 5.0);
+        assert!(after_timeout(Ns2Fack) > 5.0, "{}", after_timeout(Ns2Fack));
     }
 }

@@ -37,6 +37,7 @@ impl LossRecovery for Sack1 {
         tx.board.mark_retransmitted(seq);
         tx.transmit(seq, now, out);
         tx.s.cwnd = half_window.max(1.0);
+        tx.s.cwnd_uninflated_in_recovery = true;
         tx.s.ca_state = CaState::Recovery;
         tx.counters.fast_recoveries += 1;
     }
