@@ -43,6 +43,11 @@ impl Fack {
     pub fn new(reduction: WindowReduction) -> Self {
         Fack { reduction, fack: 0 }
     }
+
+    /// ns-2's FACK (`fack_recovery: ns2_fack`; not rate-halving).
+    fn is_ns2(&self, tx: &TcpSender) -> bool {
+        self.reduction == WindowReduction::Halve && tx.cfg.fack_recovery == FackRecovery::Ns2Fack
+    }
 }
 
 /// snd.fack.
@@ -60,13 +65,6 @@ fn opened(tx: &TcpSender) -> f64 {
 /// FACK's awnd: segments believed to be in the network.
 fn awnd(tx: &TcpSender) -> u32 {
     tx.s.high_tx.saturating_sub(fack(tx)) + tx.board.retransmitted_in_flight()
-}
-
-impl Fack {
-    /// ns-2's FACK (`fack_recovery: ns2_fack`; not rate-halving).
-    fn is_ns2(&self, tx: &TcpSender) -> bool {
-        self.reduction == WindowReduction::Halve && tx.cfg.fack_recovery == FackRecovery::Ns2Fack
-    }
 }
 
 impl LossRecovery for Fack {
