@@ -144,9 +144,18 @@ def m_star(rtt_s: Any, rto_s: Any) -> np.ndarray:
     """
     # A subnormal R overflows RTO/R to +inf: m* = inf, Impatient never times out — the limit
     # the formula means, so no warning.
-    with np.errstate(over="ignore"):
+    with np.errstate(over="ignore", invalid="ignore"):
         ratio = np.asarray(rto_s, dtype=float) / np.asarray(rtt_s, dtype=float)
+        # A whole RTO/R computed a rounding error short (0.35 / 0.07 = 4.999999999999999) is
+        # still whole: the tie the ACK wins, not one more round.
+        whole = np.rint(ratio)
+        ratio = np.where(np.abs(ratio - whole) <= WHOLE_RATIO_TOLERANCE * np.abs(ratio), whole, ratio)
     return scalar_or_array(np.floor(ratio) + 2.0)
+
+
+WHOLE_RATIO_TOLERANCE = 1e-12
+"""Relative distance within which RTO/R counts as a whole number (a few ulps of double
+precision: the inputs' own rounding, not a real difference in timing)."""
 
 
 _derive_m_star = m_star  # for functions whose m_star argument shadows the name

@@ -151,6 +151,23 @@ def test_m_star_is_floor_rto_over_r_plus_2(rto_over_r, expected):
     assert first_timeout == expected
 
 
+@pytest.mark.parametrize(("rtt_s", "rto_s", "expected"), [(0.07, 0.35, 7), (0.07, 0.21, 5), (0.1, 0.3, 5),
+                                                          (0.03, 0.27, 11), (0.07, 0.35 * (1 - 1e-9), 6)])
+def test_a_whole_rto_over_r_that_floating_point_misses_by_an_ulp_still_ties_to_the_ack(rtt_s, rto_s, expected):
+    """0.35 / 0.07 is 4.999999999999999 in double precision; m* must be 5 + 2 = 7, as a whole
+    RTO/R ties to the ACK (issue 15). A real difference (a nanosecond's worth) still counts."""
+    assert newreno.m_star(rtt_s, rto_s) == expected
+    e = evaluate("newreno-impatient", {"p": 0.001, "m": 6, "rtt_s": rtt_s, "rto_s": rto_s})
+    assert float(e.outputs["m_star"]) == expected
+
+
+def test_impatient_at_a_whole_rto_over_r_below_m_star_is_slow_but_steady():
+    """Issue 15's numbers: p = 0.1 %, m = 6, R = 70 ms, RTO = 350 ms is below m* = 7, so eq. (4):
+    31.88 pkts/RTT, not eq. (8)'s 22.49."""
+    imp = newreno.imp_pkts_per_rtt(0.001, 6, 0.07, 0.35)
+    assert imp == newreno.sbs_pkts_per_rtt(0.001, 6) == pytest.approx(31.88, abs=0.01)
+
+
 def test_impatient_equals_slow_but_steady_below_m_star_and_eq_8_from_it():
     e = evaluate("newreno-impatient", {"p": 0.001, "m": [1, 2, 3, 4, 5, 30], "rtt_s": 0.07, "rto_s": 0.2})
     sbs = newreno.sbs_pkts_per_rtt(0.001, np.array([1, 2, 3]))
