@@ -674,6 +674,20 @@ def _uf(short: Sequence[float], long: Sequence[float]) -> float:
     return abs(mean(long) - mean(short)) / mean(allc) * 100 if mean(allc) > 0 else float("nan")
 
 
+def claim_row(claim: str, verdicts: dict[str, tuple[bool, str]], sims: Sequence[str], profiles: Sequence[str]) -> list[str]:
+    """One claim of a paper-003 table: holds or fails (with its evidence) in each simulator and
+    in tcpsim on ns-2's algorithms only (`common`), and whom ns-2 agrees with."""
+    cells = [("holds" if verdicts[s][0] else "fails") + f" ({verdicts[s][1]})" for s in [*sims, "common"]]
+    return [claim, *cells, whom_all([verdicts[p][0] for p in profiles], verdicts["common"][0], profiles)]
+
+
+def claims_table(title: str, sim_labels: Sequence[str], rows: list[list[str]]) -> list[str]:
+    """A paper-003 table's claims, one `claim_row` each."""
+    return [f"**{title}: the paper's claims**", "", *table(
+        ["claim", *sim_labels, "tcpsim (ns2 profile), ns-2's algorithms only",
+         "ns-2 agrees with (vs tcpsim, ns2 profile, on ns-2's algorithms)"], rows)]
+
+
 def p003_table2(run: Runner, profiles: Sequence[str], seeds: int) -> list[str]:
     from services.presets.published import read_json
 
@@ -734,11 +748,8 @@ def p003_table2(run: Runner, profiles: Sequence[str], seeds: int) -> list[str]:
     for buf in (10, 50):
         cl = {s: claims(s, variants[s], buf) for s in sims} | {"common": claims("tcpsim", NS2_003, buf)}
         for k in cl["tcpsim"]:
-            rows.append([f"buffer {buf}: {k}", *[("holds" if cl[s][k][0] else "fails") + f" ({cl[s][k][1]})"
-                                                 for s in [*sims, "common"]],
-                         whom_all([cl[p][k][0] for p in profiles], cl["common"][k][0], profiles)])
-    out += ["**Table 2: the paper's claims**", ""]
-    out += table(["claim", *[label[s] for s in sims], "tcpsim (ns2 profile), ns-2's algorithms only", "ns-2 agrees with (vs tcpsim, ns2 profile, on ns-2's algorithms)"], rows)
+            rows.append(claim_row(f"buffer {buf}: {k}", {s: cl[s][k] for s in cl}, sims, profiles))
+    out += claims_table("Table 2", [label[s] for s in sims], rows)
     return out
 
 
@@ -789,11 +800,8 @@ def p003_table3(run: Runner, profiles: Sequence[str], seeds: int) -> list[str]:
         for k, fn in (("Loss-recovery: the new connection gets about the old ones' bandwidth (paper 0.70-1.02)", lr_ok),
                       ("Vegas: the new connection does better as n grows", vegas_grows)):
             cl = {s: fn(s, variants[s]) for s in sims} | {"common": fn("tcpsim", NS2_003)}
-            rows.append([f"buffer {buf}: {k}", *[("holds" if cl[s][0] else "fails") + f" ({cl[s][1]})"
-                                                 for s in [*sims, "common"]],
-                         whom_all([cl[p][0] for p in profiles], cl["common"][0], profiles)])
-    out += ["**Table 3: the paper's claims**", ""]
-    out += table(["claim", *[label[s] for s in sims], "tcpsim (ns2 profile), ns-2's algorithms only", "ns-2 agrees with (vs tcpsim, ns2 profile, on ns-2's algorithms)"], rows)
+            rows.append(claim_row(f"buffer {buf}: {k}", cl, sims, profiles))
+    out += claims_table("Table 3", [label[s] for s in sims], rows)
     return out
 
 
@@ -842,11 +850,8 @@ def p003_table4(run: Runner, profiles: Sequence[str], seeds: int) -> list[str]:
         for k, fn in (("Reno robs the loss-avoidance algorithms (other/Reno < 1)", robbed),
                       ("Reno-derived loss-recovery algorithms gain more than Reno (other/Reno > 1)", gain)):
             cl = {s: fn(s, others[s]) for s in sims} | {"common": fn("tcpsim", others[profiles[0]])}
-            rows.append([f"buffer {buf}: {k}", *[("holds" if cl[s][0] else "fails") + f" ({cl[s][1]})"
-                                                 for s in [*sims, "common"]],
-                         whom_all([cl[p][0] for p in profiles], cl["common"][0], profiles)])
-    out += ["**Table 4: the paper's claims**", ""]
-    out += table(["claim", *[label[s] for s in sims], "tcpsim (ns2 profile), ns-2's algorithms only", "ns-2 agrees with (vs tcpsim, ns2 profile, on ns-2's algorithms)"], rows)
+            rows.append(claim_row(f"buffer {buf}: {k}", cl, sims, profiles))
+    out += claims_table("Table 4", [label[s] for s in sims], rows)
     return out
 
 

@@ -26,32 +26,13 @@ array set opt {
     init 2
     trace 0
 }
-foreach a $argv {
-    set i [string first = $a]
-    if {$i < 0} { puts stderr "bad argument $a (want key=value)"; exit 2 }
-    set k [string range $a 0 [expr {$i - 1}]]
-    if {![info exists opt($k)]} { puts stderr "unknown key $k"; exit 2 }
-    set opt($k) [string range $a [expr {$i + 1}] end]
-}
+source [file join [file dirname [info script]] common.tcl]
+parse_key_values opt $argv
 
 set ns [new Simulator]   ;# first: a TCP agent created before the simulator segfaults
 
 # ns-2.35 defaults, written out where tcpsim's ns2 profile must match them
-Agent/TCP set packetSize_ $opt(pkt)
-Agent/TCP set tcpip_base_hdr_size_ 40
-Agent/TCP set window_ $opt(window)
-Agent/TCP set windowInit_ $opt(init)
-Agent/TCP set maxburst_ 0
-Agent/TCP set tcpTick_ 0.01
-Agent/TCP set minrto_ 0.2
-Agent/TCP set maxrto_ 60
-Agent/TCP set rtxcur_init_ 3.0
-Agent/TCP set timestamps_ false
-Agent/TCP set ssthresh_ 0
-Agent/TCP set singledup_ $opt(singledup)
-Agent/TCP set syn_ false
-Agent/TCP set delay_growth_ false
-Agent/TCPSink set packetSize_ 40
+ns2_tcp_defaults $opt(pkt) $opt(window) $opt(init) $opt(singledup) false
 
 set L [$ns node]
 set R [$ns node]

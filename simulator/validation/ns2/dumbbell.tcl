@@ -26,13 +26,8 @@ array set opt {
     uniform 0
     singledup 1
 }
-foreach a $argv {
-    set i [string first = $a]
-    if {$i < 0} { puts stderr "bad argument $a (want key=value)"; exit 2 }
-    set k [string range $a 0 [expr {$i - 1}]]
-    if {![info exists opt($k)]} { puts stderr "unknown key $k"; exit 2 }
-    set opt($k) [string range $a [expr {$i + 1}] end]
-}
+source [file join [file dirname [info script]] common.tcl]
+parse_key_values opt $argv
 
 global defaultRNG
 $defaultRNG seed $opt(seed)
@@ -40,20 +35,7 @@ set startrng [new RNG]
 $startrng seed [expr {$opt(seed) * 7919 + 17}]
 set ns [new Simulator]
 
-Agent/TCP set packetSize_ 1000
-Agent/TCP set tcpip_base_hdr_size_ 40
-Agent/TCP set window_ $opt(window)
-Agent/TCP set windowInit_ 2
-Agent/TCP set maxburst_ 0
-Agent/TCP set tcpTick_ 0.01
-Agent/TCP set minrto_ 0.2
-Agent/TCP set maxrto_ 60
-Agent/TCP set rtxcur_init_ 3.0
-Agent/TCP set timestamps_ false
-Agent/TCP set singledup_ $opt(singledup)
-Agent/TCP set syn_ false
-Agent/TCP set delay_growth_ false
-Agent/TCPSink set packetSize_ 40
+ns2_tcp_defaults 1000 $opt(window) 2 $opt(singledup) false
 
 set L [$ns node]
 set R [$ns node]

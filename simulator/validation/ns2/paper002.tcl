@@ -43,31 +43,13 @@ array set P {
     v1 reno v2 none start2 0 cbr 7 cbrsize 3000 udpsize 0 cbrstart 0 qtype droptail qlimit 50 redbytes 1
     window 20 dur 10 warm 0 seed 1 syn 1 singledup 1 qsample 0.001 redwait 1 delay 1 pkt 1000 vegashdr 0
 }
-foreach a $argv {
-    set i [string first = $a]
-    if {$i < 0} { puts stderr "bad argument $a (want key=value)"; exit 2 }
-    set k [string range $a 0 [expr {$i - 1}]]
-    if {![info exists P($k)]} { puts stderr "unknown key $k"; exit 2 }
-    set P($k) [string range $a [expr {$i + 1}] end]
-}
+source [file join [file dirname [info script]] common.tcl]
+parse_key_values P $argv
 global defaultRNG
 $defaultRNG seed $P(seed)
 set ns [new Simulator]
 
-Agent/TCP set packetSize_ $P(pkt)
-Agent/TCP set tcpip_base_hdr_size_ 40
-Agent/TCP set window_ $P(window)
-Agent/TCP set windowInit_ 2
-Agent/TCP set maxburst_ 0
-Agent/TCP set tcpTick_ 0.01
-Agent/TCP set minrto_ 0.2
-Agent/TCP set maxrto_ 60
-Agent/TCP set rtxcur_init_ 3.0
-Agent/TCP set timestamps_ false
-Agent/TCP set syn_ $P(syn)
-Agent/TCP set delay_growth_ $P(syn)
-Agent/TCP set singledup_ $P(singledup)
-Agent/TCPSink set packetSize_ 40
+ns2_tcp_defaults $P(pkt) $P(window) 2 $P(singledup) $P(syn)
 Queue/RED set queue_in_bytes_ $P(redbytes)
 Queue/RED set bytes_ $P(redbytes)
 Queue/RED set wait_ $P(redwait)

@@ -30,34 +30,15 @@ array set P {
     groups tcp/reno/2/20/u err 0 bw 1.5 bdelay 1 queue 10 accqueue 100 pkt 512 window 64
     dur 50 warm 0 seed 1 syn 1 singledup 1 vegashdr 0
 }
-foreach a $argv {
-    set i [string first = $a]
-    if {$i < 0} { puts stderr "bad argument $a (want key=value)"; exit 2 }
-    set k [string range $a 0 [expr {$i - 1}]]
-    if {![info exists P($k)]} { puts stderr "unknown key $k"; exit 2 }
-    set P($k) [string range $a [expr {$i + 1}] end]
-}
+source [file join [file dirname [info script]] common.tcl]
+parse_key_values P $argv
 global defaultRNG
 $defaultRNG seed $P(seed)
 set startrng [new RNG]
 $startrng seed [expr {$P(seed) * 7919 + 17}]
 set ns [new Simulator]
 
-Agent/TCP set packetSize_ $P(pkt)
-Agent/TCP set tcpip_base_hdr_size_ 40
-Agent/TCP set window_ $P(window)
-Agent/TCP set windowInit_ 2
-Agent/TCP set maxburst_ 0
-Agent/TCP set tcpTick_ 0.01
-Agent/TCP set minrto_ 0.2
-Agent/TCP set maxrto_ 60
-Agent/TCP set rtxcur_init_ 3.0
-Agent/TCP set timestamps_ false
-Agent/TCP set ssthresh_ 0                  ;# 0: reset() takes window_ (ns-2.35 default)
-Agent/TCP set syn_ $P(syn)
-Agent/TCP set delay_growth_ $P(syn)
-Agent/TCP set singledup_ $P(singledup)
-Agent/TCPSink set packetSize_ 40
+ns2_tcp_defaults $P(pkt) $P(window) 2 $P(singledup) $P(syn)   ;# ssthresh_ 0: reset() takes window_
 
 set A [$ns node]
 set B [$ns node]

@@ -92,20 +92,8 @@ set rng [new RNG]
 $rng seed [expr {$opt(seed) * 7919 + 17}]
 
 set ns [new Simulator]
-Agent/TCP set packetSize_ 1000
-Agent/TCP set tcpip_base_hdr_size_ 40
-Agent/TCP set window_ 100000
-Agent/TCP set windowInit_ 2
-Agent/TCP set maxburst_ 0
-Agent/TCP set tcpTick_ 0.01
-Agent/TCP set minrto_ 0.2
-Agent/TCP set maxrto_ 60
-Agent/TCP set rtxcur_init_ 3.0
-Agent/TCP set timestamps_ false
-Agent/TCP set singledup_ $opt(singledup)
-Agent/TCP set syn_ $opt(syn)
-Agent/TCP set delay_growth_ $opt(syn)
-Agent/TCPSink set packetSize_ 40
+source [file join [file dirname [info script]] common.tcl]
+ns2_tcp_defaults 1000 100000 2 $opt(singledup) $opt(syn)
 
 set L [$ns node]
 set R [$ns node]

@@ -50,6 +50,8 @@ pub struct TcpSender {
     cc: Box<dyn CongestionControl>,
     /// The variant's loss recovery; None only while one of its own methods runs.
     recovery: Option<Box<dyn LossRecovery>>,
+    /// Which recovery that is, for what the sender asks of it on every ACK.
+    recovery_kind: Recovery,
     rto: RtoEstimator,
     dupacks: u32,
     /// RFC 6582 "recover": high_tx when the last recovery or timeout began.
@@ -96,6 +98,7 @@ impl TcpSender {
             sack,
             cc,
             recovery: Some(recovery.build()),
+            recovery_kind: recovery,
             rto: RtoEstimator::new(&cfg),
             dupacks: 0,
             recover: None,
@@ -210,11 +213,10 @@ impl TcpSender {
     }
 
     /// Whether an ACK at snd_una is a duplicate: always, unless the recovery counts only the
-    /// ones that SACK something new outside recovery (ns-2's Sack1, whose scoreboard's
-    /// CheckUpdate() gates dupacks_ and send_one(), tcp-sack1.cc; RFC 6675 §2 defines a
-    /// DupAck the same way).
+    /// ones that SACK something new outside recovery (ns-2's Sack1, tcp-sack1.cc; RFC 6675 §2
+    /// defines a DupAck the same way).
     fn counts_as_duplicate(&self, sack: bool) -> bool {
-        let needs_new_sack = sack && self.recovery.as_ref().is_some_and(|r| r.duplicate_needs_new_sack());
+        let needs_new_sack = sack && self.recovery_kind.duplicate_needs_new_sack();
         !needs_new_sack || self.s.ca_state == CaState::Recovery || !self.board.newly_sacked().is_empty()
     }
 
@@ -301,7 +303,7 @@ impl TcpSender {
             return;
         }
         // Resends skip what the receiver SACKed (unless the recovery forgets the scoreboard).
-        let skips_sacked = self.sack_enabled() && self.recovery.as_ref().is_some_and(|r| r.go_back_n_skips_sacked());
+        let skips_sacked = self.sack_enabled() && self.recovery_kind.resend_skips_sacked();
         let mut window = self.s.window().max(1) as u64;
         // ns-2.35's send_one() answers duplicate ACKs 1 and 2 only (dupacks_ < numdupacks_), so
         // Tahoe's go-back-N from its fast retransmit, with three duplicates counted, sends one.

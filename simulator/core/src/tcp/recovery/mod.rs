@@ -50,6 +50,18 @@ impl Recovery {
         matches!(self, Recovery::Sack | Recovery::Sack1 | Recovery::Fack(_))
     }
 
+    /// Whether go-back-N after a timeout skips segments the receiver SACKed (not ns-2's Sack1,
+    /// which forgets its scoreboard at the timeout).
+    pub fn resend_skips_sacked(self) -> bool {
+        !matches!(self, Recovery::Sack1)
+    }
+
+    /// Whether, outside recovery, an ACK at snd_una is a duplicate only when it SACKs something
+    /// not SACKed before (ns-2's Sack1: CheckUpdate() gates dupacks_ and send_one()).
+    pub fn duplicate_needs_new_sack(self) -> bool {
+        matches!(self, Recovery::Sack1)
+    }
+
     /// The behaviour, with its own state.
     pub fn build(self) -> Box<dyn LossRecovery> {
         match self {
@@ -105,17 +117,6 @@ pub trait LossRecovery {
         false
     }
 
-    /// Whether go-back-N after a timeout skips segments the receiver SACKed (false: the
-    /// scoreboard is forgotten at the timeout, as ns-2's Sack1 clears it).
-    fn go_back_n_skips_sacked(&self) -> bool {
-        true
-    }
-
-    /// Whether, outside recovery, an ACK at snd_una counts as a duplicate only when it SACKs
-    /// something not SACKed before (ns-2's Sack1).
-    fn duplicate_needs_new_sack(&self) -> bool {
-        false
-    }
 }
 
 /// How a FACK sender brings cwnd down after a loss.

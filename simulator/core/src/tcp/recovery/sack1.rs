@@ -79,13 +79,6 @@ impl LossRecovery for Sack1 {
         true
     }
 
-    fn go_back_n_skips_sacked(&self) -> bool {
-        false
-    }
-
-    fn duplicate_needs_new_sack(&self) -> bool {
-        true
-    }
 }
 
 #[cfg(test)]
