@@ -73,6 +73,11 @@ class WarningOut(BaseModel):
     parameter: str = Field(description="the input (or the input a derived quantity comes from)")
     reason: str
     points: int = Field(description="how many evaluated points it concerns")
+    kind: Literal["range", "boundary"] = Field(
+        "range",
+        description="range: outside where the model is claimed to hold; boundary: within measurement noise "
+        "of a regime boundary, where a slightly different input gives the other regime's answer",
+    )
 
 
 class BoundOut(BaseModel):
@@ -108,6 +113,10 @@ class ModelOut(BaseModel):
     reference: str
     equations: str
     notes: str
+    variants: list[str] = Field(
+        description="the congestion-control variants whose flows the model describes (model-vs-simulation "
+        "comparisons fit it to those flows only)"
+    )
     parameters: list[ParamOut]
     outputs: list[OutputOut]
     evaluate: str = Field(description="the path that evaluates this model")

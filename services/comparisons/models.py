@@ -49,7 +49,10 @@ from services.stats import Summary, summarize
 
 MFrom = Literal["drops", "ratio"]
 M_FROM: tuple[str, ...] = ("drops", "ratio")
-DEFAULT_MODELS: tuple[str, ...] = ("newreno-sbs", "newreno-impatient", "pftk-full", "mathis")
+DEFAULT_MODELS: tuple[str, ...] = ("newreno-sbs", "newreno-impatient", "pftk-full", "mathis", "cubic")
+"""Each flow is compared with those of them that describe its variant (``Model.variants``)."""
+DEFAULT_VARIANT = "newreno-sbs"
+"""A TCP flow's variant when its scenario names none (services/scenarios/schema.py)."""
 THROUGHPUT = "throughput_pkts_per_rtt"
 
 FIRST_COLUMNS = (
@@ -185,7 +188,7 @@ def predict(model: str, inputs: Inputs) -> Prediction:
         return Prediction(None, False, f"outside the model's domain: {e}")
     value = number(np.asarray(ev.outputs["throughput_pkts_per_rtt"]).item())
     notes = [f"{w.parameter}: {w.reason}" for w in ev.warnings]
-    valid = not ev.warnings
+    valid = not any(w.kind == "range" for w in ev.warnings)
     if model == "newreno-impatient" and "timeout_regime" in ev.outputs and not bool(np.asarray(ev.outputs["timeout_regime"]).item()):
         m_star = float(np.asarray(ev.outputs["m_star"]).item())
         # Paper 000 §IV-C: "the number of drops is below m* = 4. Since the Impatient throughput
@@ -312,9 +315,11 @@ def model_vs_sim(
     m_from: MFrom = "drops",
     axes: Sequence[Mapping[str, Any]] | None = None,
 ) -> list[dict[str, Any]]:
-    """One row per point × TCP flow group × model (long format), in point order, then the
-    scenario's flow order, then ``models``' order. The axis values of the point are columns
-    named by their axis path."""
+    """One row per point × TCP flow group × model that describes the group's variant (long
+    format), in point order, then the scenario's flow order, then ``models``' order; a group
+    none of ``models`` describes (BBR, Vegas; CUBIC without ``cubic``) has one row with a null
+    model and the reason in ``note`` instead of an error figure. The axis values of the point
+    are columns named by their axis path."""
     return model_rows(groups_of(observations), models=models, m_from=m_from, paths=axis_paths(observations, axes))
 
 
@@ -325,7 +330,11 @@ def model_rows(
     rows: list[dict[str, Any]] = []
     with np.errstate(over="ignore", invalid="ignore"):  # absurd inputs overflow to None, not a warning
         all_inputs = [inputs_of(group.summaries, m_from) for group in groups]
-    predictions = {model: predict_many(model, all_inputs) for model in models}
+    fitted = [models_for(group.variant, models) for group in groups]
+    predictions: dict[str, dict[int, Prediction]] = {}
+    for model in models:
+        indices = [g for g, names in enumerate(fitted) if model in names]
+        predictions[model] = dict(zip(indices, predict_many(model, [all_inputs[g] for g in indices]), strict=True))
     for g, group in enumerate(groups):
         inputs = all_inputs[g]
         sim: Summary = group.summaries[THROUGHPUT]
@@ -345,7 +354,19 @@ def model_rows(
             sim_ci_high=sim.ci_high,
         )
         base = finite_row(base)  # once per group; each model's own three numbers below
-        for model in models:
+        if not fitted[g]:
+            rows.append(
+                {
+                    **base,
+                    "model": None,
+                    "model_pkts_per_rtt": None,
+                    "error": None,
+                    "signed_error": None,
+                    "in_valid_range": None,
+                    "note": no_model_note(group.variant, models),
+                }
+            )
+        for model in fitted[g]:
             pred = predictions[model][g]
             error, signed = errors(sim.mean, pred.value)
             note = pred.note
@@ -365,6 +386,25 @@ def model_rows(
                 }
             )
     return rows
+
+
+def models_for(variant: str | None, models: Sequence[str]) -> tuple[str, ...]:
+    """Those of `models` that describe flows of `variant`, in `models`' order."""
+    variant = variant or DEFAULT_VARIANT
+    return tuple(name for name in models if variant in get_model(name).variants)
+
+
+def no_model_note(variant: str | None, models: Sequence[str]) -> str:
+    """Why a flow group has no prediction: no closed-form model for its variant (BBR, Vegas), or
+    none among the models asked for."""
+    variant = variant or DEFAULT_VARIANT
+    describing = [m.name for m in MODELS.values() if variant in m.variants]
+    if not describing:
+        return (
+            f"no closed-form model for {variant} flows in tcplab: the Reno-family models (paper 000, PFTK, the "
+            "square-root law) and CUBIC's (RFC 9438 §5.1) describe other window dynamics, so no error is given"
+        )
+    return f"none of the models asked for ({', '.join(models)}) describes {variant} flows; {', '.join(describing)} does"
 
 
 def _finite(value: float | None) -> float | None:

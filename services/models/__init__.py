@@ -4,6 +4,7 @@
   crossover m_t and the region map of Fig. 4;
 - ``pftk``: Padhye et al. 1998, full (eq. 32) and approximate (eq. 33);
 - ``mathis``: the square-root law of Mathis et al. 1997;
+- ``cubic``: CUBIC's average window, RFC 9438 §5.1;
 - ``common``: parameter metadata, checks (errors for impossible inputs, warnings outside the
   range a model is claimed for), broadcast and grid evaluation;
 - ``registry``: the models by name.

@@ -50,18 +50,27 @@ class UnknownModelError(LookupError):
         super().__init__(f"unknown model {name!r}; known models: {', '.join(self.known)}")
 
 
+WarningKind = Literal["range", "boundary"]
+
+
 @dataclass(frozen=True)
 class ModelWarning:
-    """Inputs (or a quantity derived from them) outside the range where the model is claimed
-    to hold: the answer is computed, but should not be trusted there. ``points`` counts the
-    affected points of the evaluated shape."""
+    """Something the caller should know about the answer; ``points`` counts the affected
+    points of the evaluated shape.
+
+    ``range``: inputs (or a quantity derived from them) outside the range where the model is
+    claimed to hold: the answer is computed, but should not be trusted there.
+    ``boundary``: inputs within measurement noise of a regime boundary (e.g. Impatient's m*):
+    the answer is the model's, but a slightly different input would give the other regime's,
+    which may be far away."""
 
     parameter: str
     reason: str
     points: int
+    kind: WarningKind = "range"
 
     def as_dict(self) -> dict[str, Any]:
-        return {"parameter": self.parameter, "reason": self.reason, "points": self.points}
+        return {"parameter": self.parameter, "reason": self.reason, "points": self.points, "kind": self.kind}
 
 
 # ---- parameter metadata ----------------------------------------------------------------------
@@ -350,15 +359,25 @@ def range_warnings(params: Sequence[Param], arrays: Mapping[str, np.ndarray], sh
     return out
 
 
-def derived_warning(parameter: str, mask: np.ndarray, shape: tuple[int, ...], reason: str) -> list[ModelWarning]:
+def derived_warning(
+    parameter: str, mask: np.ndarray, shape: tuple[int, ...], reason: str, kind: WarningKind = "range"
+) -> list[ModelWarning]:
     """A warning for the points where ``mask`` is true (a condition on derived quantities)."""
     n = int(np.count_nonzero(np.broadcast_to(mask, shape)))
-    return [ModelWarning(parameter, reason, n)] if n else []
+    return [ModelWarning(parameter, reason, n, kind)] if n else []
 
 
 def scalar_or_array(x: np.ndarray) -> np.ndarray | np.float64:
     """numpy scalar for 0-d results (so float formatting works), else the array."""
     return x[()] if np.ndim(x) == 0 else x
+
+
+RENO_FAMILY: tuple[str, ...] = (
+    "tahoe", "reno", "newreno-sbs", "newreno-impatient", "sack", "fack", "rate-halving", "ssdr", "pseudo-rate",
+)
+"""tcplab's variants that grow by one segment per RTT and halve on a loss event: what the Reno-family
+models (paper 000's NewReno models, PFTK, the square-root law) describe. CUBIC (β = 0.7, cubic
+growth), Vegas (delay-based) and BBR (rate-based) are not among them."""
 
 
 # ---- the model -------------------------------------------------------------------------------
@@ -395,6 +414,10 @@ class Model:
     outputs: tuple[Output, ...]
     compute: Callable[..., ComputeResult] = field(repr=False)
     notes: str = ""
+    variants: tuple[str, ...] = ()
+    """The congestion-control variants whose flows the model describes: model-vs-simulation
+    comparisons fit it to those flows only (a Reno-family model fitted to a CUBIC flow gives
+    an "error" that measures the wrong model, not the simulator)."""
 
     def metadata(self) -> dict[str, Any]:
         return {
@@ -403,6 +426,7 @@ class Model:
             "reference": self.reference,
             "equations": self.equations,
             "notes": self.notes,
+            "variants": list(self.variants),
             "parameters": [p.metadata() for p in self.params],
             "outputs": [o.metadata() for o in self.outputs],
         }

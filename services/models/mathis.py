@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from services.models.common import THROUGHPUT_OUTPUTS, MSS, RTT, Bound, Model, loss_event_rate, scalar_or_array
+from services.models.common import MSS, RENO_FAMILY, RTT, THROUGHPUT_OUTPUTS, Bound, Model, loss_event_rate, scalar_or_array
 from services.models.pftk import B
 
 REFERENCE = (
@@ -55,5 +55,6 @@ MODEL = Model(
     params=(P, RTT, B, MSS),
     outputs=THROUGHPUT_OUTPUTS,
     compute=_compute,
+    variants=RENO_FAMILY,
     notes="b defaults to 1 (C ≈ 1.22), as for PFTK. No timeouts and no window limit.",
 )

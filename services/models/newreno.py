@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from services.models.common import (
+    RENO_FAMILY,
     THROUGHPUT_OUTPUTS,
     MSS,
     Bound,
@@ -368,6 +369,31 @@ def _rto_warning(r: np.ndarray, t: np.ndarray, shape: tuple[int, ...]) -> list[M
     )
 
 
+BOUNDARY_RELATIVE = 0.01
+"""How close to a regime boundary counts as on it: a 1 % change of RTO or R. Measured RTTs and
+timer values vary by more than that between runs, so an answer whose regime a 1 % change
+flips is the tie rule's, not the network's."""
+
+
+def _boundary_warning(m: np.ndarray, r: np.ndarray, t: np.ndarray, timeout: np.ndarray, shape: tuple[int, ...]) -> list[ModelWarning]:
+    """Impatient's regime (m ≥ m*, eq. 8, or below, eq. 4) at the points where RTO or R 1 % off
+    would put m in the other one: m* jumps by one there, and the two regimes' throughputs can
+    differ by tens of percent (p = 0.1 %, m = 6, R = 70 ms, RTO = 350 ms: 31.88 pkts/RTT by
+    the tie rule, 22.49 in the timeout regime)."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        low = m >= np.asarray(m_star(r, np.asarray(t) * (1.0 - BOUNDARY_RELATIVE)))
+        high = m >= np.asarray(m_star(r, np.asarray(t) * (1.0 + BOUNDARY_RELATIVE)))
+    return derived_warning(
+        "m",
+        (low != high) | (low != timeout),
+        shape,
+        f"on the regime boundary: RTO/R is within {BOUNDARY_RELATIVE:.0%} of the value where m* = floor(RTO/R) + 2 "
+        "steps, and this m times out on one side and not on the other (eq. 8 vs eq. 4). The answer follows the "
+        "tie rule (a whole RTO/R ties to the ACK); compare both regimes, or pass m_star explicitly",
+        kind="boundary",
+    )
+
+
 # ---- the registered models -------------------------------------------------------------------
 
 
@@ -414,6 +440,8 @@ def _imp(shape, p, m, rtt_s, rto_s, m_star=None) -> tuple[dict, list]:
         "so its log₂ term is negative (p above about 2.8 %)",
     )
     warnings += _rto_warning(rtt_s, rto_s, shape)
+    if m_star is None:
+        warnings += _boundary_warning(m, rtt_s, rto_s, timeout, shape)
     return {
         "throughput_pkts_per_s": per_rtt / rtt_s,
         "throughput_pkts_per_rtt": per_rtt,
@@ -436,6 +464,7 @@ SBS_MODEL = Model(
     params=(P, M, RTT, MSS),
     outputs=THROUGHPUT_OUTPUTS + (WINDOW,),
     compute=_sbs,
+    variants=RENO_FAMILY,
     notes="Every loss event is repaired by fast recovery, one lost segment per round trip, sending about "
     "W_SBS/4 segments per round trip meanwhile (footnote 2: conservative; the paper's Table II sits "
     "9.78 % below simulation on average). In packets/RTT the model does not depend on R.",
@@ -459,6 +488,7 @@ IMP_MODEL = Model(
         Output("timeout_regime", "boolean", "m ≥ m*: eq. (8) applies (else eq. 4)"),
     ),
     compute=_imp,
+    variants=RENO_FAMILY,
     notes="The paper writes 'log' in eq. (7); the slow start doubles the window every round, so it is "
     "log base 2. m* is derived from RTO and R unless given.",
 )

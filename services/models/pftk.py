@@ -32,6 +32,7 @@ from typing import Any
 import numpy as np
 
 from services.models.common import (
+    RENO_FAMILY,
     THROUGHPUT_OUTPUTS,
     Bound,
     MSS,
@@ -186,6 +187,7 @@ FULL_MODEL = Model(
     params=(P_FULL, RTT, T0, B, W_MAX, MSS),
     outputs=THROUGHPUT_OUTPUTS + (WINDOW, Q_OUT),
     compute=_full,
+    variants=RENO_FAMILY,
     notes="rto_s is T0. b defaults to 1 (an ACK per segment, as paper 000 and tcplab's simulator); use 2 "
     "for delayed ACKs. The two branches of eq. (32) do not meet exactly where E[W_u] = W_max.",
 )
@@ -198,5 +200,6 @@ APPROX_MODEL = Model(
     params=(P_APPROX, RTT, T0, B, W_MAX, MSS),
     outputs=THROUGHPUT_OUTPUTS,
     compute=_approx,
+    variants=RENO_FAMILY,
     notes="rto_s is T0; b defaults to 1 (see pftk-full).",
 )

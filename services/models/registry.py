@@ -5,12 +5,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from services.models import mathis, newreno, pftk
+from services.models import cubic, mathis, newreno, pftk
 from services.models.common import Evaluation, Mode, Model, UnknownModelError
 
 MODELS: dict[str, Model] = {
     m.name: m
-    for m in (newreno.SBS_MODEL, newreno.IMP_MODEL, pftk.FULL_MODEL, pftk.APPROX_MODEL, mathis.MODEL)
+    for m in (newreno.SBS_MODEL, newreno.IMP_MODEL, pftk.FULL_MODEL, pftk.APPROX_MODEL, mathis.MODEL, cubic.MODEL)
 }
 
 

@@ -47,9 +47,10 @@ def test_a_runs_model_comparison_uses_its_measured_inputs(client, celery_worker_
     assert r.status_code == 200, r.text
     body = r.json()
     assert (body["run_id"], body["sweep_id"], body["preset"], body["axes"]) == (run["id"], None, "paper000-fig2a", [])
-    assert body["models"] == ["newreno-sbs", "newreno-impatient", "pftk-full", "mathis"] and body["m_from"] == "drops"
+    assert body["models"] == ["newreno-sbs", "newreno-impatient", "pftk-full", "mathis", "cubic"] and body["m_from"] == "drops"
     rows = body["rows"]
-    assert [(x["flow"], x["model"]) for x in rows] == [(f, m) for f in ("sbs", "imp") for m in body["models"]]
+    # NewReno flows: the four Reno-family models; cubic describes CUBIC flows only.
+    assert [(x["flow"], x["model"]) for x in rows] == [(f, m) for f in ("sbs", "imp") for m in body["models"][:4]]
     sbs = result["flows"][0]
     first = rows[0]
     assert (first["p"], first["m"], first["rtt_s"], first["rto_s"]) == (

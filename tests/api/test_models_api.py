@@ -41,8 +41,8 @@ def test_list_models_gives_every_model_with_units_ranges_and_reference(models_ap
 
 def test_show_one_model_and_404_for_an_unknown_one(models_api):
     assert models_api.get("/v1/models/mathis").json()["title"].startswith("Square-root law")
-    r = models_api.get("/v1/models/cubic")
-    assert r.status_code == 404 and "unknown model 'cubic'" in r.json()["detail"]
+    r = models_api.get("/v1/models/bbr")
+    assert r.status_code == 404 and "unknown model 'bbr'" in r.json()["detail"]
 
 
 # ---- evaluate ----------------------------------------------------------------------------------
@@ -98,7 +98,7 @@ def test_evaluate_out_of_range_inputs_answer_with_warnings(models_api):
 
 
 def test_evaluate_an_unknown_model_is_404(models_api):
-    for name in ("cubic", "newreno"):
+    for name in ("bbr", "newreno"):
         r = models_api.post(f"/v1/models/{name}/evaluate", json={"p": 0.01})
         assert r.status_code == 404
         assert "known models: newreno-sbs" in r.json()["detail"]

@@ -350,3 +350,35 @@ def test_model_comparisons_never_raise_on_any_measured_values(metrics, m_from):
         assert row["model_pkts_per_rtt"] is not None or row["note"]
         for value in row.values():
             assert not (isinstance(value, float) and not math.isfinite(value))
+
+
+# ---- a model per variant (issue 15) -------------------------------------------------------------
+
+
+def test_cubic_flows_are_fitted_with_cubics_model_and_bbr_flows_get_no_error_figure():
+    """Reno-family models fitted to CUBIC and BBR flows gave 'errors' up to 220 %: each flow is
+    now compared with the models that describe its variant, and a BBR flow says there is none."""
+    observations = [
+        obs(0, {}, r, flow, variant=variant, **tcp_metrics(sim, p=1e-4, rtt=0.1))
+        for r in range(3)
+        for flow, variant, sim in (("n", "newreno-sbs", 120.0 + r), ("c", "cubic", 180.0 + r), ("b", "bbr", 300.0 + r))
+    ]
+    rows = model_vs_sim(observations)
+    by_flow: dict[str, list[dict[str, Any]]] = {}
+    for row in rows:
+        by_flow.setdefault(row["flow"], []).append(row)
+    assert [r["model"] for r in by_flow["n"]] == ["newreno-sbs", "newreno-impatient", "pftk-full", "mathis"]
+    [c] = by_flow["c"]
+    assert c["model"] == "cubic"
+    assert c["model_pkts_per_rtt"] == pytest.approx(187.40, abs=0.01)
+    assert c["error"] == pytest.approx(abs(181.0 - c["model_pkts_per_rtt"]) / 181.0)
+    [b] = by_flow["b"]
+    assert b["model"] is None and b["error"] is None and b["model_pkts_per_rtt"] is None
+    assert "no closed-form model for bbr" in b["note"]
+
+
+def test_a_cubic_flow_compared_with_reno_models_only_names_the_model_that_describes_it():
+    observations = [obs(0, {}, r, "c", variant="cubic", **tcp_metrics(180.0 + r, p=1e-4, rtt=0.1)) for r in range(2)]
+    [row] = model_vs_sim(observations, models=("newreno-sbs", "mathis"))
+    assert row["model"] is None and row["error"] is None
+    assert "cubic" in row["note"] and "newreno-sbs, mathis" in row["note"]

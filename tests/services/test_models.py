@@ -26,7 +26,7 @@ from services.models import (
     list_models,
     regions,
 )
-from services.models import mathis, newreno, pftk
+from services.models import cubic, mathis, newreno, pftk
 
 DATA = Path(__file__).parent / "data"
 
@@ -166,6 +166,81 @@ def test_impatient_at_a_whole_rto_over_r_below_m_star_is_slow_but_steady():
     31.88 pkts/RTT, not eq. (8)'s 22.49."""
     imp = newreno.imp_pkts_per_rtt(0.001, 6, 0.07, 0.35)
     assert imp == newreno.sbs_pkts_per_rtt(0.001, 6) == pytest.approx(31.88, abs=0.01)
+
+
+@pytest.mark.parametrize(("rto_s", "on_boundary"), [(0.35, True), (0.3534, True), (0.36, False), (0.3465, False), (0.2, False)])
+def test_impatient_warns_when_a_one_percent_change_of_rto_would_flip_the_regime(rto_s, on_boundary):
+    """Issue 15: at a whole RTO/R the answer is the tie rule's (31.88 pkts/RTT) while 1 % less
+    RTO gives eq. (8)'s 22.49: the caller is told, as a boundary warning, not a range one."""
+    e = evaluate("newreno-impatient", {"p": 0.001, "m": 6, "rtt_s": 0.07, "rto_s": rto_s})
+    boundary = [w for w in e.warnings if w.kind == "boundary"]
+    assert bool(boundary) == on_boundary
+    if on_boundary:
+        assert boundary[0].parameter == "m" and "regime boundary" in boundary[0].reason
+        assert boundary[0].as_dict()["kind"] == "boundary"
+        below = evaluate("newreno-impatient", {"p": 0.001, "m": 6, "rtt_s": 0.07, "rto_s": rto_s * 0.99})
+        assert abs(float(below.outputs["throughput_pkts_per_rtt"]) - float(e.outputs["throughput_pkts_per_rtt"])) > 5
+
+
+def test_an_explicit_m_star_is_never_on_a_boundary():
+    e = evaluate("newreno-impatient", {"p": 0.001, "m": 6, "rtt_s": 0.07, "rto_s": 0.35, "m_star": 7})
+    assert not [w for w in e.warnings if w.kind == "boundary"]
+
+
+def test_the_boundary_warning_counts_only_the_points_on_it():
+    e = evaluate("newreno-impatient", {"p": 0.001, "m": [3, 6, 7, 20], "rtt_s": 0.07, "rto_s": 0.35})
+    assert [(w.parameter, w.points) for w in e.warnings if w.kind == "boundary"] == [("m", 1)]
+
+
+# ---- CUBIC (RFC 9438 §5.1) ----------------------------------------------------------------------
+
+
+def test_cubic_average_window_is_the_rfc_formula_where_the_cubic_region_rules():
+    """RFC 9438 §5.1: (C(3+β)/(4(1−β)))^¼ · R^¾/p^¾; with C = 0.4, β = 0.7 the constant is 1.054."""
+    e = evaluate("cubic", {"p": 1e-4, "rtt_s": 0.1})
+    expected = (0.4 * 3.7 / (4 * 0.3)) ** 0.25 * (0.1 / 1e-4) ** 0.75
+    assert float(e.outputs["throughput_pkts_per_rtt"]) == pytest.approx(expected, rel=1e-12)
+    assert expected == pytest.approx(187.40, abs=0.01)
+    assert not bool(e.outputs["reno_friendly"])
+    assert float(e.outputs["throughput_pkts_per_s"]) == pytest.approx(expected / 0.1)
+
+
+def test_cubic_on_a_short_path_is_reno_friendly_and_averages_renos_window():
+    """§4.3: CUBIC never grows slower than Reno, so where the cubic average is below √(3/(2p)) the
+    model answers Reno's — the square-root law with b = 1."""
+    e = evaluate("cubic", {"p": 0.001, "rtt_s": 0.02})
+    assert bool(e.outputs["reno_friendly"])
+    assert float(e.outputs["throughput_pkts_per_rtt"]) == pytest.approx(float(mathis.pkts_per_rtt(0.001)), rel=1e-12)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.floats(1e-6, 0.01, exclude_min=True),
+    st.floats(1e-3, 2.0),
+    st.floats(0.05, 0.95),
+)
+def test_cubic_periodic_cycle_carries_one_over_p_packets(p, rtt_s, beta):
+    """The derivation's invariant: over one cycle of the cubic curve (K seconds, from βW_max back
+    to W_max) the flow sends (1/R)∫W dt = 1/p packets, and the mean window is W_max(3 + β)/4."""
+    c = 0.4
+    w = float(cubic.avg_w_cubic(p, rtt_s, c, beta))
+    w_max = 4 * w / (3 + beta)
+    k = (w_max * (1 - beta) / c) ** (1 / 3)
+    t = np.linspace(0.0, k, 20001)
+    window = c * (t - k) ** 3 + w_max
+    packets = np.trapezoid(window, t) / rtt_s
+    assert packets == pytest.approx(1 / p, rel=1e-6)
+
+
+def test_the_reno_family_models_describe_the_reno_family_and_cubic_describes_cubic():
+    assert evaluate("cubic", {"p": 0.01, "rtt_s": 0.1}).model == "cubic"
+    from services.models import get_model
+
+    assert get_model("cubic").variants == ("cubic",)
+    for name in ("newreno-sbs", "newreno-impatient", "pftk-full", "pftk-approx", "mathis"):
+        variants = get_model(name).variants
+        assert "newreno-sbs" in variants and "reno" in variants
+        assert not {"cubic", "bbr", "vegas"} & set(variants)
 
 
 def test_impatient_equals_slow_but_steady_below_m_star_and_eq_8_from_it():
@@ -519,7 +594,7 @@ def test_every_impossible_parameter_is_reported_at_once():
 
 def test_unknown_model():
     with pytest.raises(UnknownModelError):
-        evaluate("cubic", {"p": 0.1})
+        evaluate("bbr", {"p": 0.1})
 
 
 @pytest.mark.parametrize(
@@ -548,7 +623,7 @@ def test_no_warning_inside_the_valid_ranges():
 
 def test_models_list_their_metadata():
     meta = {m["name"]: m for m in list_models()}
-    assert set(meta) == {"newreno-sbs", "newreno-impatient", "pftk-full", "pftk-approx", "mathis"}
+    assert set(meta) == {"newreno-sbs", "newreno-impatient", "pftk-full", "pftk-approx", "mathis", "cubic"}
     for m in meta.values():
         assert m["title"] and m["reference"] and m["equations"]
         for p in m["parameters"]:
