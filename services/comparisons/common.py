@@ -136,6 +136,24 @@ def relative(ours: float | None, theirs: float | None) -> float | None:
     return (ours - theirs) / theirs
 
 
+BIG_GAP = 0.25
+"""A published value more than 25 % from ours, and outside our 95 % interval, is a gap a reader
+must see: the row is flagged whatever a claim's verdict says."""
+
+
+def gap_flag(ours: float | None, low: float | None, high: float | None, theirs: float | None) -> str | None:
+    """'big gap: …' when `theirs` is outside [low, high] (or there is no interval) and more than
+    BIG_GAP from `ours`; None otherwise, or when either is undefined."""
+    diff = relative(ours, theirs)
+    if diff is None or abs(diff) <= BIG_GAP:
+        return None
+    inside = low is not None and high is not None and theirs is not None and low <= theirs <= high
+    if inside:
+        return None
+    where = "outside our 95 % interval" if low is not None and high is not None else "one replication, no interval"
+    return f"big gap: ours {diff:+.0%} from the paper's ({where})"
+
+
 def finite_row(row: dict[str, Any]) -> dict[str, Any]:
     """The row with every non-finite float (an overflow on absurd inputs) as None."""
     return {k: (None if isinstance(v, float) and not math.isfinite(v) else v) for k, v in row.items()}

@@ -41,6 +41,7 @@ from services.comparisons.common import (
     axis_order,
     axis_paths,
     finite_row,
+    gap_flag,
     flows_of,
     metric_of,
     number,
@@ -185,6 +186,7 @@ def _table2_row(
         sim_ci_low=stats["throughput_pkts_per_rtt"]["ci_low"],
         sim_ci_high=stats["throughput_pkts_per_rtt"]["ci_high"],
         sim_diff=relative(sim, paper_sim),
+        sim_gap=gap_flag(sim, stats["throughput_pkts_per_rtt"]["ci_low"], stats["throughput_pkts_per_rtt"]["ci_high"], paper_sim),
         paper_model_pkts_per_rtt=paper_model,
         model_pkts_per_rtt=model,
         model_diff=relative(model, paper_model),
@@ -230,6 +232,13 @@ def _table2_summary(published: Sequence[Mapping[str, float]], rows: Sequence[Map
         "our_mean_error_pct_4_to_200": mean_pct([r["model_error"] for r in ours]),
         "our_mean_signed_error_pct_4_to_200": mean_pct([r["model_signed_error"] for r in ours]),
         "our_max_error": {"background_flows": our_max[0], "error_pct": mean_pct([our_max[1]])},
+        "rows_with_big_gaps": [
+            {"background_flows": r["background_flows"], "sim_pkts_per_rtt": r["sim_pkts_per_rtt"],
+             "sim_ci_low": r["sim_ci_low"], "sim_ci_high": r["sim_ci_high"],
+             "paper_sim_pkts_per_rtt": r["paper_sim_pkts_per_rtt"], "sim_diff": r["sim_diff"]}
+            for r in rows if r.get("sim_gap")
+        ],
+        "rows_compared": sum(1 for r in rows if r["in_paper"] and r["sim_diff"] is not None),
         "m_from": "ratio (loss rate / loss event rate), as the table's columns give it; "
         "model_pkts_per_rtt_m_drops uses the measured drops per loss event",
     }

@@ -209,6 +209,17 @@ class Cells:
         return list(seen.values())
 
 
+def weighed(direction: bool, ours: float | None, paper: float | None, tolerance: float) -> str:
+    """A verdict on a published figure by its size as well as its direction (or location):
+    agree when both hold (|ours − paper| ≤ tolerance, in the figure's own unit), partly when only
+    the direction does, disagree when it does not; no_data without our figure."""
+    if ours is None or paper is None:
+        return NO_DATA
+    if not direction:
+        return DISAGREE
+    return AGREE if abs(ours - paper) <= tolerance else PARTLY
+
+
 def share(count: int, total: int) -> str:
     """agree when all, partly when some, disagree when none."""
     if total and count == total:

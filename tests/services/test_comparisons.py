@@ -382,3 +382,53 @@ def test_a_cubic_flow_compared_with_reno_models_only_names_the_model_that_descri
     [row] = model_vs_sim(observations, models=("newreno-sbs", "mathis"))
     assert row["model"] is None and row["error"] is None
     assert "cubic" in row["note"] and "newreno-sbs, mathis" in row["note"]
+
+
+# ---- verdicts that weigh size (issue 15) --------------------------------------------------------
+
+
+def table2_observations(rows: dict[int, tuple[float, float, list[float]]]) -> list[Observation]:
+    """SBS observations per background-flow count: (p, loss rate, throughput per replication)."""
+    out = []
+    for point, (n, (p, loss_rate, throughputs)) in enumerate(rows.items()):
+        for r, t in enumerate(throughputs):
+            out.append(obs(point, {"background_flows": n}, r, "sbs", **tcp_metrics(t, p=p, m=3.0, loss_rate=loss_rate)))
+    return out
+
+
+def table2_verdicts(observations: list[Observation]) -> dict[str, Any]:
+    from services.reproductions import get_paper
+
+    return {j.id: j for j in get_paper("000").evaluate({"table2": observations}).conclusions}
+
+
+def test_a_table_ii_row_far_outside_our_interval_is_flagged_and_the_throughput_claim_is_only_partly_met():
+    """Issue 15: ours 90.8 pkts/RTT [84.6, 97.0] at N = 4 against the paper's 45.9 went unflagged."""
+    observations = table2_observations({4: (0.0007, 0.002, [88.0, 90.8, 93.6]), 64: (0.0066, 0.0199, [12.5, 12.9, 13.3])})
+    summary, rows = against_paper(get_preset("paper000-table2-droptail"), observations,
+                                  axes=[{"path": "background_flows", "values": [4, 64]}])
+    four, sixty_four = rows[0], next(r for r in rows if r["background_flows"] == 64)
+    assert four["sim_gap"] is not None and four["sim_gap"].startswith("big gap: ours +98%")
+    assert sixty_four["sim_gap"] is None
+    assert [g["background_flows"] for g in summary["rows_with_big_gaps"]] == [4] and summary["rows_compared"] == 2
+    judged = table2_verdicts(observations)["table2-sim-throughput"]
+    assert judged.verdict == "partly" and "N = 4: ours 90.8 [" in judged.ours and "vs 45.9 (+98%)" in judged.ours
+
+
+def test_the_table_ii_throughput_claim_agrees_when_every_row_is_close():
+    observations = table2_observations({4: (0.0007, 0.002, [44.0, 46.0, 47.5]), 64: (0.0066, 0.0199, [12.5, 12.9, 13.3])})
+    assert table2_verdicts(observations)["table2-sim-throughput"].verdict == "agree"
+
+
+def test_the_largest_error_at_256_agrees_only_when_its_size_is_the_papers_too():
+    """'The largest error, 20.64 %, is at 256 flows' was judged agree with ours at 42.8 %."""
+    from services.models import sbs_pkts_per_rtt
+
+    def with_error_at_256(error: float) -> str:
+        model_256 = float(sbs_pkts_per_rtt(0.0829, 0.1634 / 0.0829))
+        sim_256 = model_256 / (1 - error)
+        model_4 = float(sbs_pkts_per_rtt(0.0007, 0.002 / 0.0007))
+        rows = {4: (0.0007, 0.002, [model_4 * 1.05] * 2), 256: (0.0829, 0.1634, [sim_256] * 2)}
+        return table2_verdicts(table2_observations(rows))["table2-largest-error-at-256"].verdict
+
+    assert (with_error_at_256(0.21), with_error_at_256(0.428)) == ("agree", "partly")
