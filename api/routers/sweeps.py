@@ -3,6 +3,7 @@ cancellation and extension."""
 
 from __future__ import annotations
 
+import dataclasses
 import uuid
 from typing import Annotated, Any
 
@@ -13,7 +14,7 @@ from api.body_cache import BodyCache
 from api.deps import SessionDep, SettingsDep
 from api.limits import SweepBodyRoute
 from api.schemas.runs import RunSharing
-from api.schemas.sweeps import PointList, SweepList, SweepOut, SweepRunOut
+from api.schemas.sweeps import PointList, StoppingOut, SweepList, SweepOut, SweepRunOut
 from api.tabular import FORMAT_QUERY, TableFormat, finite, json_text, table_response
 from services import sweeps
 from services.db.models import Sweep
@@ -33,7 +34,11 @@ SUMMARY_BODIES = BodyCache(max_bytes=96 << 20)
 
 def _out(session: SessionDep, sweep: Sweep, created: Created | None = None) -> SweepOut:
     progress, points = sweeps.progress_of(session, [sweep])[sweep.id]
-    return SweepOut.of(sweep, progress, points=points, created=created)
+    out = SweepOut.of(sweep, progress, points=points, created=created)
+    outcome = sweeps.stopping_outcome(session, sweep)
+    if outcome is not None:
+        out.stopping = StoppingOut(**dataclasses.asdict(outcome))
+    return out
 
 
 def _enqueue_after_commit(session: SessionDep, created: Created) -> None:
@@ -116,8 +121,10 @@ def summary(
     fmt: TableFormat = FORMAT_QUERY,
 ) -> Response:
     """Per grid point, flow group and metric over the succeeded replications: count, mean,
-    sample standard deviation and the 95 % Student-t confidence interval (`ci_low`,
-    `ci_high`, `half_width`); the axis values are columns named by their paths. With a
+    sample standard deviation and the 95 % confidence interval (`ci_low`, `ci_high`,
+    `half_width` = half their distance), Student-t on the scale where the metric is unbounded
+    (`interval`: `log` for metrics never negative, `logit` for rates in [0, 1]), so it never
+    leaves the metric's range; the axis values are columns named by their paths. With a
     stopping rule, `stop_reason` says why it stopped at the point (null: not stopped), e.g.
     "target met" or "capped: quota". JSON, CSV or Parquet (`format`)."""
     metrics = metric or list(NUMERIC_METRICS)

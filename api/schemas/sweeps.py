@@ -28,6 +28,19 @@ class AxisOut(BaseModel):
     values: list[Any]
 
 
+class StoppingOut(BaseModel):
+    """Where the stopping rule stands (services.sweeps.StoppingOutcome)."""
+
+    metric: str
+    target_relative_half_width: float
+    max_replications: int
+    points: int
+    by_reason: dict[str, int] = Field(description="points stopped, by reason (see PointOut.stop_reason)")
+    growing: int = Field(description="points that may still add replications")
+    target_met: bool | None = Field(description="true: met at every point; false: not met somewhere; null: still growing")
+    message: str = Field(description="the same in words, e.g. 'target ±3.0% on throughput_pkts_per_rtt NOT met at 2 of 5 points: …'")
+
+
 class SweepOut(BaseModel):
     id: uuid.UUID
     name: str | None
@@ -47,6 +60,9 @@ class SweepOut(BaseModel):
     schedule_id: uuid.UUID | None = Field(default=None, description="the schedule that fired it, if any")
     fired_for: dt.datetime | None = Field(default=None, description="the schedule's firing time it answers")
     created: CreatedOut | None = Field(default=None, description="what this request added (create, extend)")
+    stopping: StoppingOut | None = Field(
+        default=None, description="a sweep with a stopping rule, read alone (not in lists): whether its target was met"
+    )
     links: dict[str, str]
 
     @classmethod

@@ -46,6 +46,7 @@ from services.comparisons.common import ObservationLike, axis_paths, finite_row,
 from services.errors import InvalidInputError
 from services.models import MODELS, ModelDomainError, evaluate, get_model
 from services.stats import Summary, summarize
+from services.sweeps.spec import metric_bounds
 
 MFrom = Literal["drops", "ratio"]
 M_FROM: tuple[str, ...] = ("drops", "ratio")
@@ -130,7 +131,7 @@ INPUT_METRICS: tuple[str, ...] = ("loss_event_rate", "drops_per_loss_event", "lo
 
 def derive_inputs(group: Sequence[ObservationLike], m_from: MFrom = "drops") -> Inputs:
     """Paper 000 §IV-A/§IV-C: p, m, R, RTO from the simulation, averaged over replications."""
-    return inputs_of({m: summarize(metric_of(o, m) for o in group) for m in INPUT_METRICS}, m_from)
+    return inputs_of({m: summarize((metric_of(o, m) for o in group), bounds=metric_bounds(m)) for m in INPUT_METRICS}, m_from)
 
 
 def inputs_of(summaries: Mapping[str, Summary], m_from: MFrom = "drops") -> Inputs:
@@ -294,7 +295,7 @@ def groups_of(observations: Sequence[ObservationLike]) -> list[Group]:
     out = []
     for (point, flow), group in found.items():
         with np.errstate(over="ignore", invalid="ignore"):  # absurd inputs overflow to None, not a warning
-            summaries = {m: summarize(metric_of(o, m) for o in group) for m in INPUT_METRICS}
+            summaries = {m: summarize((metric_of(o, m) for o in group), bounds=metric_bounds(m)) for m in INPUT_METRICS}
         out.append(
             Group(point, group[0].values, flow, group[0].variant, group[0].app, len({o.replication for o in group}), summaries)
         )

@@ -56,6 +56,7 @@ from services.models import ModelDomainError, crossover
 from services.models import regions as model_regions
 from services.presets import Preset
 from services.stats import summarize
+from services.sweeps.spec import metric_bounds
 
 TABLE2 = "paper000-table2-droptail"
 FIG2 = ("paper000-fig2a", "paper000-fig2b")
@@ -111,7 +112,7 @@ def _background(obs: ObservationLike, default: Any) -> Any:
 
 
 def _stat(group: Sequence[ObservationLike], metric: str) -> dict[str, float | None]:
-    s = summarize(metric_of(o, metric) for o in group)
+    s = summarize((metric_of(o, metric) for o in group), bounds=metric_bounds(metric))
     return {"mean": s.mean, "ci_low": s.ci_low, "ci_high": s.ci_high}
 
 

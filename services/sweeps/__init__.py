@@ -26,6 +26,7 @@ from services.sweeps.service import (
     set_shared,
     status_of,
     stop_reasons,
+    stopping_outcome,
 )
 from services.sweeps.spec import NUMERIC_METRICS, Axis, AxisRange, StoppingRule, SweepExtension, SweepSpec
 
@@ -59,6 +60,7 @@ __all__ = [
     "set_shared",
     "status_of",
     "stop_reasons",
+    "stopping_outcome",
     "summary_rows",
     "sweep_summary_rows",
 ]

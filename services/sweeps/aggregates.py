@@ -39,7 +39,7 @@ from sqlalchemy.orm import Session
 from services.db.models import FLOW_METRICS, FlowResult, Run, RunStatus, SweepAggregate, SweepPoint
 from services.runs import repository as runs_repo
 from services.stats import Summary, summary_of_moments
-from services.sweeps.spec import NUMERIC_METRICS
+from services.sweeps.spec import NUMERIC_METRICS, metric_bounds
 
 EXACT = decimal.Context(
     prec=decimal.MAX_PREC,
@@ -315,7 +315,7 @@ def read_cells(
             beyond_mean, beyond_var = _beyond_float8(count, exact[0], exact[1] if count > 1 else None)
             mean = beyond_mean if mean is None else mean
             var = beyond_var if var is None else var
-        cell.summaries[metric] = summary_of_moments(count, mean, var)
+        cell.summaries[metric] = summary_of_moments(count, mean, var, bounds=metric_bounds(metric))
     return list(cells.values())
 
 

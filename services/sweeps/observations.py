@@ -26,7 +26,7 @@ from services.stats import finite_values, summarize
 from services.sweeps import aggregates
 from services.sweeps import repository as repo
 from services.sweeps.grid import flow_groups
-from services.sweeps.spec import NUMERIC_METRICS
+from services.sweeps.spec import NUMERIC_METRICS, metric_bounds
 
 
 @dataclass(frozen=True)
@@ -158,6 +158,7 @@ def sweep_summary_rows(
                     "ci_low": _finite(s.ci_low),
                     "ci_high": _finite(s.ci_high),
                     "half_width": _finite(s.half_width),
+                    "interval": s.interval,
                 }
             )
     return rows
@@ -193,8 +194,9 @@ def summary_rows(
     metrics: Sequence[str] = NUMERIC_METRICS,
     flow: str | None = None,
 ) -> list[dict[str, Any]]:
-    """Per (point, flow group, metric): mean, std, count and the 95 % Student-t CI across
-    replications; the point's axis values as columns named by their paths."""
+    """Per (point, flow group, metric): mean, std, count and the 95 % CI across replications
+    (on the metric's own scale: services/stats.py); the point's axis values as columns named
+    by their paths."""
     cells: dict[tuple[int, str], list[Observation]] = {}
     for o in obs:
         if flow is None or o.flow == flow:
@@ -203,7 +205,7 @@ def summary_rows(
     for (point, group), members in cells.items():
         first = members[0]
         for metric in metrics:
-            s = summarize(m.metrics.get(metric) for m in members)
+            s = summarize((m.metrics.get(metric) for m in members), bounds=metric_bounds(metric))
             rows.append(
                 {
                     "point": point,

@@ -31,7 +31,7 @@ from services.sweeps.grid import (
     replication_seed,
 )
 from services.sweeps.observations import observations
-from services.sweeps.spec import StoppingRule, SweepExtension, SweepSpec, point_key, value_key
+from services.sweeps.spec import StoppingRule, SweepExtension, SweepSpec, metric_bounds, point_key, value_key
 from services.users import Identity, check_modifiable, identity_of, visible_to
 from services.users.access import can_see
 
@@ -472,6 +472,59 @@ def stop_reasons(session: Session, sweep: Sweep) -> dict[int, str | None] | None
     return repo.stop_reasons(session, sweep.id)
 
 
+@dataclass(frozen=True)
+class StoppingOutcome:
+    """Where a sweep's stopping rule stands, over all its points: how many stopped for which
+    reason, and in words whether the target was met — a rule that ended at its cap must say
+    the target was not met, not just stop."""
+
+    metric: str
+    target_relative_half_width: float
+    max_replications: int
+    points: int
+    by_reason: dict[str, int]
+    growing: int
+    target_met: bool | None
+    message: str
+
+
+def stopping_outcome(session: Session, sweep: Sweep) -> StoppingOutcome | None:
+    """None without a rule. The caller has checked that its viewer may see `sweep`."""
+    rule = sweep.spec.get("stopping")
+    reasons = stop_reasons(session, sweep)
+    if rule is None or reasons is None:
+        return None
+    by_reason: dict[str, int] = {}
+    for reason in reasons.values():
+        if reason is not None:
+            by_reason[reason] = by_reason.get(reason, 0) + 1
+    total, growing = len(reasons), sum(1 for r in reasons.values() if r is None)
+    met = by_reason.get(StopReason.target_met, 0)
+    missed = {r: n for r, n in by_reason.items() if r != StopReason.target_met}
+    target = f"±{rule['target_relative_half_width']:.1%} on {rule['metric']}"
+    if growing:
+        message = f"{growing} of {total} points still growing towards {target}; met at {met} so far"
+        target_met = None
+    elif not missed:
+        message = f"target {target} met at all {total} points"
+        target_met = True
+    else:
+        parts = ", ".join(f"{n} {reason}" for reason, n in sorted(missed.items()))
+        advice = " (extend the sweep to resume capped points)" if any(StopReason(r).capped for r in missed) else ""
+        message = f"target {target} NOT met at {sum(missed.values())} of {total} points: {parts}{advice}"
+        target_met = False
+    return StoppingOutcome(
+        metric=rule["metric"],
+        target_relative_half_width=rule["target_relative_half_width"],
+        max_replications=rule["max_replications"],
+        points=total,
+        by_reason=by_reason,
+        growing=growing,
+        target_met=target_met,
+        message=message,
+    )
+
+
 def runs_of(session: Session, sweep_id: uuid.UUID, viewer: Identity) -> Sequence[Run]:
     get_sweep(session, sweep_id, viewer)
     return repo.runs_of(session, sweep_id)
@@ -595,7 +648,8 @@ def _replications_needed(
     ]
     needed: int | None = None
     for group in sorted({o.flow for o in obs}):
-        s = summarize(o.metrics.get(rule.metric) for o in obs if o.flow == group)
+        # The interval the summary reports, so "target met" there is met here.
+        s = summarize((o.metrics.get(rule.metric) for o in obs if o.flow == group), bounds=metric_bounds(rule.metric))
         if s.count == 0:
             continue
         if s.count == 1:

@@ -23,6 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictBool, field_validator, 
 
 from services.db.models import FLOW_METRICS, U64_MAX
 from services.scenarios import Scenario
+from services.stats import FRACTION, NONNEGATIVE, Bounds
 
 MAX_AXES = 8
 MAX_AXIS_VALUES = 10_000
@@ -30,6 +31,14 @@ MAX_REPLICATIONS = 1_000
 
 NUMERIC_METRICS: tuple[str, ...] = tuple(m for m in FLOW_METRICS if m not in ("name", "type", "variant"))
 """The per-flow metrics a sweep summarises."""
+
+FRACTION_METRICS = frozenset({"loss_rate", "loss_event_rate"})
+"""Metrics in [0, 1]; every other one is never negative (counts, rates, durations)."""
+
+
+def metric_bounds(metric: str) -> Bounds:
+    """A metric's range, for an interval that stays inside it (services/stats.py)."""
+    return FRACTION if metric in FRACTION_METRICS else NONNEGATIVE
 
 
 def value_key(value: Any) -> str:

@@ -58,9 +58,16 @@ def test_the_stopping_rule_keeps_its_owner_within_quota_and_each_point_says_why_
         assert {(r["point"], r["stop_reason"]) for r in rows} == set(reasons.items())
         table = list(csv.DictReader(io.StringIO(modest.get(url, params={"format": "csv"}).text)))
         assert {(int(r["point"]), r["stop_reason"]) for r in table} == set(reasons.items())
+        # Ended at its caps, the sweep says its target was not met, and where and why (issue 15).
+        stopping = modest.get(f"/v1/sweeps/{sweep['id']}").json()["stopping"]
+        assert stopping["target_met"] is False and stopping["growing"] == 0
+        assert stopping["message"].startswith(f"target ±{RULE_SWEEP['stopping']['target_relative_half_width']:.1%} on ")
+        assert f"NOT met at {len(points)} of {len(points)} points" in stopping["message"]
+        assert sum(stopping["by_reason"].values()) == len(points)
     assert peak_queued(db_session, sweep["id"]) <= QUOTA
 
     # Without a stopping rule, nothing says the rule stopped anything.
     plain = client.post("/v1/sweeps", json={**RULE_SWEEP, "stopping": None, "seed": 6}).json()
     assert {p["stop_reason"] for p in client.get(f"/v1/sweeps/{plain['id']}/points").json()["items"]} == {None}
     assert "stop_reason" not in client.get(f"/v1/sweeps/{plain['id']}/summary", params={"format": "csv"}).text
+    assert client.get(f"/v1/sweeps/{plain['id']}").json()["stopping"] is None

@@ -52,9 +52,12 @@ def test_a_sweep_runs_through_the_worker_and_its_summary_is_the_runs_statistics(
             assert row["count"] == 3 and row["replications"] == 3
             assert math.isclose(row["mean"], statistics.mean(values), rel_tol=1e-12)
             assert math.isclose(row["std"], statistics.stdev(values), rel_tol=1e-9)
-            half = scipy_stats.t.ppf(0.975, 2) * statistics.stdev(values) / math.sqrt(3)
-            assert math.isclose(row["half_width"], half, rel_tol=1e-9)
-            assert math.isclose(row["ci_low"], row["mean"] - half, rel_tol=1e-9, abs_tol=1e-12)
+            # A throughput's interval is Student-t on the log scale (delta method), mapped back.
+            k = scipy_stats.t.ppf(0.975, 2) * statistics.stdev(values) / math.sqrt(3) / statistics.mean(values)
+            low, high = statistics.mean(values) / math.exp(k), statistics.mean(values) * math.exp(k)
+            assert row["interval"] == "log" and 0 < row["ci_low"] < row["mean"] < row["ci_high"]
+            assert math.isclose(row["ci_low"], low, rel_tol=1e-9) and math.isclose(row["ci_high"], high, rel_tol=1e-9)
+            assert math.isclose(row["half_width"], (high - low) / 2, rel_tol=1e-9)
 
 
 def test_resubmitting_simulates_nothing_and_extending_simulates_only_the_new_runs(client, celery_worker_process, db_session):
@@ -123,6 +126,14 @@ def test_the_stopping_rule_adds_replications_until_the_interval_is_tight_or_the_
         assert tight or row["count"] == 6, row
         grew |= row["count"] > 2
     assert grew, "a 20-s run's throughput varies by more than 3 %: some point must have grown"
+    # The sweep says whether its target was met, and where not, why (issue 15).
+    stopping = client.get(f"/v1/sweeps/{sweep['id']}").json()["stopping"]
+    capped = [r for r in summary if r["half_width"] / abs(r["mean"]) > 0.03]
+    assert stopping["points"] == 2 and stopping["growing"] == 0 and stopping["target_met"] == (not capped)
+    if capped:
+        assert "NOT met" in stopping["message"] and stopping["by_reason"].get("max_replications reached, target not met")
+    else:
+        assert stopping["message"] == "target ±3.0% on throughput_pkts_per_rtt met at all 2 points"
 
     # Submitted again, every run (the rule's extra replications too) comes from the cache and
     # each point ends with as many replications as the first sweep's.
