@@ -4,7 +4,10 @@ that user's own finished ones. Never commits: the API's request does, then enque
 A reproduction is one sweep per experiment, created together and named
 "paperNNN reproduction <batch>: <experiment>" (the name is how they are found again: no table
 of their own). The report reads, per experiment, the caller's newest finished sweep of it —
-only the caller's: another user's reproduction, even shared, never answers for mine.
+only the caller's: another user's reproduction, even shared, never answers for mine. An
+experiment with no finished reproduction sweep is judged from the caller's newest finished
+sweep of the same preset along the same axes, whatever its name (a researcher who ran the
+Fig. 2 sweep by hand need not run it again): `reused` says so, with its overrides.
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ from sqlalchemy.orm import Session
 from services import sweeps
 from services.db.models import Sweep
 from services.errors import InvalidInputError, NotFoundError
-from services.reproductions.model import Evaluation, Paper
+from services.reproductions.model import Evaluation, Experiment, Paper
 from services.reproductions.registry import UnknownPaper, get_paper
 from services.sweeps import Created, SweepSpec
 from services.users import Identity
@@ -92,6 +95,8 @@ class Source:
     sweep: Sweep
     progress: sweeps.Progress
     status: str
+    reused: bool = False
+    """A sweep of the experiment's preset the caller ran outside a reproduction."""
 
     def as_dict(self) -> dict[str, Any]:
         spec = self.sweep.spec or {}
@@ -99,6 +104,8 @@ class Source:
             "experiment": self.experiment,
             "batch": self.batch,
             "sweep_id": str(self.sweep.id),
+            "name": self.sweep.name,
+            "reused": self.reused,
             "created_at": self.sweep.created_at.isoformat() if self.sweep.created_at else None,
             "status": self.status,
             "overrides": spec.get("overrides") or {},
@@ -162,10 +169,35 @@ def report(session: Session, number: str, viewer: Identity) -> Report:
     observations: dict[str, list[Any]] = {}
     for e in paper.experiments:
         source = next((s for s in sources if s.experiment == e.key and s.status == "done"), None)
+        if source is None:
+            source = _reusable(session, e, viewer)
         if source is not None:
             used.append(source)
             observations[e.key] = sweeps.observations(session, source.sweep.id)
     return Report(paper, latest, used, paper.evaluate(observations))
+
+
+REUSE_CANDIDATES = 50
+"""Newest sweeps of a preset looked at for one to reuse (the rest are older than these)."""
+
+
+def _reusable(session: Session, experiment: Experiment, viewer: Identity) -> Source | None:
+    """The caller's newest finished sweep of the experiment's preset along the same axis paths
+    (values, replications and overrides may differ: the evaluation judges what is there)."""
+    paths = sorted(str(a["path"]) for a in experiment.axes)
+    rows = session.execute(
+        select(Sweep)
+        .where(Sweep.owner_id == viewer.id, Sweep.preset == experiment.preset)
+        .order_by(Sweep.created_at.desc(), Sweep.id)
+        .limit(REUSE_CANDIDATES)
+    ).scalars().all()
+    matching = [s for s in rows if sorted(str(a["path"]) for a in (s.spec or {}).get("axes", [])) == paths]
+    progress = sweeps.progress_of(session, matching)
+    for s in matching:
+        state = sweeps.status_of(s, progress[s.id][0])
+        if state == "done" and progress[s.id][0].succeeded:
+            return Source(experiment.key, "", s, progress[s.id][0], state, reused=True)
+    return None
 
 
 def status(session: Session, number: str, viewer: Identity) -> dict[str, Any]:

@@ -101,3 +101,27 @@ def test_a_finished_reproduction_is_judged_for_its_owner_only(app, client, db_se
             mine = other.get("/v1/reproductions/002").json()
             assert mine["status"] == "none" and {r["verdict"] for r in mine["rows"]} == {"not_run"}
             assert other.get("/v1/reproductions/002/tables/exp2-low").status_code == 404
+
+
+def test_a_finished_sweep_of_the_experiments_preset_answers_when_no_reproduction_has(app, client, db_session) -> None:
+    """Issue 15: a researcher who ran an experiment's preset by hand sees it judged, not 'not run';
+    a sweep along other axes, or someone else's, is not taken for it."""
+    axes = [{"path": "flows[0].variant", "values": ["reno", "newreno-sbs", "vegas"]},
+            {"path": "flows[1].variant", "values": ["reno", "vegas"]}]
+    with user_client(app, make_user(client, "cy")) as cy, user_client(app, make_user(client, "di")) as di:
+        mine = cy.post("/v1/sweeps", json={"name": "my exp2", "preset": "paper002-exp2-fairness-low", "axes": axes,
+                                           "replications": 1, "overrides": {"duration_s": 4}}).json()
+        other_axes = cy.post("/v1/sweeps", json={"preset": "paper002-exp2-fairness-high", "axes": axes[:1],
+                                                 "replications": 1, "overrides": {"duration_s": 4}}).json()
+        assert simulate_queued(db_session, [mine["id"], other_axes["id"]]) == 9
+
+        body = cy.get("/v1/reproductions/002").json()
+        assert body["status"] == "none"  # no reproduction of cy's: the report says so, and judges what there is
+        [source] = body["sources"]
+        assert (source["experiment"], source["sweep_id"], source["reused"], source["name"]) == ("exp2-low", mine["id"], True, "my exp2")
+        assert source["overrides"] == {"duration_s": 4}
+        verdicts = {r["id"]: r["verdict"] for r in body["rows"]}
+        assert verdicts["exp2-newreno-reno-equal-low"] in ("agree", "partly", "disagree")
+        assert verdicts["exp2-newreno-beats-reno-high"] == "not_run"  # exp2-high's sweep had other axes
+        assert [t["key"] for t in body["tables"]] == ["exp2-low"]
+        assert {r["verdict"] for r in di.get("/v1/reproductions/002").json()["rows"]} == {"not_run"}
