@@ -73,3 +73,39 @@ def sweep_bar(sweep_id: str, *, enabled: bool = True, console: Console | None = 
 
     with progress:
         yield show
+
+
+@contextlib.contextmanager
+def reproduction_bar(paper: str, *, enabled: bool = True, console: Console | None = None) -> Iterator[Show]:
+    """The runs of a reproduction's sweeps together, and how many sweeps are finished."""
+    if not enabled:
+        yield lambda state: None
+        return
+    progress = Progress(
+        SpinnerColumn(),
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.fields[counts]}"),
+        TimeElapsedColumn(),
+        console=console or Console(stderr=True),
+    )
+    task = progress.add_task(f"paper {paper}", total=None, counts="")
+
+    def show(state: dict[str, Any]) -> None:
+        sweeps = state.get("sweeps") or []
+        finished = sum(1 for s in sweeps if s["status"] in ("done", "cancelled"))
+        failed = sum(s["progress"]["failed"] for s in sweeps)
+        parts = [f"{finished}/{len(sweeps)} sweeps finished"]
+        if failed:
+            parts.append(f"[red]{failed} failed[/]")
+        progress.update(
+            task,
+            total=state["runs"],
+            completed=state["runs_done"],
+            description=f"paper {paper} reproduction {state['batch']} [bold]{state['status']}[/]",
+            counts=" · ".join(parts),
+        )
+
+    with progress:
+        yield show
