@@ -102,6 +102,13 @@ class OutputOut(BaseModel):
     description: str
 
 
+class IgnoredParamOut(BaseModel):
+    name: str
+    symbol: str
+    unit: str
+    reason: str = Field(description="why the model does not use it")
+
+
 class ModelOut(BaseModel):
     name: str
     title: str
@@ -110,6 +117,11 @@ class ModelOut(BaseModel):
     notes: str
     parameters: list[ParamOut]
     outputs: list[OutputOut]
+    ignored_parameters: list[IgnoredParamOut] = Field(
+        default_factory=list,
+        description="accepted and not used (another model's, so one call serves both); a value given is "
+        "named in the answer's warnings",
+    )
     evaluate: str = Field(description="the path that evaluates this model")
 
 
@@ -136,6 +148,8 @@ def _field_for(p: Param) -> tuple[Any, Any]:
 def evaluate_request_schema(model: Model) -> type[BaseModel]:
     """The body of POST /v1/models/{model.name}/evaluate."""
     fields: dict[str, Any] = {p.name: _field_for(p) for p in model.params}
+    for p, why in model.ignored:
+        fields[p.name] = (NumberOrList | None, Field(None, description=f"{p.description} [{p.unit}]: not used ({why})"))
     fields["mode"] = (
         Literal["broadcast", "grid"],
         Field(

@@ -137,3 +137,19 @@ def test_compare_commands_show_the_comparisons_of_a_sweep_and_of_a_run(lab: Clie
     assert of_run["run_id"] == run_id and of_run["sweep_id"] is None
     unknown = tcplab("--url", url, "compare", "models", str(uuid.uuid4()))
     assert unknown.exit_code == 1 and "no run or sweep has the id" in unknown.stderr
+
+
+# ---- one command line for both NewReno models -------------------------------------------------
+
+
+def test_rto_on_the_sbs_model_is_accepted_and_noted_as_unused_on_stderr(url: str) -> None:
+    line = ["--p", "0.001", "--m", "4", "--rtt", "0.07", "--rto", "0.35"]
+    sbs = tcplab("--url", url, "model", "newreno-sbs", *line)
+    assert sbs.exit_code == 0, sbs.output
+    assert "rto_s: not used by newreno-sbs" in sbs.stderr
+    plain = tcplab("--url", url, "model", "newreno-sbs", *line[:-2])
+    assert plain.stdout == sbs.stdout and "not used" not in plain.stderr
+    imp = tcplab("--url", url, "model", "newreno-impatient", *line)
+    assert imp.exit_code == 0 and "not used" not in imp.stderr and "timeout_regime" in imp.stdout
+    wrong = tcplab("--url", url, "model", "mathis", *line)
+    assert wrong.exit_code == 2 and "has no parameter --rto" in wrong.stderr

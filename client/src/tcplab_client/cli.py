@@ -590,7 +590,8 @@ def model(
     a comma-separated value is a list."""
     with state(ctx).client() as lab:
         info = lab.model_info(name)
-        params = _model_params(list(ctx.args), info["parameters"])
+        # A parameter the model ignores (--rto on newreno-sbs) is sent: the server names it in a warning.
+        params = _model_params(list(ctx.args), info["parameters"] + info.get("ignored_parameters", []))
         answer = lab.model(name, mode=mode, **params)
     if as_json:
         print_json(answer)
