@@ -21,6 +21,7 @@ from api import dashboard, docs_page, observability
 from api.auth import IdentityCache, current_user
 from api.limits import MAX_ERRORS, MAX_MESSAGE_CHARS, BodyLimit, bounded_errors, echo
 from api.routers import comparisons, health, models, presets, reproductions, runs, schedules, sweeps, users
+from api.routers import sign_in
 from services.db.session import create_db_engine, create_session_factory
 from services.embedded import effective_database_url, effective_redis_url
 from services.errors import (
@@ -56,9 +57,10 @@ V1_ROUTERS = (
     comparisons.router,
     reproductions.router,
     users.router,
+    sign_in.router,
     dashboard.data.router,
 )
-OPEN_ROUTERS = (health.router, dashboard.pages.router, docs_page.router)
+OPEN_ROUTERS = (health.router, dashboard.pages.router, docs_page.router, sign_in.open_router)
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:

@@ -467,6 +467,13 @@ class Client:
     def revoke_token(self, token_id: str) -> dict[str, Any]:
         return self._json("DELETE", f"/v1/tokens/{token_id}")
 
+    def sign_in_link(self, path: str = "/dashboard") -> dict[str, Any]:
+        """A link that signs a browser in as you, once, within a minute, and opens `path` (a
+        dashboard page: `/dashboard/sweeps/<id>`): for a notebook or a script that opens or
+        screenshots a page. `url` is the link on this client's `base_url`."""
+        link = self._json("POST", "/v1/sign-in-links", json={"path": path})
+        return {**link, "url": self.base_url.rstrip("/") + link["link_path"]}
+
     # ---- schedules ------------------------------------------------------------------------
 
     def create_schedule(self, spec: Mapping[str, Any]) -> dict[str, Any]:
