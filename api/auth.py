@@ -24,7 +24,7 @@ import time
 from typing import Annotated
 from urllib.parse import urlsplit
 
-from fastapi import Depends, HTTPException, Request
+from fastapi import Depends, HTTPException, Request, Response
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from sqlalchemy.orm import Session
 from starlette.concurrency import run_in_threadpool
@@ -57,6 +57,23 @@ def _bearer_of(request: Request) -> str | None:
 def token_of(request: Request) -> str | None:
     """The bearer token of the Authorization header, else the login cookie's."""
     return _bearer_of(request) or request.cookies.get(TOKEN_COOKIE) or None
+
+
+LOGIN_COOKIE_MAX_AGE_S = 30 * 24 * 3600
+
+
+def set_login_cookie(response: Response, token: str, request: Request) -> None:
+    """The dashboard's login: `token` as an HttpOnly, SameSite=Strict cookie (Secure over
+    https), the pages' scripts never read it and other sites cannot make a browser send it."""
+    response.set_cookie(
+        TOKEN_COOKIE,
+        token,
+        max_age=LOGIN_COOKIE_MAX_AGE_S,
+        httponly=True,
+        samesite="strict",
+        secure=request.url.scheme == "https",
+        path="/",
+    )
 
 
 def check_same_origin(request: Request) -> None:

@@ -25,6 +25,7 @@ import argparse
 import contextlib
 import logging
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -508,11 +509,28 @@ def _announce(settings: Settings, with_worker: bool, servers: str) -> None:
     )
 
 
+def client_command(python: str = sys.executable, search_path: str | None = None) -> str | None:
+    """The `tcplab` command that is really installed: the one beside this Python (its venv's
+    bin, where `make install` puts it), else the first on PATH; None when there is none."""
+    beside = Path(python).parent / "tcplab"  # not resolved: a venv's python is a symlink
+    if beside.is_file() and os.access(beside, os.X_OK):
+        return str(beside)
+    found = shutil.which("tcplab", path=search_path if search_path is not None else os.environ.get("PATH"))
+    return str(Path(found).absolute()) if found else None
+
+
 def _admin_hint(settings: Settings, base: str) -> str:
     path = settings.state_dir / ADMIN_TOKEN_FILE
     if not path.exists():
         return "  admin  user 'admin', token from TCPLAB_ADMIN_TOKEN\n"
-    return f"  admin  user 'admin': tcplab login --url {base} --token \"$(cat {path})\"\n"
+    command = client_command()
+    if command is None:
+        return (
+            f"  admin  user 'admin', token in {path}\n"
+            "  client not installed (pip install ./client), then: tcplab login --url "
+            f"{base} --token \"$(cat {path})\"\n"
+        )
+    return f"  admin  user 'admin': {command} login --url {base} --token \"$(cat {path})\"\n"
 
 
 def _describe_servers(settings: Settings) -> str:

@@ -17,10 +17,11 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from sqlalchemy.exc import DataError, DBAPIError, InterfaceError, OperationalError
 
-from api import dashboard, observability
+from api import dashboard, docs_page, observability
 from api.auth import IdentityCache, current_user
 from api.limits import MAX_ERRORS, MAX_MESSAGE_CHARS, BodyLimit, bounded_errors, echo
 from api.routers import comparisons, health, models, presets, reproductions, runs, schedules, sweeps, users
+from api.routers import sign_in
 from services.db.session import create_db_engine, create_session_factory
 from services.embedded import effective_database_url, effective_redis_url
 from services.errors import (
@@ -56,9 +57,10 @@ V1_ROUTERS = (
     comparisons.router,
     reproductions.router,
     users.router,
+    sign_in.router,
     dashboard.data.router,
 )
-OPEN_ROUTERS = (health.router, dashboard.pages.router)
+OPEN_ROUTERS = (health.router, dashboard.pages.router, docs_page.router, sign_in.open_router)
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
@@ -80,7 +82,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         version=VERSION,
         summary="A lab service for TCP congestion-control research: closed-form models and "
         "packet-level simulations.",
-        docs_url="/docs",
+        docs_url=None,  # api/docs_page.py: Swagger UI from the package, not a CDN
         redoc_url=None,
         openapi_url="/openapi.json",
         lifespan=lifespan,

@@ -35,7 +35,7 @@ from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, Redirect
 from fastapi.templating import Jinja2Templates
 from pydantic import BaseModel, Field
 
-from api.auth import TOKEN_COOKIE, identify, token_of
+from api.auth import TOKEN_COOKIE, identify, set_login_cookie, token_of
 from api.deps import SessionDep, SettingsDep
 from api.limits import JsonBodyRoute
 from services import runs, schedules, sweeps, users
@@ -224,15 +224,7 @@ def login(body: Login, request: Request, session: SessionDep, settings: Settings
     cookie: the pages' scripts never read it, and other sites cannot make a browser send it."""
     viewer = users.authenticate(session, body.token, settings)
     response = JSONResponse({"user": viewer.name, "next": _safe_next(body.next)})
-    response.set_cookie(
-        TOKEN_COOKIE,
-        body.token,
-        max_age=30 * 24 * 3600,
-        httponly=True,
-        samesite="strict",
-        secure=request.url.scheme == "https",
-        path="/",
-    )
+    set_login_cookie(response, body.token, request)
     return response
 
 

@@ -73,10 +73,11 @@ class WarningOut(BaseModel):
     parameter: str = Field(description="the input (or the input a derived quantity comes from)")
     reason: str
     points: int = Field(description="how many evaluated points it concerns")
-    kind: Literal["range", "boundary"] = Field(
+    kind: Literal["range", "boundary", "ignored"] = Field(
         "range",
         description="range: outside where the model is claimed to hold; boundary: within measurement noise "
-        "of a regime boundary, where a slightly different input gives the other regime's answer",
+        "of a regime boundary, where a slightly different input gives the other regime's answer; ignored: a "
+        "parameter this model accepts and does not use",
     )
 
 
@@ -107,6 +108,13 @@ class OutputOut(BaseModel):
     description: str
 
 
+class IgnoredParamOut(BaseModel):
+    name: str
+    symbol: str
+    unit: str
+    reason: str = Field(description="why the model does not use it")
+
+
 class ModelOut(BaseModel):
     name: str
     title: str
@@ -119,6 +127,11 @@ class ModelOut(BaseModel):
     )
     parameters: list[ParamOut]
     outputs: list[OutputOut]
+    ignored_parameters: list[IgnoredParamOut] = Field(
+        default_factory=list,
+        description="accepted and not used (another model's, so one call serves both); a value given is "
+        "named in the answer's warnings",
+    )
     evaluate: str = Field(description="the path that evaluates this model")
 
 
@@ -145,6 +158,8 @@ def _field_for(p: Param) -> tuple[Any, Any]:
 def evaluate_request_schema(model: Model) -> type[BaseModel]:
     """The body of POST /v1/models/{model.name}/evaluate."""
     fields: dict[str, Any] = {p.name: _field_for(p) for p in model.params}
+    for p, why in model.ignored:
+        fields[p.name] = (NumberOrList | None, Field(None, description=f"{p.description} [{p.unit}]: not used ({why})"))
     fields["mode"] = (
         Literal["broadcast", "grid"],
         Field(

@@ -50,7 +50,7 @@ class UnknownModelError(LookupError):
         super().__init__(f"unknown model {name!r}; known models: {', '.join(self.known)}")
 
 
-WarningKind = Literal["range", "boundary"]
+WarningKind = Literal["range", "boundary", "ignored"]
 
 
 @dataclass(frozen=True)
@@ -62,7 +62,8 @@ class ModelWarning:
     claimed to hold: the answer is computed, but should not be trusted there.
     ``boundary``: inputs within measurement noise of a regime boundary (e.g. Impatient's m*):
     the answer is the model's, but a slightly different input would give the other regime's,
-    which may be far away."""
+    which may be far away.
+    ``ignored``: a parameter this model accepts and does not use (``Model.ignored``)."""
 
     parameter: str
     reason: str
@@ -418,6 +419,9 @@ class Model:
     """The congestion-control variants whose flows the model describes: model-vs-simulation
     comparisons fit it to those flows only (a Reno-family model fitted to a CUBIC flow gives
     an "error" that measures the wrong model, not the simulator)."""
+    ignored: tuple[tuple[Param, str], ...] = ()
+    """A sibling model's parameters this one accepts and does not use, each with why: one
+    command line (`--rto`) serves both NewReno models; a value given is reported, not refused."""
 
     def metadata(self) -> dict[str, Any]:
         return {
@@ -429,9 +433,22 @@ class Model:
             "variants": list(self.variants),
             "parameters": [p.metadata() for p in self.params],
             "outputs": [o.metadata() for o in self.outputs],
+            "ignored_parameters": [
+                {"name": p.name, "symbol": p.symbol, "unit": p.unit, "reason": why} for p, why in self.ignored
+            ],
         }
 
+    def _ignored_warnings(self, inputs: Mapping[str, Any], shape: tuple[int, ...]) -> list[ModelWarning]:
+        points = int(np.prod(shape))
+        return [
+            ModelWarning(p.name, f"not used by {self.name}, the value is ignored: {why}", points, "ignored")
+            for p, why in self.ignored
+            if inputs.get(p.name) is not None
+        ]
+
     def evaluate(self, inputs: Mapping[str, Any], mode: Mode = "broadcast", max_points: int | None = None) -> Evaluation:
+        given = inputs
+        inputs = {k: v for k, v in inputs.items() if k not in {p.name for p, _ in self.ignored}}
         prep = prepare(self.params, inputs, mode, max_points)
         args = {n: a for n, a in prep.arrays.items() if n != MSS.name}
         with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
@@ -439,7 +456,7 @@ class Model:
             if MSS.name in prep.arrays:
                 outputs["throughput_bits_per_s"] = outputs["throughput_pkts_per_s"] * prep.arrays[MSS.name] * 8.0
         outputs = {k: np.broadcast_to(v, prep.shape) for k, v in outputs.items()}
-        warnings = range_warnings(self.params, prep.arrays, prep.shape) + warnings
+        warnings = self._ignored_warnings(given, prep.shape) + range_warnings(self.params, prep.arrays, prep.shape) + warnings
         for k, v in outputs.items():
             if v.dtype.kind == "f":
                 warnings += derived_warning(

@@ -465,6 +465,11 @@ SBS_MODEL = Model(
     outputs=THROUGHPUT_OUTPUTS + (WINDOW,),
     compute=_sbs,
     variants=RENO_FAMILY,
+    ignored=(
+        (RTO_PARAM, "Slow-but-Steady never times out (each partial ACK restarts the retransmit timer), so RTO "
+         "does not enter eq. (1)-(4)"),
+        (M_STAR, "m* is Impatient's timeout threshold; Slow-but-Steady has none"),
+    ),
     notes="Every loss event is repaired by fast recovery, one lost segment per round trip, sending about "
     "W_SBS/4 segments per round trip meanwhile (footnote 2: conservative; the paper's Table II sits "
     "9.78 % below simulation on average). In packets/RTT the model does not depend on R.",

@@ -590,7 +590,8 @@ def model(
     a comma-separated value is a list."""
     with state(ctx).client() as lab:
         info = lab.model_info(name)
-        params = _model_params(list(ctx.args), info["parameters"])
+        # A parameter the model ignores (--rto on newreno-sbs) is sent: the server names it in a warning.
+        params = _model_params(list(ctx.args), info["parameters"] + info.get("ignored_parameters", []))
         answer = lab.model(name, mode=mode, **params)
     if as_json:
         print_json(answer)
@@ -678,6 +679,11 @@ cli_users.register(app)
 from tcplab_client import cli_schedules  # noqa: E402
 
 app.add_typer(cli_schedules.schedules_app, name="schedules")
+from tcplab_client import cli_compare, cli_open, cli_papers  # noqa: E402
+
+cli_papers.register(app)
+cli_open.register(app)
+app.add_typer(cli_compare.compare_app, name="compare")
 
 
 def main() -> None:

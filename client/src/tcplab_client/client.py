@@ -23,7 +23,7 @@ import httpx
 
 from tcplab_client import __version__
 from tcplab_client.config import load_config, resolve
-from tcplab_client.errors import TcplabError, Unavailable, WaitTimeout, error_for
+from tcplab_client.errors import NotFound, TcplabError, Unavailable, WaitTimeout, error_for
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -347,6 +347,89 @@ class Client:
             body["mode"] = mode
         return self._json("POST", f"/v1/models/{name}/evaluate", json=body)
 
+    def crossover(
+        self, *, p: Any, rtt_s: Any, rto_s: Any, m_star: Any = None
+    ) -> dict[str, Any]:
+        """Paper 000's crossover m_t of Slow-but-Steady and Impatient per p (`docs/models.md`):
+        `p` a number, a list or a range `{"start", "stop", "num", "scale": "log"}`; R, RTO and m*
+        broadcast with it. Returns per p `m_t`, `m_t_int`, `status`, `w_sbs_at_m_t`, `w_imp`."""
+        body = {"p": p, "rtt_s": rtt_s, "rto_s": rto_s, "m_star": m_star}
+        return self._json("POST", "/v1/models/newreno/crossover", json={k: v for k, v in body.items() if v is not None})
+
+    def regions(
+        self, *, p: Any, m: Any, rtt_s: float, rto_s: float, m_star: float | None = None
+    ) -> dict[str, Any]:
+        """Paper 000's Fig. 4 over p × m (numbers, lists or ranges): `labels[i][j]` is the region at
+        p[i], m[j] (equality, sbs_superior, imp_superior, outside_model), with `counts`, the
+        `m_t` curve and the IMP bound per p."""
+        one = lambda v: [v] if isinstance(v, int | float) else v  # noqa: E731  (a map of one row or column)
+        body = {"p": one(p), "m": one(m), "rtt_s": rtt_s, "rto_s": rto_s, "m_star": m_star}
+        return self._json("POST", "/v1/models/newreno/regions", json={k: v for k, v in body.items() if v is not None})
+
+    # ---- reproductions --------------------------------------------------------------------
+
+    def reproductions(self) -> list[dict[str, Any]]:
+        """The papers with a reproduction, their experiments and your newest reproduction's
+        state (`reproduction`: batch, status, runs, runs_done)."""
+        return self._json("GET", "/v1/reproductions")
+
+    def reproduce(
+        self,
+        paper: str,
+        *,
+        overrides: Mapping[str, Any] | None = None,
+        experiments: Iterable[str] | None = None,
+        shared: bool = False,
+    ) -> dict[str, Any]:
+        """Starts a reproduction of `paper` ("000", "002", …): one sweep of yours per experiment
+        (`docs/reproductions.md`). Returns `batch`, `created` and `sweeps` (experiment, sweep_id)."""
+        body: dict[str, Any] = {"shared": True} if shared else {}
+        if overrides:
+            body["overrides"] = dict(overrides)
+        if experiments is not None:
+            body["experiments"] = list(experiments)
+        return self._json("POST", f"/v1/reproductions/{paper}", json=body)
+
+    def reproduction(self, paper: str, *, format: TableFormat = "json") -> Any:
+        """The paper's conclusions judged against your newest finished sweeps: json → the body
+        (`rows`, `verdicts`, `status`, `reproduction`, `tables`, `sources`); csv, parquet, frame."""
+        return self._table(f"/v1/reproductions/{paper}", {}, format)
+
+    def reproduction_table(self, paper: str, key: str, *, format: TableFormat = "json") -> Any:
+        """One table of ours beside the paper's (`tables[].key` of `reproduction()`)."""
+        return self._table(f"/v1/reproductions/{paper}/tables/{key}", {}, format)
+
+    def reproduction_status(self, paper: str) -> dict[str, Any]:
+        """Your newest reproduction of `paper` without judging it: `{"status": "none"}` before
+        any, else batch, status (running or done), runs, runs_done and its sweeps."""
+        wanted = paper.removeprefix("paper")
+        for item in self.reproductions():
+            if item["paper"] == wanted:
+                return item["reproduction"]
+        raise NotFound(f"paper {paper!r} has no reproduction (tcplab reproductions lists them)", status=404)
+
+    def wait_reproduction(
+        self,
+        paper: str,
+        *,
+        progress: bool = True,
+        timeout: float | None = None,
+        poll: float = 0.5,
+        max_poll: float = 5.0,
+    ) -> dict[str, Any]:
+        """Polls your newest reproduction of `paper` until every sweep of it is done or
+        cancelled (a progress bar of its runs on stderr when `progress`); returns its state."""
+        from tcplab_client.progress import reproduction_bar
+
+        def fetch() -> dict[str, Any]:
+            state = self.reproduction_status(paper)
+            if state["status"] == "none":
+                raise TcplabError(f"paper {paper} has not been reproduced: start it with reproduce()")
+            return state
+
+        with reproduction_bar(paper, enabled=progress) as show:
+            return self._wait(fetch, ("done",), show, timeout, poll, max_poll, f"the reproduction of paper {paper}")
+
     def presets(self) -> list[dict[str, Any]]:
         return self._json("GET", "/v1/presets")
 
@@ -383,6 +466,13 @@ class Client:
 
     def revoke_token(self, token_id: str) -> dict[str, Any]:
         return self._json("DELETE", f"/v1/tokens/{token_id}")
+
+    def sign_in_link(self, path: str = "/dashboard") -> dict[str, Any]:
+        """A link that signs a browser in as you, once, within a minute, and opens `path` (a
+        dashboard page: `/dashboard/sweeps/<id>`): for a notebook or a script that opens or
+        screenshots a page. `url` is the link on this client's `base_url`."""
+        link = self._json("POST", "/v1/sign-in-links", json={"path": path})
+        return {**link, "url": self.base_url.rstrip("/") + link["link_path"]}
 
     # ---- schedules ------------------------------------------------------------------------
 
