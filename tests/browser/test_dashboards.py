@@ -251,7 +251,7 @@ def test_another_metric_redraws_from_its_own_summary(tab: Tab, server: Server, l
     tab.plot("plot-sweep")
     tab.page.select_option("#metric", "loss_event_rate")
     tab.page.wait_for_function(
-        "document.getElementById('plot-sweep').layout.yaxis.title.text.startsWith('loss_event_rate')"
+        "document.getElementById('plot-sweep').layout.yaxis.title.text.startsWith('loss event rate p')"
     )
     summary = server.get(f"/v1/sweeps/{lab.sweep_id}/summary", params={"metric": "loss_event_rate"})
     for trace in sim_traces(tab.plot("plot-sweep")):
