@@ -19,6 +19,7 @@ import os
 import shutil
 import threading
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -171,9 +172,10 @@ def browser_page(browser: Any, server: Server) -> Iterator[Any]:
     context.close()
 
 
-@pytest.fixture
-def tab(browser_page: Any, server: Server) -> Iterator[Tab]:
-    page = browser_page
+@contextmanager
+def watched(page: Any, server: Server) -> Iterator[Tab]:
+    """`page` as a Tab recording its requests and JS errors until the block ends; then the
+    block fails if the page asked any host but the server, or logged an error."""
     tab = Tab(page, server)
     handlers = {
         "request": lambda request: tab.requests.append(request.url),
@@ -197,4 +199,12 @@ def tab(browser_page: Any, server: Server) -> Iterator[Tab]:
     finally:
         for event, handler in handlers.items():
             page.remove_listener(event, handler)
-        page.goto("about:blank")  # stops the last page's timers (a sweep's refresh)
+
+
+@pytest.fixture
+def tab(browser_page: Any, server: Server) -> Iterator[Tab]:
+    try:
+        with watched(browser_page, server) as tab:
+            yield tab
+    finally:
+        browser_page.goto("about:blank")  # stops the last page's timers (a sweep's refresh)

@@ -70,13 +70,14 @@
     return { error_y: { type: "data", visible: true, thickness: 1.2, width: 4, ...bars }, column };
   }
 
-  function traces(spec, rows) {
+  // A curve per y column (and per series), named by the columns' labels ("ours SBS").
+  function traces(spec, rows, columnLabel) {
     const out = [];
     const groups = spec.series ? [...new Set(rows.map((r) => r[spec.series]))] : [null];
     for (const y of spec.y) {
       for (const g of groups) {
         const sel = rows.filter((r) => g === null || r[spec.series] === g);
-        const name = [g, spec.y.length > 1 || g === null ? y : null].filter((x) => x !== null).join(" ");
+        const name = [g, spec.y.length > 1 || g === null ? columnLabel(y) : null].filter((x) => x !== null).join(" ");
         const bars = errorBars(y, sel);
         const trace = { name: `ours ${name}`.trim(), x: sel.map((r) => r[spec.x]), y: sel.map((r) => r[y]),
           meta: { kind: "ours", column: y, errors: bars && bars.column }, ...(bars ? { error_y: bars.error_y } : {}) };
@@ -108,7 +109,7 @@
       text: typeof (data.rows[0] || {})[c.name] === "string" })), { id: `table-${meta.key}` });
     downloads(links, meta.title, url, `reproduction-paper${config.paper}-${meta.key}`);
     if (meta.plot) {
-      const drawn = traces(meta.plot, data.rows);
+      const drawn = traces(meta.plot, data.rows, (c) => (meta.columns.find((x) => x.name === c) || {}).label || c);
       await plot(plotId, drawn, {
         barmode: "group", xaxis: { title: { text: meta.plot.x_label || label(meta.plot.x) } },
         yaxis: { title: { text: (meta.plot.y_label || label(meta.plot.y[0])) + (drawn.some((d) => d.error_y) ? ", 95 % CI" : "") } },

@@ -76,9 +76,11 @@
   // A line's legend name: its flow, the flow's variant where the line has one variant (along a
   // variant axis each point has its own: the x axis names them), the other axes' values.
   function groupName(rows) {
-    const others = otherAxes().map((p) => `${t.describe(p).text} = ${fmt(rows[0][p])}`);
     const variants = new Set(rows.map((r) => r.variant));
     const variant = variants.size === 1 ? rows[0].variant : null;
+    const others = otherAxes()
+      .filter((p) => !(p.endsWith(".variant") && rows[0][p] === variant))  // named already
+      .map((p) => `${t.describe(p).text} = ${fmt(rows[0][p])}`);
     return [rows[0].flow + (variant && variant !== rows[0].flow ? ` (${variant})` : ""), ...others].join(" · ");
   }
 
