@@ -28,7 +28,7 @@ import httpx
 import pytest
 
 from services.settings import Settings
-from tests.browser.harness import SWEEP, Lab, Server, Tab
+from tests.browser.harness import READY_MS, SWEEP, Lab, Server, Tab
 from tests.conftest import ADMIN_TOKEN, AUTH, truncate_all
 from tests.support import free_port, wait_for
 
@@ -168,6 +168,7 @@ def browser_page(browser: Any, server: Server) -> Iterator[Any]:
     context = browser.new_context(accept_downloads=True, viewport={"width": 1280, "height": 900})
     context.add_cookies([signed_in_cookie(server.base_url, ADMIN_TOKEN)])
     page = context.new_page()
+    page.set_default_timeout(READY_MS)  # every wait and click: a loaded machine is slow, not broken
     yield page
     context.close()
 

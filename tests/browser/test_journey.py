@@ -57,6 +57,7 @@ def researcher(browser: Any, server: Server, worker: Any) -> Iterator[Any]:
     """A browser that has signed in on the login page (no cookie given to it)."""
     context = browser.new_context(accept_downloads=True, viewport={"width": 1200, "height": 860})
     page = context.new_page()
+    page.set_default_timeout(READY_MS)
     try:
         page.goto(server.base_url + "/dashboard")
         assert page.url.startswith(server.base_url + "/login?next=")

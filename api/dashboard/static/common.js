@@ -66,11 +66,14 @@
   }
   const HOVER = ".4~g";  // fmt's format in Plotly's templates: "%{y:.4~g}"
 
-  // A time as UTC, the same on every page: "2026-11-26 10:17 UTC" (null: "—").
+  // A time as UTC, the same on every page: "2026-11-26 10:17 UTC", its seconds when it has
+  // some ("2026-11-26 10:17:05 UTC"); null: "—".
   function when(iso) {
     if (!iso) return "—";
     const d = new Date(iso);
-    return Number.isNaN(d.getTime()) ? String(iso) : `${d.toISOString().slice(0, 16).replace("T", " ")} UTC`;
+    if (Number.isNaN(d.getTime())) return String(iso);
+    const text = d.toISOString().slice(0, 19).replace("T", " ");
+    return `${text.endsWith(":00") ? text.slice(0, 16) : text} UTC`;
   }
 
   // Readable names and units, [name, unit], of the metrics, trace quantities and table columns

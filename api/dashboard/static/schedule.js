@@ -102,7 +102,7 @@
     const byFiring = new Map(shown.map((r) => [r.sweep_id, r]));
     const items = [...sweepsById.values()];
     table(document.getElementById("firings"), items, [
-      { name: "fired for (UTC)", text: true, value: (s) => s.fired_for },
+      { name: "fired for", text: true, value: (s) => when(s.fired_for) },
       { name: "sweep", text: true, value: (s) => s.id.slice(0, 8), link: (s) => `/dashboard/sweeps/${s.id}` },
       { name: "status", text: true, value: (s) => s.status },
       { name: "runs", value: (s) => `${s.progress.succeeded} / ${s.progress.total}` },
