@@ -227,6 +227,7 @@
   // "log x" / "log y" check boxes before the plot (`#<id>-logx`, `#<id>-logy`).
   function scaleToggles(div, logs) {
     let box = document.getElementById(`${div.id}-scales`);
+    if (!logs.length) { if (box) box.remove(); return; }
     if (!box) {
       box = el("div", { class: "plot-tools", id: `${div.id}-scales` });
       div.before(box);
@@ -262,7 +263,7 @@
       ...layout,
     };
     for (const letter of ["x", "y"]) for (const k of axesOf(merged, letter)) merged[k] = { ...axis, ...(merged[k] || {}) };
-    await Plotly.react(div, traces, withScales(id, merged), plotConfig(options.name || `${config.page || "plot"}-${id}`));
+    await Plotly.react(div, traces, withScales(id, merged), plotConfig(options.name || id));
     scaleToggles(div, options.logs || ["y"]);
     div.dataset.state = "ready";
     return div;

@@ -217,7 +217,7 @@
     modelBox.disabled = models.length === 0;
     paperBox.disabled = papers.length === 0;
     const notes = [];
-    if (!models.length) notes.push(MODEL_METRICS[state.metric] ? "No model predictions for this sweep." : "Model predictions are in packets per RTT: choose throughput_pkts_per_rtt.");
+    if (!models.length) notes.push(MODEL_METRICS[state.metric] ? "No model predictions for this sweep." : `Model predictions are in packets per RTT: choose ${label("throughput_pkts_per_rtt")}.`);
     if (!papers.length) notes.push("No published numbers for this metric and axis.");
     document.getElementById("overlay-note").textContent = notes.join(" ");
 
