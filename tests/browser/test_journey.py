@@ -310,3 +310,34 @@ def test_a_variant_axis_draws_its_variants_in_its_order_and_names_them_right(tab
     lines = [t for t in tab.plot("plot-sweep") if t["meta"]["kind"] == "sim"]
     assert [t["name"] for t in lines] == [f"f ({v})" for v in VARIANTS]
     shot(tab, "sweep-variants")
+
+
+# The pages' one number format (as d3's ".4~g" in the plots' hover labels), their times in UTC
+# and their names with units, as common.js gives them to every page.
+FORMATTED = [
+    (52.7712, "52.77"), (0.0005034, "0.0005034"), (1.5e-7, "1.5e-7"), (2.0, "2"), (5120000, "5.12e+6"),
+    (417514, "417514"), (0.2, "0.2"), (None, "—"), ([1, 0.25], "[1, 0.25]"),
+]
+WHEN = [("2026-11-26T10:17:00+00:00", "2026-11-26 10:17 UTC"), ("2026-11-26T12:17:05.5+02:00", "2026-11-26 10:17:05 UTC")]
+LABELS = [
+    ("throughput_pkts_per_rtt", "throughput (pkts/RTT)"),
+    ("loss_event_rate", "loss event rate p (per packet)"),
+    ("flows[*].loss.m", "losses per loss event m (pkts)"),
+    ("flows[1].app.rate_mbps", "CBR rate, flow 1 (Mb/s)"),
+    ("topology.graph.links[2].queue.limit_pkts", "buffer, link 2 (pkts)"),
+    ("flows[0].variant", "TCP variant, flow 0"),
+    ("some_new_delay_ms", "some new delay (ms)"),
+]
+
+
+def test_every_page_formats_numbers_times_and_names_with_the_same_helpers(tab: Tab) -> None:
+    tab.open("/dashboard/regions")
+    got = tab.page.evaluate(
+        "([xs, ws, ls]) => [xs.map(x => tcplab.fmt(x)), ws.map(w => tcplab.when(w)), ls.map(l => tcplab.label(l))]",
+        [[x for x, _ in FORMATTED], [w for w, _ in WHEN], [n for n, _ in LABELS]],
+    )
+    assert got == [[f for _, f in FORMATTED], [w for _, w in WHEN], [label for _, label in LABELS]]
+    # Plotly's hover labels print what fmt prints; its ticks use powers of ten, not SI prefixes.
+    tab.plot("plot-regions")
+    drawn = layout(tab, "plot-regions")
+    assert {(drawn[a]["hoverformat"], drawn[a]["exponentformat"]) for a in ("xaxis", "yaxis")} == {(".4~g", "power")}
