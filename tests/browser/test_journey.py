@@ -341,3 +341,23 @@ def test_every_page_formats_numbers_times_and_names_with_the_same_helpers(tab: T
     tab.plot("plot-regions")
     drawn = layout(tab, "plot-regions")
     assert {(drawn[a]["hoverformat"], drawn[a]["exponentformat"]) for a in ("xaxis", "yaxis")} == {(".4~g", "power")}
+
+
+def test_a_nightly_schedule_of_the_sweep_plots_its_firings(tab: Tab, server: Server, sweep: dict[str, Any]) -> None:
+    template = {k: v for k, v in FIG2.items() if k != "name"}
+    r = server.client.post("/v1/schedules", json={"name": "fig2 nightly", "cron": "0 3 * * *", "template": template})
+    assert r.status_code == 201, r.text
+    schedule_id = r.json()["id"]
+    for _ in range(2):  # fired by hand; the sweep's stored results answer its runs
+        fired = server.client.post(f"/v1/schedules/{schedule_id}/fire")
+        assert fired.status_code == 201, fired.text
+        wait_for(lambda: server.get(f"/v1/sweeps/{fired.json()['id']}")["status"] == "done", timeout_s=SWEEP_DEADLINE_S, interval_s=0.5)
+    tab.open(f"/dashboard/schedules/{schedule_id}")
+    (mean,) = [t for t in tab.plot("plot-history") if t["meta"]["kind"] == "mean"]
+    assert len(mean["x"]) == 2
+    assert layout(tab, "plot-history")["yaxis"]["title"]["text"] == "throughput (pkts/RTT), mean and 95 % CI"
+    firings = tab.page.locator("#firings-table tbody tr td:first-child").all_inner_texts()
+    assert len(firings) == 2 and all(f.endswith(" UTC") for f in firings), firings
+    toggle_log_y(tab, "plot-history")
+    shot(tab, "schedule")
+    export_png_and_svg(tab, "plot-history", f"schedule-{schedule_id[:8]}")
