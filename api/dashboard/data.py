@@ -3,6 +3,7 @@ traces, and paper 000's Fig. 4 region map as cells. Each as JSON, CSV or Parquet
 so what a page draws is what a researcher downloads.
 
 GET /v1/runs/{id}/flows     one row per flow of a succeeded run (the result's `flows`)
+GET /v1/runs/{id}/scenario  the scenario the run ran, and its sweep, point and replication
 GET /v1/runs/{id}/traces    one row per sample time: `time_s`, `<flow>.cwnd`, `<flow>.ssthresh`,
                             `<link>.queue` (no rows when the run recorded no traces), streamed;
                             paged (`offset`, `limit`, `from_s`, `to_s`, `series`) and downsampled
@@ -45,6 +46,22 @@ def run_flows(run_id: uuid.UUID, session: SessionDep, viewer: CurrentUser, fmt: 
         body={"run_id": str(run_id)},
         first_columns=("name", "variant"),
     )
+
+
+@router.get("/v1/runs/{run_id}/scenario", summary="The scenario a run ran, and its sweep")
+def run_scenario(run_id: uuid.UUID, session: SessionDep, viewer: CurrentUser) -> dict[str, Any]:
+    """The canonical scenario of the run (a sweep run's: its point's, with its own seed), and
+    the sweep, point and replication it belongs to (null outside a sweep): the run page shows
+    it, links the sweep, and submits it again with traces (`POST /v1/runs`)."""
+    run, scenario = runs.scenario_of(session, run_id, viewer)
+    return {
+        "run_id": str(run.id),
+        "sweep_id": None if run.sweep_id is None else str(run.sweep_id),
+        "sweep_point": run.sweep_point,
+        "replication": run.replication,
+        "preset": run.preset,
+        "scenario": scenario,
+    }
 
 
 MAX_POINTS = 100_000

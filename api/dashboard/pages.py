@@ -98,10 +98,15 @@ def _page(
     )
 
 
+# What a user may own and keep private (docs/users.md): its 404 says it may be private, since a
+# page must not tell a missing one from another user's (no leak), yet should not leave its
+# reader thinking a link they were given is wrong.
+PRIVATE_KINDS = ("run", "sweep", "schedule")
+
+
 def not_found_page(request: Request, what: str, key: str, viewer: Identity | None = None) -> HTMLResponse:
-    return _page(
-        request, "not_found.html", "Not found", {"what": what, "key": key}, status_code=404, viewer=viewer
-    )
+    config = {"what": what, "key": key, "private": what in PRIVATE_KINDS and _uuid(key) is not None}
+    return _page(request, "not_found.html", "Not found", config, status_code=404, viewer=viewer)
 
 
 def _uuid(text: str) -> uuid.UUID | None:

@@ -105,6 +105,13 @@ def get_run(session: Session, run_id: uuid.UUID, viewer: Identity) -> Run:
     return check_visible(repo.run_by_id(session, run_id), viewer, "run", run_id)
 
 
+def scenario_of(session: Session, run_id: uuid.UUID, viewer: Identity) -> tuple[Run, dict[str, Any]]:
+    """The run (if `viewer` may see it) and the canonical scenario it ran — a sweep run's is
+    its point's with its own seed — so a page can show it or submit it again."""
+    run = get_run(session, run_id, viewer)
+    return run, repo.scenarios_of(session, [run.id])[run.id]
+
+
 def set_shared(session: Session, run_id: uuid.UUID, viewer: Identity, shared: bool) -> Run:
     """Shares a run with the lab, or makes it private again (owner or admin)."""
     run = get_run(session, run_id, viewer)

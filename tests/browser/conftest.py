@@ -19,6 +19,7 @@ import os
 import shutil
 import threading
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -27,7 +28,7 @@ import httpx
 import pytest
 
 from services.settings import Settings
-from tests.browser.harness import SWEEP, Lab, Server, Tab
+from tests.browser.harness import READY_MS, SWEEP, Lab, Server, Tab
 from tests.conftest import ADMIN_TOKEN, AUTH, truncate_all
 from tests.support import free_port, wait_for
 
@@ -167,13 +168,15 @@ def browser_page(browser: Any, server: Server) -> Iterator[Any]:
     context = browser.new_context(accept_downloads=True, viewport={"width": 1280, "height": 900})
     context.add_cookies([signed_in_cookie(server.base_url, ADMIN_TOKEN)])
     page = context.new_page()
+    page.set_default_timeout(READY_MS)  # every wait and click: a loaded machine is slow, not broken
     yield page
     context.close()
 
 
-@pytest.fixture
-def tab(browser_page: Any, server: Server) -> Iterator[Tab]:
-    page = browser_page
+@contextmanager
+def watched(page: Any, server: Server) -> Iterator[Tab]:
+    """`page` as a Tab recording its requests and JS errors until the block ends; then the
+    block fails if the page asked any host but the server, or logged an error."""
     tab = Tab(page, server)
     handlers = {
         "request": lambda request: tab.requests.append(request.url),
@@ -197,4 +200,12 @@ def tab(browser_page: Any, server: Server) -> Iterator[Tab]:
     finally:
         for event, handler in handlers.items():
             page.remove_listener(event, handler)
-        page.goto("about:blank")  # stops the last page's timers (a sweep's refresh)
+
+
+@pytest.fixture
+def tab(browser_page: Any, server: Server) -> Iterator[Tab]:
+    try:
+        with watched(browser_page, server) as tab:
+            yield tab
+    finally:
+        browser_page.goto("about:blank")  # stops the last page's timers (a sweep's refresh)

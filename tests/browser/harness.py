@@ -14,6 +14,10 @@ from services.settings import REPO_ROOT
 
 SCREENSHOTS = REPO_ROOT / "artifacts" / "screenshots"
 
+# How long a page may take to be drawn: Plotly (4.8 MB) compiles in 2.5 s on an idle machine,
+# several times that on a loaded 2-core one beside a worker and the tests' servers.
+READY_MS = 90_000
+
 # The sweep the tests make (fixture `lab`): Fig. 2(a) at m = 1, 8, 30, three seeds.
 SWEEP = {
     "preset": "paper000-fig2a",
@@ -58,7 +62,7 @@ class Tab:
             response and response.status,
         )
         if status == 200:
-            self.page.wait_for_selector("body[data-ready='1']", timeout=30_000)
+            self.page.wait_for_selector("body[data-ready='1']", timeout=READY_MS)
             message = self.page.locator("#message")
             if "error" in (message.get_attribute("class") or ""):
                 pytest.fail(f"{path} shows an error: {message.inner_text()}")
@@ -66,7 +70,7 @@ class Tab:
 
     def plot(self, element_id: str) -> list[dict[str, Any]]:
         """The Plotly traces as the page drew them (the graph div's `data`)."""
-        self.page.wait_for_selector(f"#{element_id}[data-state='ready']", timeout=30_000)
+        self.page.wait_for_selector(f"#{element_id}[data-state='ready']", timeout=READY_MS)
         return self.page.evaluate(f"document.getElementById('{element_id}').data")
 
     def screenshot(self, name: str) -> Path:

@@ -10,7 +10,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from tests.browser.harness import Server
+from tests.browser.harness import READY_MS, Server
 from tests.conftest import ADMIN_TOKEN
 
 
@@ -26,11 +26,11 @@ def test_signing_in_with_a_next_that_a_browser_reads_as_another_host_stays_on_th
         page.goto(f"{server.base_url}/login?next={next_param}")
         page.fill("#token", ADMIN_TOKEN)
         page.click("#login-form button")
-        page.wait_for_url(lambda url: "/login" not in url, timeout=30_000)
+        page.wait_for_url(lambda url: "/login" not in url, timeout=READY_MS)
         landed = urlsplit(page.url)
         assert not visited, visited
         assert (f"{landed.scheme}://{landed.netloc}", landed.path) == (server.base_url, "/dashboard"), page.url
-        page.wait_for_selector("body[data-ready='1']", timeout=30_000)
+        page.wait_for_selector("body[data-ready='1']", timeout=READY_MS)
     finally:
         context.close()
 
@@ -42,6 +42,6 @@ def test_signing_in_with_a_next_on_this_server_goes_there(browser: Any, server: 
         page.goto(f"{server.base_url}/login?next=%2Fdashboard%2Fregions%3Frtt_s%3D0.1")
         page.fill("#token", ADMIN_TOKEN)
         page.click("#login-form button")
-        page.wait_for_url(f"{server.base_url}/dashboard/regions?rtt_s=0.1", timeout=30_000)
+        page.wait_for_url(f"{server.base_url}/dashboard/regions?rtt_s=0.1", timeout=READY_MS)
     finally:
         context.close()

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from tests.api.test_reproductions_api import SHORT, simulate_queued
-from tests.browser.harness import Server, Tab
+from tests.browser.harness import READY_MS, Server, Tab
 from tests.browser.test_dashboards import as_number, close
 
 MARK = {"agree": "✓", "partly": "◐", "disagree": "✗", "no_data": "?", "not_run": "…"}
@@ -79,7 +79,7 @@ def test_the_button_starts_a_reproduction_and_shows_its_progress(tab: Tab, serve
     tab.open("/dashboard/papers/004")
     assert tab.page.locator("#reproduction-status").inner_text() == "Not reproduced yet."
     tab.page.click("#reproduce")
-    tab.page.wait_for_selector("body[data-status='running']", timeout=30_000)
+    tab.page.wait_for_selector("body[data-status='running']", timeout=READY_MS)
     assert tab.page.locator("#progress .progress").count() == 1
     body = server.get("/v1/reproductions/004")
     assert body["status"] == "running" and body["reproduction"]["runs"] == sum(e["runs"] for e in body["experiments"])

@@ -12,7 +12,7 @@ import tcpsim
 
 from services.db.session import create_session_factory, session_scope
 from services.runs.service import claim, complete
-from tests.browser.harness import Server, Tab
+from tests.browser.harness import READY_MS, Server, Tab
 from tests.browser.test_dashboards import csv_rows, download
 
 SAMPLES = 20_001  # 20 s every millisecond
@@ -61,7 +61,7 @@ def test_a_long_trace_is_drawn_downsampled_zooms_to_every_sample_and_downloads_w
     tab.page.wait_for_function(
         "document.getElementById('traces-note').dataset.downsampled === '0' && "
         "document.getElementById('plot-cwnd').dataset.state === 'ready'",
-        timeout=30_000,
+        timeout=READY_MS,
     )
     zoomed = tab.plot("plot-cwnd")
     expected = [r for r in full if 5.0 <= r["time_s"] <= 5.2]

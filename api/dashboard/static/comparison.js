@@ -4,7 +4,7 @@
 "use strict";
 (async function () {
   const t = window.tcplab;
-  const { config, api, el, table, fmt, coord, downloads, message, plot, ready, fatal, groupBy, byAxis } = t;
+  const { config, api, el, table, fmt, coord, label, downloads, message, plot, ready, fatal, groupBy, byAxis } = t;
   const subject = config.sweep_id ? { sweep_id: config.sweep_id } : { run_id: config.run_id };
   const COLORS = ["#2463eb", "#e4572e", "#17a398", "#8e44ad", "#f39c12", "#34495e", "#c0392b", "#16a085"];
   const VERDICT_COLORS = { a_better: "#1a7f37", b_better: "#c0392b", no_significant_difference: "#8a8f98", insufficient_data: "#c8ccd2" };
@@ -31,7 +31,14 @@
     }
   }
 
-  function others(row) { return (sweep ? sweep.axes : []).map((a) => a.path).filter((p) => p !== axis).map((p) => `${p.split(".").pop()}=${fmt(row[p])}`); }
+  // A category axis (variants) in the sweep's order of its values.
+  function axisLayout(numeric) {
+    const values = ((sweep ? sweep.axes : []).find((a) => a.path === axis) || {}).values || [];
+    return numeric ? { type: "linear" } : { type: "category", categoryorder: "array", categoryarray: values.map(coord) };
+  }
+  function axisOrder() { return ((sweep ? sweep.axes : []).find((a) => a.path === axis) || {}).values; }
+
+  function others(row) { return (sweep ? sweep.axes : []).map((a) => a.path).filter((p) => p !== axis).map((p) => `${t.describe(p).text} = ${fmt(row[p])}`); }
 
   // The model rows the plot shows: each flow's own model (falling back to all where a flow's
   // variant has no model of its own), all, or one model.
@@ -67,17 +74,17 @@
     if (sweep) {
       const groups = groupBy(rows, (r) => JSON.stringify([r.flow, r.model, ...others(r)]));
       traces = [...groups.values()].map((g, i) => {
-        g.sort(byAxis(axis));
+        g.sort(byAxis(axis, axisOrder()));
         return {
           type: "scatter", mode: "lines+markers", name: [`${g[0].flow}: ${g[0].model}`, ...others(g[0])].join(" · "),
           x: g.map((r) => coord(r[axis])), y: g.map((r) => pct(r.error)),
-          text: g.map((r) => r.note || ""), hovertemplate: "%{x}: %{y:.3g} %<br>%{text}<extra>%{fullData.name}</extra>",
+          text: g.map((r) => r.note || ""), hovertemplate: "%{x}: %{y:.4~g} %<br>%{text}<extra>%{fullData.name}</extra>",
           meta: { kind: "model_error", flow: g[0].flow, model: g[0].model, points: g.map((r) => r.point) },
           line: { color: COLORS[i % COLORS.length], dash: g[0].model === g[0].variant ? "solid" : "dot" },
         };
       });
       const numeric = rows.every((r) => typeof r[axis] === "number");
-      layout = { xaxis: { title: { text: axis }, type: numeric ? "linear" : "category" } };
+      layout = { xaxis: { title: { text: label(axis) }, ...axisLayout(numeric) } };
     } else {
       const groups = groupBy(rows, (r) => r.model);
       traces = [...groups.values()].map((g, i) => ({
@@ -87,7 +94,8 @@
       }));
       layout = { barmode: "group", xaxis: { title: { text: "flow" } } };
     }
-    await plot("plot-model-error", traces, { ...layout, yaxis: { title: { text: "model error |sim − model| / sim [%]" }, rangemode: "tozero" } });
+    await plot("plot-model-error", traces, { ...layout, yaxis: { title: { text: "model error |sim − model| / sim (%)" }, rangemode: "tozero" } },
+      { name: `comparison-${(config.sweep_id || config.run_id).slice(0, 8)}-model-error`, logs: sweep ? ["y"] : [] });
   }
 
   async function ratios(flows) {
@@ -97,7 +105,7 @@
     const metric = document.getElementById("ratio-metric");
     const a = document.getElementById("flow-a");
     const b = document.getElementById("flow-b");
-    metric.replaceChildren(...config.metrics.map((m) => el("option", { value: m, selected: m === config.metric }, m)));
+    metric.replaceChildren(...config.metrics.map((m) => el("option", { value: m, selected: m === config.metric }, label(m))));
     a.replaceChildren(...flows.map((f, i) => el("option", { value: f, selected: i === 0 }, f)));
     b.replaceChildren(...flows.map((f, i) => el("option", { value: f, selected: i === 1 }, f)));
     const draw = async () => {
@@ -106,7 +114,7 @@
       const rows = body.rows;
       const groups = groupBy(rows, (r) => JSON.stringify(others(r)));
       const traces = [...groups.values()].map((g) => {
-        g.sort(byAxis(axis));
+        g.sort(byAxis(axis, axisOrder()));
         const has = (r) => r.ratio !== null && r.ratio_ci_low !== null && r.ratio_ci_high !== null;
         return {
           type: "scatter", mode: "lines+markers", name: [`${b.value} / ${a.value}`, ...others(g[0])].join(" · "),
@@ -116,19 +124,19 @@
           marker: { size: 11, color: g.map((r) => VERDICT_COLORS[r.verdict] || "#000"), line: { width: 1, color: "#333" } },
           line: { color: "#999", width: 1 },
           text: g.map((r) => r.verdict + (r.note ? ` (${r.note})` : "")),
-          hovertemplate: "%{x}: ratio %{y:.3g}<br>%{text}<extra></extra>",
+          hovertemplate: "%{x}: ratio %{y:.4~g}<br>%{text}<extra></extra>",
           meta: { kind: "ratio", points: g.map((r) => r.point), verdicts: g.map((r) => r.verdict) },
         };
       });
       const numeric = rows.every((r) => typeof r[axis] === "number");
       await plot("plot-ratios", traces, {
-        xaxis: { title: { text: axis }, type: numeric ? "linear" : "category" },
-        yaxis: { title: { text: `${metric.value}: ${b.value} / ${a.value} (95 % CI)` } },
+        xaxis: { title: { text: label(axis) }, ...axisLayout(numeric) },
+        yaxis: { title: { text: `${t.describe(metric.value).text}: ${b.value} / ${a.value} (ratio, 95 % CI)` } },
         shapes: [{ type: "line", xref: "paper", x0: 0, x1: 1, y0: 1, y1: 1, line: { dash: "dot", color: "#555", width: 1 } }],
         showlegend: false,
         annotations: [{ xref: "paper", yref: "paper", x: 0, y: 1.08, showarrow: false, align: "left",
           text: `<span style="color:${VERDICT_COLORS.a_better}">● ${a.value} better</span>   <span style="color:${VERDICT_COLORS.b_better}">● ${b.value} better</span>   <span style="color:${VERDICT_COLORS.no_significant_difference}">● no significant difference</span>` }],
-      });
+      }, { name: `comparison-${sweep.id.slice(0, 8)}-ratio-${metric.value}` });
       downloads(document.getElementById("ratios-downloads"), "the ratios", url, "comparison-ratios");
       table(document.getElementById("ratios-table"), rows, [
         "point", ...sweep.axes.map((x) => x.path), "pairs", "mean_a", "mean_b", "ratio", "ratio_ci_low", "ratio_ci_high",

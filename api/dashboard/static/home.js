@@ -3,7 +3,7 @@
 // (GET /v1/reproductions; each preset links to its paper's page): what the signed-in user may see, with each one's owner.
 "use strict";
 (async function () {
-  const { api, el, table, badge, fmt, ready, fatal } = window.tcplab;
+  const { api, el, table, badge, fmt, when, ready, fatal } = window.tcplab;
   const STATUSES = ["queued", "running", "succeeded", "failed", "cancelled"];
 
   // Whose it is, and whether the lab sees it (what a user lists is theirs and the shared).
@@ -34,7 +34,7 @@
       { name: "replications" },
       { name: "runs done", value: (s) => `${done(s)} / ${(s.progress || {}).total ?? "?"}` },
       { name: "owner", text: true, value: owner },
-      { name: "created", text: true, value: (s) => new Date(s.created_at).toLocaleString() },
+      { name: "created", text: true, value: (s) => when(s.created_at) },
     ], { id: "sweeps-table", empty: "No sweeps yet: POST /v1/sweeps." });
     box.querySelectorAll("#sweeps-table tbody tr").forEach((tr, i) => {
       const id = page.items[i].id;
@@ -59,7 +59,7 @@
       { name: "name", text: true, link: (s) => `/dashboard/schedules/${s.id}` },
       { name: "cron (UTC)", text: true, value: (s) => s.cron },
       { name: "enabled", text: true, value: (s) => (s.enabled ? "yes" : "no") },
-      { name: "next firing", text: true, value: (s) => (s.next_fire_at ? new Date(s.next_fire_at).toLocaleString() : null) },
+      { name: "next firing", text: true, value: (s) => (s.next_fire_at ? when(s.next_fire_at) : null) },
       { name: "firings" },
       { name: "last error", text: true, value: (s) => s.last_error },
     ], { id: "schedules-table", empty: "No schedules yet: POST /v1/schedules." });
@@ -91,7 +91,7 @@
       { name: "seed" },
       { name: "core s", value: (r) => r.core_wall_s },
       { name: "owner", text: true, value: owner },
-      { name: "created", text: true, value: (r) => new Date(r.created_at).toLocaleString() },
+      { name: "created", text: true, value: (r) => when(r.created_at) },
     ], { id: "runs-table", empty: "No runs yet: POST /v1/runs." });
     box.querySelectorAll("#runs-table tbody tr").forEach((tr, i) => tr.cells[1].replaceChildren(badge(page.items[i].status)));
     box.insertAdjacentElement("afterbegin", el("p", { class: "muted" }, `${fmt(page.total)} runs in all.`));

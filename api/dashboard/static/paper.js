@@ -3,7 +3,7 @@
 // reason, and each table of ours beside the paper's (GET …/tables/{key}) with its plot and downloads.
 "use strict";
 (async function () {
-  const { config, api, el, table, downloads, message, progress, badge, plot, ready, fatal } = window.tcplab;
+  const { config, api, el, table, downloads, message, progress, badge, plot, when, label, ready, fatal } = window.tcplab;
   const base = `/v1/reproductions/${config.paper}`;
   const MARK = { agree: "✓", partly: "◐", disagree: "✗", no_data: "?", not_run: "…" };
   let timer = null;
@@ -25,7 +25,7 @@
       line.replaceChildren("Not reproduced yet.");
       box.replaceChildren();
     } else {
-      line.replaceChildren(badge(r.status), ` reproduction ${r.batch} of ${new Date(r.created_at).toLocaleString()}: `,
+      line.replaceChildren(badge(r.status), ` reproduction ${r.batch} of ${when(r.created_at)}: `,
         ...r.sweeps.flatMap((s, i) => [i ? ", " : "", el("a", { href: `/dashboard/sweeps/${s.sweep_id}` }, s.experiment)]));
       if (r.status === "running") progress(box, r.runs_done, r.runs); else box.replaceChildren();
     }
@@ -52,16 +52,36 @@
     downloads(document.getElementById("conclusions-downloads"), "the conclusions", base, `reproduction-paper${config.paper}-conclusions`);
   }
 
-  function traces(spec, rows) {
+  // A column's 95 % interval as an error bar, from the table's own columns beside it:
+  // `<y>_half_width` (±), `<y>_ci_low` / `<y>_ci_high`, or those of its stem (`sbs_mean` →
+  // `sbs_ci_low`, `sim_pkts_per_rtt` → `sim_ci_low`); null when the table has none.
+  function errorBars(y, rows) {
+    const has = (c) => rows.some((r) => typeof r[c] === "number");
+    const stems = [y, y.replace(/_mean$/, ""), y.split("_")[0]];
+    const half = [`${y}_half_width`, `${y}_hw`].find(has);
+    const span = half ? { array: rows.map((r) => r[half]), symmetric: true, column: half }
+      : stems.map((s) => [`${s}_ci_low`, `${s}_ci_high`]).filter(([lo, hi]) => has(lo) && has(hi)).map(([lo, hi]) => ({
+        symmetric: false, column: `${lo}, ${hi}`,
+        array: rows.map((r) => (typeof r[hi] === "number" && typeof r[y] === "number" ? r[hi] - r[y] : null)),
+        arrayminus: rows.map((r) => (typeof r[lo] === "number" && typeof r[y] === "number" ? r[y] - r[lo] : null)),
+      }))[0];
+    if (!span) return null;
+    const { column, ...bars } = span;
+    return { error_y: { type: "data", visible: true, thickness: 1.2, width: 4, ...bars }, column };
+  }
+
+  // A curve per y column (and per series), named by the columns' labels ("ours SBS").
+  function traces(spec, rows, columnLabel) {
     const out = [];
     const groups = spec.series ? [...new Set(rows.map((r) => r[spec.series]))] : [null];
     for (const y of spec.y) {
       for (const g of groups) {
         const sel = rows.filter((r) => g === null || r[spec.series] === g);
-        const name = [g, spec.y.length > 1 || g === null ? y : null].filter((x) => x !== null).join(" ");
-        out.push(spec.kind === "bars"
-          ? { type: "bar", name: `ours ${name}`.trim(), x: sel.map((r) => r[spec.x]), y: sel.map((r) => r[y]), meta: { kind: "ours", column: y } }
-          : { type: "scatter", mode: "lines+markers", name: `ours ${name}`.trim(), x: sel.map((r) => r[spec.x]), y: sel.map((r) => r[y]), meta: { kind: "ours", column: y } });
+        const name = [g, spec.y.length > 1 || g === null ? columnLabel(y) : null].filter((x) => x !== null).join(" ");
+        const bars = errorBars(y, sel);
+        const trace = { name: `ours ${name}`.trim(), x: sel.map((r) => r[spec.x]), y: sel.map((r) => r[y]),
+          meta: { kind: "ours", column: y, errors: bars && bars.column }, ...(bars ? { error_y: bars.error_y } : {}) };
+        out.push(spec.kind === "bars" ? { type: "bar", ...trace } : { type: "scatter", mode: "lines+markers", ...trace });
       }
     }
     if (spec.paper_y) {
@@ -89,8 +109,11 @@
       text: typeof (data.rows[0] || {})[c.name] === "string" })), { id: `table-${meta.key}` });
     downloads(links, meta.title, url, `reproduction-paper${config.paper}-${meta.key}`);
     if (meta.plot) {
-      await plot(plotId, traces(meta.plot, data.rows), {
-        barmode: "group", xaxis: { title: { text: meta.plot.x_label } }, yaxis: { title: { text: meta.plot.y_label } } });
+      const drawn = traces(meta.plot, data.rows, (c) => (meta.columns.find((x) => x.name === c) || {}).label || c);
+      await plot(plotId, drawn, {
+        barmode: "group", xaxis: { title: { text: meta.plot.x_label || label(meta.plot.x) } },
+        yaxis: { title: { text: (meta.plot.y_label || label(meta.plot.y[0])) + (drawn.some((d) => d.error_y) ? ", 95 % CI" : "") } },
+      }, { name: `paper${config.paper}-${meta.key}` });
     }
   }
 

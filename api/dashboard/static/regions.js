@@ -49,7 +49,7 @@
         type: "scatter", mode: "markers", name: `${flow}: measured p`, x: rows.map((r) => r.mean), y: rows.map((r) => r[mAxis]),
         marker: { symbol: v.map((x) => SYMBOLS[x] || "circle"), size: rows.length > 15 ? 9 : 12, color: FLOW_COLORS[i % FLOW_COLORS.length], line: { width: 1, color: "#fff" } },
         text: v.map((x) => x.replace("a_better", `${flows[0]} significantly better`).replace("b_better", `${flows[1]} significantly better`).replaceAll("_", " ")),
-        hovertemplate: "p = %{x:.3g}, m = %{y}<br>%{text}<extra>%{fullData.name}</extra>",
+        hovertemplate: "p = %{x:.4~g}, m = %{y}<br>%{text}<extra>%{fullData.name}</extra>",
         meta: { kind: "sweep", flow, points: rows.map((r) => r.point), verdicts: v },
       };
     });
@@ -81,18 +81,18 @@
     const scale = REGIONS.flatMap(([, , color], i) => [[i / REGIONS.length, color], [(i + 1) / REGIONS.length, color]]);
     const traces = [
       { type: "heatmap", x: body.p, y: body.m, z, text, zmin: -0.5, zmax: REGIONS.length - 0.5, colorscale: scale, showscale: false,
-        hovertemplate: "p = %{x:.3g}, m = %{y}: %{text}<extra></extra>", name: "regions", meta: { kind: "regions" } },
+        hovertemplate: "p = %{x:.4~g}, m = %{y}: %{text}<extra></extra>", name: "regions", meta: { kind: "regions" } },
       { type: "scatter", mode: "lines", name: "m_t (crossover)", x: body.p, y: body.m_t, line: { color: "#333", width: 2 }, meta: { kind: "m_t" } },
       { type: "scatter", mode: "lines", name: "W_IMP − 3", x: body.p, y: body.w_imp_minus_3, line: { color: "#333", width: 1.5, dash: "dash" }, meta: { kind: "w_imp" } },
       { type: "scatter", mode: "lines", name: `m* = ${fmt(body.m_star)}`, x: [body.p[0], body.p[np - 1]], y: [body.m_star, body.m_star], line: { color: "#333", width: 1, dash: "dot" }, meta: { kind: "m_star" } },
       ...(sweepPoints ? sweepPoints.traces : []),
     ];
     await plot("plot-regions", traces, {
-      xaxis: { type: "log", title: { text: "loss event rate p" }, range: [Math.log10(body.p[0]), Math.log10(body.p[np - 1])] },
-      yaxis: { title: { text: "losses per loss event m" }, range: [0.5, body.m[nm - 1] + 0.5] },
+      xaxis: { type: "log", title: { text: t.label("loss_event_rate") }, range: [Math.log10(body.p[0]), Math.log10(body.p[np - 1])] },
+      yaxis: { title: { text: t.label("flows[*].loss.m") }, range: [0.5, body.m[nm - 1] + 0.5] },
       title: { text: `R = ${fmt(body.rtt_s)} s, RTO = ${fmt(body.rto_s)} s, m* = ${fmt(body.m_star)}`, font: { size: 13 } },
       margin: { t: 40, r: 20, b: 50, l: 60 },
-    });
+    }, { name: `regions-R${fmt(body.rtt_s)}-RTO${fmt(body.rto_s)}`, logs: [] });
     downloads(document.getElementById("regions-downloads"), "the map", url, "regions");
     const pts = document.getElementById("points-downloads");
     pts.replaceChildren();
@@ -117,8 +117,8 @@
       document.getElementById("sweep_id").value = config.sweep_id;
       if (!config.inputs.rtt_s && !config.inputs.rto_s) {
         const measured = await measuredInputs(config.sweep_id);
-        if (measured.rtt_s) document.getElementById("rtt_s").value = Number(measured.rtt_s.toPrecision(4));
-        if (measured.rto_s) document.getElementById("rto_s").value = Number(measured.rto_s.toPrecision(4));
+        if (measured.rtt_s) document.getElementById("rtt_s").value = fmt(measured.rtt_s);
+        if (measured.rto_s) document.getElementById("rto_s").value = fmt(measured.rto_s);
       }
       sweepPoints = await loadSweep(config.sweep_id);
     }

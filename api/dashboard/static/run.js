@@ -1,9 +1,10 @@
-// Run: status, per-flow table (GET /v1/runs/{id}/flows), cwnd / ssthresh / queue traces
-// (GET /v1/runs/{id}/traces?points=…: at most two rows per pixel, the min and max of each
-// bucket, fetched again for the range on zoom), with their downloads (every sample).
+// Run: status, its scenario and sweep (GET /v1/runs/{id}/scenario) with "run again with
+// traces" (POST /v1/runs), per-flow table (GET /v1/runs/{id}/flows), cwnd / ssthresh per flow
+// and the queue (GET /v1/runs/{id}/traces?points=…: at most two rows per pixel, the min and
+// max of each bucket, fetched again for the range on zoom), with their downloads (every sample).
 "use strict";
 (async function () {
-  const { config, api, qs, el, table, badge, fmt, downloads, message, plot, ready, fatal } = window.tcplab;
+  const { config, api, qs, el, table, badge, fmt, label, downloads, message, plot, ready, fatal } = window.tcplab;
   const id = config.run_id;
   const COLORS = ["#2463eb", "#e4572e", "#17a398", "#8e44ad", "#f39c12", "#34495e", "#c0392b", "#16a085"];
 
@@ -14,6 +15,58 @@
       `variants ${run.variants.join(", ")} · seed ${run.seed}`,
       run.core_wall_s !== null ? ` · core ${fmt(run.core_wall_s)} s, ${fmt(run.events)} events` : "",
       run.cached ? " · answered from the cache" : "");
+  }
+
+  // Flows drawn one panel each (their own y range: one flow's spike to 2,000 packets no longer
+  // flattens the others); beyond this many, one panel for all.
+  const MAX_PANELS = 8;
+  const PANEL_PX = 210;
+
+  // The scenario (collapsible, as JSON), the sweep the run belongs to, "run again with traces".
+  async function showScenario(run) {
+    const body = await api(`/v1/runs/${id}/scenario`);
+    const sweep = document.getElementById("sweep-link");
+    if (body.sweep_id) {
+      sweep.hidden = false;
+      sweep.replaceChildren("Part of sweep ", el("a", { href: `/dashboard/sweeps/${body.sweep_id}`, id: "sweep-href" }, body.sweep_id.slice(0, 8)),
+        ` · point ${fmt(body.sweep_point)}, replication ${fmt(body.replication)}`);
+    }
+    document.getElementById("scenario-json").textContent = scenarioText(body.scenario, 2);
+    document.getElementById("scenario-card").hidden = false;
+    const traced = Boolean(body.scenario.outputs && body.scenario.outputs.trace_interval_s);
+    const button = document.getElementById("rerun-traces");
+    button.hidden = traced || run.status === "queued" || run.status === "running";
+    button.onclick = () => runAgainWithTraces(body.scenario).catch(fatal);
+  }
+
+  // JSON of a scenario: a 64-bit seed came as its exact text (common.js `parse`), written
+  // back as the number it is.
+  function scenarioText(value, indent) {
+    return JSON.stringify(value, null, indent).replace(/"seed": ?"(\d+)"/g, (m, digits) => m.replace(`"${digits}"`, digits));
+  }
+
+  // The same scenario with cwnd, ssthresh and queue traces, about 5,000 samples at a round
+  // interval, within the core's max_trace_points (series × samples); then its page.
+  async function runAgainWithTraces(scenario) {
+    const button = document.getElementById("rerun-traces");
+    button.disabled = true;
+    const flows = scenario.flows.reduce((n, f) => n + (f.count || 1), 0);
+    const links = ((scenario.topology.graph || {}).links || [null]).length;
+    const series = 2 * flows + links;
+    const step = scenario.duration_s / 5000;
+    const power = 10 ** Math.floor(Math.log10(step));
+    let interval = Math.max(0.001, ([1, 2, 5, 10].find((k) => k * power >= step) || 10) * power);
+    while ((Math.floor(scenario.duration_s / interval) + 1) * series > 10_000_000) interval *= 2;
+    const samples = Math.floor(scenario.duration_s / interval) + 1;
+    const outputs = { ...(scenario.outputs || {}), trace_interval_s: Number(interval.toPrecision(3)), trace: ["cwnd", "ssthresh", "queue"],
+      max_trace_points: Math.min(10_000_000, Math.max((scenario.outputs || {}).max_trace_points || 0, samples * series)) };
+    try {
+      const run = await api("/v1/runs", { method: "POST", headers: { "Content-Type": "application/json", Accept: "application/json" },
+        body: scenarioText({ scenario: { ...scenario, outputs } }) });
+      location.assign(`/dashboard/runs/${run.id}`);
+    } finally {
+      button.disabled = false;
+    }
   }
 
   // Rows per plot: two per pixel column (a bucket's min and max), within the API's bounds.
@@ -92,33 +145,48 @@
     const t = traces.rows.map((r) => r.time_s);
     const column = (c) => traces.rows.map((r) => r[c]);
     const flowNames = [...new Set(traces.series.filter((s) => s.kind === "flow").map((s) => s.name))];
+    const panels = flowNames.length <= MAX_PANELS ? flowNames.length : 1;
+    const panelOf = (name) => (panels === 1 ? 0 : flowNames.indexOf(name));
+    const yName = (k) => (k ? `y${k + 1}` : "y");
     const windowTraces = traces.series.filter((s) => s.kind === "flow").map((s) => ({
       type: "scatter", mode: "lines", x: t, y: column(s.column), name: `${s.name} ${s.quantity}`,
-      meta: { column: s.column },
+      meta: { column: s.column, flow: s.name }, yaxis: yName(panelOf(s.name)),
       line: { color: COLORS[flowNames.indexOf(s.name) % COLORS.length], dash: s.quantity === "ssthresh" ? "dash" : "solid", width: s.quantity === "ssthresh" ? 1.5 : 2, shape: "hv" },
     }));
+    // One y axis per panel, stacked top to bottom (the first flow on top), one time axis.
+    const gap = 0.04;
+    const windowLayout = { xaxis: { title: { text: label("time_s") }, anchor: yName(panels - 1) } };
+    for (let k = 0; k < panels; k++) {
+      const top = 1 - k / panels, bottom = 1 - (k + 1) / panels;
+      windowLayout[k ? `yaxis${k + 1}` : "yaxis"] = {
+        domain: [bottom + (k < panels - 1 ? gap / 2 : 0), top - (k ? gap / 2 : 0)], anchor: "x", rangemode: "tozero",
+        title: { text: panels === 1 ? label("cwnd") : `${flowNames[k]} (pkts)` },
+      };
+    }
+    const cwndDiv = document.getElementById("plot-cwnd");
+    cwndDiv.style.height = `${Math.max(440, 90 + PANEL_PX * panels)}px`;
     const queueTraces = traces.series.filter((s) => s.kind === "link").map((s, i) => ({
       type: "scatter", mode: "lines", x: t, y: column(s.column), name: `${s.name} ${s.quantity}`,
       meta: { column: s.column }, line: { color: COLORS[(i + 5) % COLORS.length], shape: "hv" },
     }));
-    await plot("plot-cwnd", windowTraces, {
-      xaxis: { title: { text: "time [s]" } }, yaxis: { title: { text: "packets" }, rangemode: "tozero" },
-    });
+    await plot("plot-cwnd", windowTraces, windowLayout, { name: `run-${id.slice(0, 8)}-cwnd` });
     follow("plot-cwnd");
     if (queueTraces.length) {
       await plot("plot-queue", queueTraces, {
-        xaxis: { title: { text: "time [s]" } }, yaxis: { title: { text: "queue [packets]" }, rangemode: "tozero" },
-      });
+        xaxis: { title: { text: label("time_s") } }, yaxis: { title: { text: label("queue") }, rangemode: "tozero" },
+      }, { name: `run-${id.slice(0, 8)}-queue` });
       follow("plot-queue");
     } else {
       document.getElementById("plot-queue").replaceChildren(el("p", { class: "muted" }, "No queue trace recorded."));
     }
   }
 
+  let scenarioShown = false;
   async function refresh() {
     try {
       const run = await api(`/v1/runs/${id}`);
       statusLine(run);
+      if (!scenarioShown) { scenarioShown = true; await showScenario(run); }
       if (run.status === "queued" || run.status === "running") {
         message(`This run is ${run.status}; the page refreshes until it has finished.`);
         setTimeout(refresh, 2000);

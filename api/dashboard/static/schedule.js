@@ -5,7 +5,7 @@
 "use strict";
 (async function () {
   const t = window.tcplab;
-  const { config, api, el, table, badge, fmt, downloads, message, plot, ready, fatal } = t;
+  const { config, api, el, table, badge, fmt, when, label, downloads, message, plot, ready, fatal } = t;
   const id = config.schedule_id;
   const UP = "#c0392b", DOWN = "#8e44ad", MEAN = "#2463eb", BAND = "rgba(36, 99, 235, 0.12)";
 
@@ -19,7 +19,6 @@
       el("span", { id: "enabled", class: `badge ${s.enabled ? "succeeded" : "cancelled"}` }, s.enabled ? "enabled" : "disabled"), " · cron ",
       el("code", {}, s.cron), " (UTC) · ", `${s.firings} firings`,
       s.builtin ? el("span", {}, " · built-in ", el("code", {}, s.builtin)) : "");
-    const when = (x) => (x ? new Date(x).toISOString().replace(".000Z", "Z") : "—");
     document.getElementById("schedule-detail").replaceChildren(
       `next firing ${when(s.next_fire_at)} · last fired ${when(s.last_fired_at)} · owner ${s.owner ?? "—"} · ${s.shared ? "shared with the lab" : "private"}`,
       s.last_error ? el("span", { id: "last-error", class: "error" }, ` · last error: ${s.last_error}`) : "");
@@ -63,10 +62,10 @@
         error_y: { type: "data", symmetric: false, visible: true, thickness: 1.2, width: 4,
           array: rows.map((r) => (has(r) ? r.ci_high - r.mean : null)), arrayminus: rows.map((r) => (has(r) ? r.mean - r.ci_low : null)) },
         customdata: rows.map((r) => [r.n, r.ci_low, r.ci_high, r.core_version]),
-        hovertemplate: "%{x}: %{y:.4g}<br>95 % CI %{customdata[1]:.4g} – %{customdata[2]:.4g}<br>n = %{customdata[0]} · core %{customdata[3]}<extra></extra>",
+        hovertemplate: "%{x}: %{y:.4~g}<br>95 % CI %{customdata[1]:.4~g} – %{customdata[2]:.4~g}<br>n = %{customdata[0]} · core %{customdata[3]}<extra></extra>",
         line: { color: MEAN, width: 2 }, marker: { size: 7, color: MEAN }, meta: { kind: "mean", sweeps: rows.map((r) => r.sweep_id) } },
       { type: "scatter", mode: "markers", name: "moved (▲ up, ▼ down)", x: flagged.map((r) => r.fired_for), y: flagged.map((r) => r.mean),
-        text: flagged.map((r) => r.shift), hovertemplate: "%{x}: moved %{text} (%{y:.4g})<extra></extra>",
+        text: flagged.map((r) => r.shift), hovertemplate: "%{x}: moved %{text} (%{y:.4~g})<extra></extra>",
         marker: { size: 15, symbol: flagged.map((r) => (r.shift === "up" ? "triangle-up" : "triangle-down")),
           color: flagged.map((r) => (r.shift === "up" ? UP : DOWN)), line: { width: 1, color: "#fff" } },
         meta: { kind: "shift", shifts: flagged.map((r) => r.shift), sweeps: flagged.map((r) => r.sweep_id) } },
@@ -87,8 +86,8 @@
     else message("");
     await plot("plot-history", traces(shown), {
       xaxis: { title: { text: "firing time (UTC)" }, type: "date" },
-      yaxis: { title: { text: `${state.metric} (mean, 95 % CI)` } },
-    });
+      yaxis: { title: { text: label(state.metric, "mean and 95 % CI") } },
+    }, { name: `schedule-${id.slice(0, 8)}-${state.metric}` });
     downloads(document.getElementById("history-downloads"), "the history of this metric", url, `schedule-${id}-${state.metric}`);
     firingsTable(shown);
     const q = new URLSearchParams(location.search);
@@ -103,7 +102,7 @@
     const byFiring = new Map(shown.map((r) => [r.sweep_id, r]));
     const items = [...sweepsById.values()];
     table(document.getElementById("firings"), items, [
-      { name: "fired for (UTC)", text: true, value: (s) => s.fired_for },
+      { name: "fired for", text: true, value: (s) => when(s.fired_for) },
       { name: "sweep", text: true, value: (s) => s.id.slice(0, 8), link: (s) => `/dashboard/sweeps/${s.id}` },
       { name: "status", text: true, value: (s) => s.status },
       { name: "runs", value: (s) => `${s.progress.succeeded} / ${s.progress.total}` },
@@ -123,7 +122,7 @@
 
   function setUpControls() {
     const metric = document.getElementById("metric");
-    metric.replaceChildren(...config.metrics.map((m) => el("option", { value: m, selected: m === state.metric }, m)));
+    metric.replaceChildren(...config.metrics.map((m) => el("option", { value: m, selected: m === state.metric }, label(m))));
     const redraw = () => draw().catch(fatal);
     metric.addEventListener("change", () => { state.metric = metric.value; redraw(); });
     document.getElementById("point").addEventListener("change", (e) => { state.point = e.target.value; redraw(); });

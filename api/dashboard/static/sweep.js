@@ -5,7 +5,7 @@
 "use strict";
 (async function () {
   const t = window.tcplab;
-  const { config, api, el, table, badge, fmt, coord, downloads, message, progress, plot, ready, fatal, groupBy, byAxis } = t;
+  const { config, api, el, table, badge, fmt, coord, label, downloads, message, progress, plot, ready, fatal, groupBy, byAxis } = t;
   const id = config.sweep_id;
   const COLORS = ["#2463eb", "#e4572e", "#17a398", "#8e44ad", "#f39c12", "#34495e", "#c0392b", "#16a085", "#7f8c8d", "#d35400"];
   // Which model-comparison column and which paper table column stand for a flow metric.
@@ -73,15 +73,24 @@
 
   function otherAxes() { return sweep.axes.map((a) => a.path).filter((p) => p !== state.axis); }
 
-  function groupName(row) {
-    const others = otherAxes().map((p) => `${p.split(".").pop()}=${fmt(row[p])}`);
-    return [row.flow + (row.variant && row.variant !== row.flow ? ` (${row.variant})` : ""), ...others].join(" · ");
+  // A line's legend name: its flow, the flow's variant where the line has one variant (along a
+  // variant axis each point has its own: the x axis names them), the other axes' values.
+  function groupName(rows) {
+    const variants = new Set(rows.map((r) => r.variant));
+    const variant = variants.size === 1 ? rows[0].variant : null;
+    const others = otherAxes()
+      .filter((p) => !(p.endsWith(".variant") && rows[0][p] === variant))  // named already
+      .map((p) => `${t.describe(p).text} = ${fmt(rows[0][p])}`);
+    return [rows[0].flow + (variant && variant !== rows[0].flow ? ` (${variant})` : ""), ...others].join(" · ");
   }
+
+  // The order of the axis's values as the sweep lists them (a variant axis in its own order).
+  function axisOrder() { return (sweep.axes.find((a) => a.path === state.axis) || {}).values; }
 
   function simTraces(rows) {
     const groups = groupBy(rows, (r) => JSON.stringify([r.flow, ...otherAxes().map((p) => r[p])]));
     return [...groups.values()].map((g, i) => {
-      g.sort(byAxis(state.axis));
+      g.sort(byAxis(state.axis, axisOrder()));
       const has = (r) => r.ci_high !== null && r.ci_low !== null && r.mean !== null;
       const errors = {
         type: "data", symmetric: false, visible: true, thickness: 1.2, width: 4,
@@ -89,11 +98,11 @@
         arrayminus: g.map((r) => (has(r) ? r.mean - r.ci_low : null)),
       };
       return {
-        type: "scatter", mode: "lines+markers", name: groupName(g[0]),
+        type: "scatter", mode: "lines+markers", name: groupName(g),
         x: g.map((r) => coord(r[state.axis])), y: g.map((r) => r.mean),
         error_y: errors,
         customdata: g.map((r) => [r.point, r.count, r.ci_low, r.ci_high]),
-        hovertemplate: "%{x}: %{y:.4g}<br>95 % CI %{customdata[2]:.4g} – %{customdata[3]:.4g}<br>n = %{customdata[1]}<extra>%{fullData.name}</extra>",
+        hovertemplate: "%{x}: %{y:.4~g}<br>95 % CI %{customdata[2]:.4~g} – %{customdata[3]:.4~g}<br>n = %{customdata[1]}<extra>%{fullData.name}</extra>",
         meta: { kind: "sim", flow: g[0].flow, points: g.map((r) => r.point) },
         line: { color: COLORS[i % COLORS.length], width: 2 }, marker: { size: 7 },
         ...(g.length > BAND_FROM ? { mode: "lines", error_y: { ...errors, visible: false } } : {}),
@@ -124,8 +133,8 @@
     const chosen = modelRows.filter((r) => (choice ? r.model === choice : r.model === r.variant));
     const groups = groupBy(chosen, (r) => JSON.stringify([r.flow, r.model, ...otherAxes().map((p) => r[p])]));
     return [...groups.values()].map((g) => {
-      g.sort(byAxis(state.axis));
-      const name = groupName(g[0]);
+      g.sort(byAxis(state.axis, axisOrder()));
+      const name = groupName(g);
       return {
         type: "scatter", mode: "lines", name: `model ${g[0].model}: ${name}`,
         x: g.map((r) => coord(r[state.axis])), y: g.map((r) => r[column]),
@@ -208,16 +217,17 @@
     modelBox.disabled = models.length === 0;
     paperBox.disabled = papers.length === 0;
     const notes = [];
-    if (!models.length) notes.push(MODEL_METRICS[state.metric] ? "No model predictions for this sweep." : "Model predictions are in packets per RTT: choose throughput_pkts_per_rtt.");
+    if (!models.length) notes.push(MODEL_METRICS[state.metric] ? "No model predictions for this sweep." : `Model predictions are in packets per RTT: choose ${label("throughput_pkts_per_rtt")}.`);
     if (!papers.length) notes.push("No published numbers for this metric and axis.");
     document.getElementById("overlay-note").textContent = notes.join(" ");
 
     const traces = [...bandTraces(sims), ...sims, ...(modelBox.checked ? models : []), ...(paperBox.checked ? papers : [])];
     const numeric = rows.every((r) => typeof r[state.axis] === "number");
+    const xaxis = numeric ? { type: "linear" } : { type: "category", categoryorder: "array", categoryarray: (axisOrder() || []).map(coord) };
     await plot("plot-sweep", traces, {
-      xaxis: { title: { text: state.axis }, type: numeric ? "linear" : "category" },
-      yaxis: { title: { text: `${state.metric} (mean, 95 % CI)` }, rangemode: "tozero" },
-    });
+      xaxis: { title: { text: label(state.axis) }, ...xaxis },
+      yaxis: { title: { text: label(state.metric, "mean and 95 % CI") }, rangemode: "tozero" },
+    }, { name: `sweep-${id.slice(0, 8)}-${state.metric}-vs-${state.axis.split(".").pop()}`, logs: numeric ? ["x", "y"] : ["y"] });
     downloads(document.getElementById("summary-downloads"), "the plotted summary", url, `sweep-${id}-${state.metric}`);
     const modelDownloads = document.getElementById("model-downloads");
     if (models.length && modelBox.checked) downloads(modelDownloads, "the model predictions", `/v1/comparisons/models?sweep_id=${id}`, `sweep-${id}-models`);
@@ -232,7 +242,7 @@
     ], { id: "points-table", empty: "No succeeded runs yet." });
     if (sorted.length > MAX_TABLE_ROWS) {
       document.getElementById("points").append(el("p", { class: "muted", id: "points-cut" },
-        `The first ${MAX_TABLE_ROWS.toLocaleString()} of ${sorted.length.toLocaleString()} rows; the downloads above have them all.`));
+        `The first ${fmt(MAX_TABLE_ROWS)} of ${fmt(sorted.length)} rows; the downloads above have them all.`));
     }
     document.getElementById("stop-note").textContent = stopping ? stopNote(rows) : "";
     const q = new URLSearchParams(location.search);
@@ -252,13 +262,13 @@
 
   function setUpControls() {
     const metric = document.getElementById("metric");
-    metric.replaceChildren(...config.metrics.map((m) => el("option", { value: m, selected: m === state.metric }, m)));
+    metric.replaceChildren(...config.metrics.map((m) => el("option", { value: m, selected: m === state.metric }, label(m))));
     // The swept axes first; a sweep of replications alone is drawn against its one point.
     const paths = [...sweep.axes].sort((a, b) => (b.values.length > 1) - (a.values.length > 1)).map((a) => a.path);
     if (!paths.length) paths.push("point");
     if (!state.axis || !paths.includes(state.axis)) state.axis = paths[0];
     const axis = document.getElementById("axis");
-    axis.replaceChildren(...paths.map((p) => el("option", { value: p, selected: p === state.axis }, p)));
+    axis.replaceChildren(...paths.map((p) => el("option", { value: p, selected: p === state.axis }, `${label(p)} · ${p}`)));
     const redraw = () => draw().catch(fatal);
     metric.addEventListener("change", () => { state.metric = metric.value; redraw(); });
     axis.addEventListener("change", () => { state.axis = axis.value; redraw(); });
