@@ -412,6 +412,42 @@ def test_comparison_of_a_single_run_shows_the_model_errors_per_flow(
     tab.screenshot("comparison-run")
 
 
+def test_a_bbr_flow_shows_no_closed_form_model_instead_of_an_error_and_cubic_gets_its_own(
+    tab: Tab, server: Server, db_engine: Any
+):
+    """Issue 15: Reno-family models fitted to CUBIC and BBR flows gave 'errors' up to 220 %."""
+    import tcpsim
+    from sqlalchemy.orm import Session
+
+    from services.runs.service import claim, complete
+
+    scenario = {
+        "name": "mix", "duration_s": 8, "warmup_s": 2, "seed": 3,
+        "topology": {"dumbbell": {"bottleneck": {"rate_mbps": 10, "delay_ms": 5, "queue": {"type": "droptail", "limit_pkts": 40}}}},
+        "flows": [{"name": v, "variant": v, "rtt_ms": 40} for v in ("newreno-sbs", "cubic", "bbr")],
+    }
+    r = server.client.post("/v1/runs", json={"scenario": scenario})
+    assert r.status_code == 201, r.text
+    run_id = r.json()["id"]
+    with Session(db_engine) as session:  # what a worker does, in this process
+        claimed = claim(session, uuid.UUID(run_id), "browser-test")
+        session.commit()
+        complete(session, uuid.UUID(run_id), tcpsim.run(claimed))
+        session.commit()
+    rows = server.get("/v1/comparisons/models", params={"run_id": run_id})["rows"]
+    assert [r["model"] for r in rows if r["flow"] == "cubic"] == ["cubic"]
+    [bbr] = [r for r in rows if r["flow"] == "bbr"]
+    assert bbr["model"] is None and bbr["error"] is None
+
+    tab.open(f"/dashboard/comparisons?run_id={run_id}")
+    bars = sim_traces(tab.plot("plot-model-error"), "model_error")
+    assert bars and all(bar["meta"]["model"] for bar in bars)
+    assert "bbr" not in [flow for bar in bars for flow in bar["meta"]["flows"]]
+    table = tab.page.inner_text("#models-table")
+    assert "none (see note)" in table and "no closed-form model for bbr flows" in table
+    tab.screenshot("comparison-bbr-cubic")
+
+
 # ------------------------------------------------------------------------------ region map
 
 

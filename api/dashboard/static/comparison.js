@@ -54,21 +54,24 @@
     const url = `/v1/comparisons/models?${t.qs(subject)}`;
     const body = await api(url);
     const select = document.getElementById("model-filter");
-    select.append(...[...new Set(body.rows.map((r) => r.model))].map((m) => el("option", { value: m }, m)));
+    select.append(...[...new Set(body.rows.filter((r) => r.model).map((r) => r.model))].map((m) => el("option", { value: m }, m)));
     if (!axis) select.value = "all";
     select.addEventListener("change", () => drawModels(body.rows).catch(fatal));
     await drawModels(body.rows);
     downloads(document.getElementById("models-downloads"), "model vs simulation", url, `comparison-models`);
     table(document.getElementById("models-table"), body.rows, [
-      "point", ...(sweep ? sweep.axes.map((a) => a.path) : []), { name: "flow", text: true }, { name: "model", text: true },
+      "point", ...(sweep ? sweep.axes.map((a) => a.path) : []), { name: "flow", text: true },
+      { name: "model", text: true, value: (r) => r.model || "none (see note)" },
       "p", "m", "rtt_s", "rto_s", "sim_pkts_per_rtt", "sim_ci_low", "sim_ci_high", "model_pkts_per_rtt",
       { name: "error %", value: (r) => pct(r.error) }, { name: "note", text: true },
     ], { id: "models-table-el" });
     return body.rows;
   }
 
+  // A flow no model describes (BBR, Vegas) has one row with a null model and its reason in the
+  // note: the table shows it, the error plot has nothing to draw for it.
   async function drawModels(all) {
-    const rows = chosen(all);
+    const rows = chosen(all).filter((r) => r.model);
     let traces;
     let layout;
     if (sweep) {
