@@ -12,11 +12,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import tcpsim
+from sqlalchemy import and_
 from sqlalchemy.orm import Session
 
 from services import admission
 from services.db.models import Run, RunStatus, StopReason, Sweep, SweepPoint
 from services.errors import InvalidInputError, NotFoundError, QuotaExceededError
+from services.experiments.search import Search, sweep_conditions
 from services.runs import repository as runs_repo
 from services.runs.service import check_scenario_size
 from services.scenarios.canonical import SeedTemplate
@@ -437,12 +439,19 @@ def set_shared(session: Session, sweep_id: uuid.UUID, viewer: Identity, shared: 
 
 
 def list_sweeps(
-    session: Session, viewer: Identity, *, preset: str | None, mine_only: bool = False, limit: int, offset: int
+    session: Session,
+    viewer: Identity,
+    *,
+    preset: str | None,
+    mine_only: bool = False,
+    search: Search = Search(),
+    limit: int,
+    offset: int,
 ) -> tuple[Sequence[Sweep], int]:
-    """The sweeps `viewer` sees, newest first."""
+    """The sweeps `viewer` sees, newest first; `search` by default leaves out archived ones."""
     return repo.page_of_sweeps(
         session,
-        visible=visible_to(Sweep, viewer),
+        visible=and_(visible_to(Sweep, viewer), *sweep_conditions(search)),
         owner_id=viewer.id if mine_only else None,
         preset=preset,
         limit=limit,
