@@ -537,7 +537,7 @@ class Client:
                 [f"{path}={value_text(v)}" for path, v in params.items()] if isinstance(params, Mapping) else list(params or [])
             )
             or None,
-            "archived": archived if isinstance(archived, str) else str(archived).lower(),
+            "archived": archived if isinstance(archived, str) else ("true" if archived else None),  # false: the default
         }
 
     def update_run(self, run_id: str, **changes: Any) -> dict[str, Any]:
