@@ -9,6 +9,11 @@ from sqlalchemy import text
 from sqlalchemy.orm import Session
 
 
+def cancel_pending(session: Session, sweep_id: uuid.UUID) -> bool:
+    """Whether the sweep's cancel waits for the dispatcher to mark its waiting runs."""
+    return session.execute(text("SELECT 1 FROM pending_cancels WHERE sweep_id = :sweep"), {"sweep": sweep_id}).first() is not None
+
+
 def lock_sweep_runs(session: Session, sweep_id: uuid.UUID) -> list[uuid.UUID]:
     """Locks the sweep's runs in id order — the order a worker's batch is claimed and a cancel
     locks them in, so a delete never crosses them — and returns their results' ids."""

@@ -104,3 +104,30 @@ def test_tags_are_checked_one_by_one_and_kept_once_in_order() -> None:
         with pytest.raises(InvalidInputError) as e:
             check_tags(tags)
         assert e.value.path == where
+
+
+def test_deleting_a_finished_sweep_leaves_the_dispatcher_free_and_a_pending_cancel_holds_it(factory, test_settings):
+    from sqlalchemy import text
+
+    from services.runs.dispatch import DISPATCH_LOCK
+
+    def dispatcher_free() -> bool:
+        with factory() as other:
+            return bool(other.execute(text("SELECT pg_try_advisory_xact_lock(:k)"), {"k": DISPATCH_LOCK}).scalar_one())
+
+    ana = make_user(factory, "ana")
+    done, _ = create(factory, ana, tiny_sweep(points=1, replications=2), test_settings)
+    pending, _ = create(factory, ana, tiny_sweep(points=2, replications=2), test_settings)
+    with session_scope(factory) as session:
+        ids = [r.id for r in session.execute(select(Run).where(Run.sweep_id == done)).scalars()]
+        scenarios = claim_batch(session, ids, "w1")
+    with session_scope(factory) as session:
+        complete_batch(session, [(rid, tcpsim.run(scenarios[rid])) for rid in ids])
+        sweeps.cancel(session, pending, identity(session, ana, test_settings))
+    with session_scope(factory) as session:
+        assert delete_sweep(session, done, identity(session, ana, test_settings)).runs == 2
+        assert dispatcher_free()  # while the delete's transaction is open
+    with session_scope(factory) as session:
+        assert delete_sweep(session, pending, identity(session, ana, test_settings)).runs == 4
+        assert not dispatcher_free()
+    assert dispatcher_free()
