@@ -69,12 +69,6 @@ class RunOut(BaseModel):
         return cls(**{**fields, "owner": owner, "cached": cached, "result_url": url})
 
 
-class RunSharing(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    shared: StrictBool
-
-
 class RunList(BaseModel):
     items: list[RunOut]
     total: int

@@ -12,7 +12,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import tcpsim
-from sqlalchemy import and_
 from sqlalchemy.orm import Session
 
 from services import admission
@@ -451,9 +450,10 @@ def list_sweeps(
     """The sweeps `viewer` sees, newest first; `search` by default leaves out archived ones."""
     return repo.page_of_sweeps(
         session,
-        visible=and_(visible_to(Sweep, viewer), *sweep_conditions(search)),
+        visible=visible_to(Sweep, viewer),
         owner_id=viewer.id if mine_only else None,
         preset=preset,
+        extra=sweep_conditions(search),
         limit=limit,
         offset=offset,
     )
