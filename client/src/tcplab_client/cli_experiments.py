@@ -154,12 +154,15 @@ def compare_sweeps(
         [*(r.get(p) for p in body["axes"]), r["flow"], r["a_mean"], r["a_half_width"], r["b_mean"], r["b_half_width"], r["difference"], r["ratio"]]
         for r in body["rows"]
     ]
-    name = lambda s: s["name"] or s["id"][:8]  # noqa: E731
-    title = f"{metric}: a = {name(body['a'])}, b = {name(body['b'])}"
+    title = f"{metric}: a = {_name(body['a'])}, b = {_name(body['b'])}"
     out().print(table(columns, rows, title=title))
     for side in ("a", "b"):
         if body[f"only_{side}"]:
             err().print(f"axes of {side} only: {', '.join(body[f'only_{side}'])}")
+
+
+def _name(sweep: dict[str, Any]) -> str:
+    return sweep["name"] or sweep["id"][:8]
 
 
 def register(app: typer.Typer) -> None:
