@@ -65,3 +65,21 @@ def test_a_sweep_the_viewer_cannot_see_is_a_404_page(tab: Tab, pair: tuple[str, 
     tab.allowed_errors.append("404")  # Chromium logs the page's own status
     tab.open(f"/dashboard/compare?a={pair[0]}&b=00000000-0000-0000-0000-000000000000", status=404)
     assert "There is no" in tab.page.inner_text("#not-found")
+
+
+def test_an_archived_sweep_leaves_the_home_page_until_it_is_restored(tab: Tab, server: Server, pair: tuple[str, str]):
+    a, b = pair
+
+    def listed() -> set[str]:
+        tab.open("/dashboard")
+        hrefs = tab.page.eval_on_selector_all("#sweeps-table a", "as => as.map(a => a.getAttribute('href'))")
+        return {h.rsplit("/", 1)[-1] for h in hrefs if h.startswith("/dashboard/sweeps/")}
+
+    assert server.client.patch(f"/v1/sweeps/{b}", json={"archived": True}).status_code == 200
+    try:
+        assert listed() == {a}
+        tab.open(f"/dashboard/compare?a={a}&b={b}")  # still compared by its id
+        assert tab.page.locator("#compare-table-el tbody tr").count() == 8
+    finally:
+        assert server.client.patch(f"/v1/sweeps/{b}", json={"archived": False}).status_code == 200
+    assert listed() == {a, b}
