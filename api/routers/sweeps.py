@@ -21,6 +21,7 @@ from services import sweeps
 from services.db.models import Sweep
 from services.db.session import run_after_commit
 from services.errors import InvalidInputError
+from services.experiments import SweepStatus
 from services.experiments import service as experiments
 from services.stats import DEFAULT_CONFIDENCE
 from services.sweeps import NUMERIC_METRICS, Created, SweepExtension, SweepSpec, aggregates
@@ -65,17 +66,18 @@ def list_sweeps(
     session: SessionDep,
     viewer: CurrentUser,
     search: SearchDep,
+    status_: Annotated[SweepStatus | None, Query(alias="status", description="queued, running, done or cancelled")] = None,
     preset: str | None = None,
     limit: Annotated[int, Query(ge=1, le=500)] = 50,
     offset: Annotated[int, Query(ge=0, le=1_000_000_000)] = 0,
     mine: Annotated[bool, Query(description="Only the caller's own sweeps.")] = False,
 ) -> Any:
     """The sweeps the caller sees (their own and the lab's shared ones; all for an admin),
-    newest first, optionally of one preset, by name, tags and parameter values (a sweep
-    matches when one of its points does), with their progress; archived ones only with
+    newest first, optionally of one status or preset, by name, tags and parameter values (a
+    sweep matches when one of its points does), with their progress; archived ones only with
     `archived`."""
     items, total = sweeps.list_sweeps(
-        session, viewer, preset=preset, mine_only=mine, search=search, limit=limit, offset=offset
+        session, viewer, preset=preset, mine_only=mine, search=search, status=status_, limit=limit, offset=offset
     )
     progress = sweeps.progress_of(session, items)
     return SweepList(

@@ -6,7 +6,17 @@ The package exports its leaf modules only (search, tags): the runs and sweeps li
 them. The operations are in `services.experiments.service`, which imports those domains.
 """
 
-from services.experiments.search import Archived, Param, Search, make_search, parse_param, run_conditions, sweep_conditions
+from services.experiments.search import (
+    Archived,
+    Param,
+    Search,
+    SweepStatus,
+    make_search,
+    parse_param,
+    run_conditions,
+    sweep_conditions,
+    sweep_status_condition,
+)
 from services.experiments.tags import MAX_NOTE_LENGTH, MAX_TAG_LENGTH, MAX_TAGS, check_note, check_tags
 
 __all__ = [
@@ -16,10 +26,12 @@ __all__ = [
     "Archived",
     "Param",
     "Search",
+    "SweepStatus",
     "check_note",
     "check_tags",
     "make_search",
     "parse_param",
     "run_conditions",
     "sweep_conditions",
+    "sweep_status_condition",
 ]

@@ -29,6 +29,15 @@ MAX_PARAMS = 8
 MAX_NAME = 200
 
 
+class SweepStatus(enum.StrEnum):
+    """A sweep's status as `services.sweeps.status_of` tells it."""
+
+    queued = "queued"
+    running = "running"
+    done = "done"
+    cancelled = "cancelled"
+
+
 class Archived(enum.StrEnum):
     """Which to list: the active ones (default), the archived ones, or both."""
 
@@ -155,6 +164,25 @@ def _runs_with(param: Param) -> Any:
         SweepPoint, and_(SweepPoint.sweep_id == Run.sweep_id, SweepPoint.index == Run.sweep_point)
     ).where(SweepPoint.scenario.op("@@")(_jsonpath(param)))
     return union_all(standalone, of_points)
+
+
+def _has_runs(*statuses: str) -> ColumnElement[bool]:
+    """The sweep has a run in one of `statuses` (found in `ix_runs_sweep_id_sweep_point_status`)."""
+    return exists(select(Run.id).where(Run.sweep_id == Sweep.id, Run.status.in_(statuses)))
+
+
+def sweep_status_condition(status: SweepStatus) -> ColumnElement[bool]:
+    """`status_of` in SQL: cancelled; done (nothing queued or running); queued (nothing
+    started or finished); running otherwise."""
+    if status == SweepStatus.cancelled:
+        return Sweep.cancelled_at.is_not(None)
+    active = Sweep.cancelled_at.is_(None)
+    finished = _has_runs("succeeded", "failed", "cancelled")
+    if status == SweepStatus.done:
+        return and_(active, not_(_has_runs("queued", "running")))
+    if status == SweepStatus.queued:
+        return and_(active, _has_runs("queued"), not_(_has_runs("running")), not_(finished))
+    return and_(active, or_(_has_runs("running"), and_(_has_runs("queued"), finished)))
 
 
 def sweep_conditions(search: Search) -> list[ColumnElement[bool]]:

@@ -243,3 +243,17 @@ def test_two_sweeps_side_by_side_align_on_their_common_axis_values(client, clean
     bad = client.get(f"/v1/sweeps/compare?a={a['id']}&b={b['id']}&metric=nope")
     assert bad.status_code == 422 and detail(bad)[0]["path"] == "$.metric"
     assert client.get(f"/v1/sweeps/compare?a={a['id']}&b={uuid.uuid4()}").status_code == 404
+
+
+def test_sweeps_are_listed_by_the_status_they_show(client, clean_db):
+    made = {name: client.post("/v1/sweeps", json=sweep_body([1, 8], name=name)).json() for name in ("q", "r", "d", "c")}
+    simulate(clean_db, queued_ids(client, made["r"]["id"])[:1])  # one finished, three waiting: running
+    simulate(clean_db, queued_ids(client, made["d"]["id"]))
+    client.post(f"/v1/sweeps/{made['c']['id']}/cancel")
+    shown = {s["name"]: s["status"] for s in client.get("/v1/sweeps").json()["items"]}
+    assert shown == {"q": "queued", "r": "running", "d": "done", "c": "cancelled"}
+    for status in ("queued", "running", "done", "cancelled"):
+        listed = client.get(f"/v1/sweeps?status={status}").json()
+        assert [s["name"] for s in listed["items"]] == [n for n, st in shown.items() if st == status] and listed["total"] == 1
+    bad = client.get("/v1/sweeps?status=finished")
+    assert bad.status_code == 422 and bad.json()["detail"][0]["loc"][-1] == "status"

@@ -89,6 +89,8 @@ def test_tag_note_runs_archive_and_delete_from_the_command_line(url: str, lab: C
     assert len(runs) == 2  # a sweep's runs go by its name
 
     lab.wait_sweep(sweep["id"], progress=False, timeout=120)
+    assert [s["id"] for s in json.loads(tcplab("sweeps", "--tag", mark, "--status", "done", "--json").stdout)] == [sweep["id"]]
+    assert lab.find_sweeps(tags=[mark], status="running") == []
     assert tcplab("archive", sweep["id"]).exit_code == 0
     assert json.loads(tcplab("sweeps", "--tag", mark, "--json").stdout) == []
     assert [s["id"] for s in json.loads(tcplab("sweeps", "--tag", mark, "--archived", "true", "--json").stdout)] == [sweep["id"]]

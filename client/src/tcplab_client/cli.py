@@ -424,11 +424,14 @@ def sweeps(
         list[str] | None, typer.Option("--param", help="PATH=VALUE one of its points has (repeat: all).")
     ] = None,
     archived: Annotated[str, typer.Option("--archived", help="false, true (only them) or all.")] = "false",
+    status: Annotated[str | None, typer.Option("--status", help="queued, running, done or cancelled")] = None,
     as_json: Annotated[bool, typer.Option("--json")] = False,
 ) -> None:
-    """Recent sweeps with their progress, newest first; found by name, tags, parameters."""
+    """Recent sweeps with their progress, newest first; found by status, name, tags, parameters."""
     with state(ctx).client() as lab:
-        items = lab.find_sweeps(limit=limit, preset=preset, name=name, tags=tag or (), params=param, archived=_archived(archived))
+        items = lab.find_sweeps(
+            limit=limit, preset=preset, status=status, name=name, tags=tag or (), params=param, archived=_archived(archived)
+        )
     if as_json:
         print_json(items)
         return

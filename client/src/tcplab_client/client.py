@@ -504,13 +504,15 @@ class Client:
         tags: Iterable[str] = (),
         params: Mapping[str, Any] | Iterable[str] | None = None,
         preset: str | None = None,
+        status: str | None = None,
         archived: bool | Literal["all"] = False,
         mine: bool = False,
         limit: int = 50,
         offset: int = 0,
     ) -> list[dict[str, Any]]:
-        """Sweeps as `find_runs` finds runs; a parameter matches a sweep one of whose points has it."""
-        query = self._search_query(name, tags, params, archived) | {"preset": preset}
+        """Sweeps as `find_runs` finds runs (`status`: queued, running, done or cancelled); a
+        parameter matches a sweep one of whose points has it."""
+        query = self._search_query(name, tags, params, archived) | {"preset": preset, "status": status}
         query |= {"mine": "true" if mine else None, "limit": limit, "offset": offset}
         return self._json("GET", "/v1/sweeps", params=query)["items"]
 
