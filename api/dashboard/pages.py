@@ -345,3 +345,18 @@ def paper_page(request: Request, paper: str, viewer: Viewer) -> HTMLResponse:
     except UnknownPaper:
         return not_found_page(request, "reproduction of paper", paper, viewer)
     return _page(request, "paper.html", f"Paper {found.number}", {"paper": found.number}, viewer=viewer)
+
+
+@router.get("/dashboard/compare", response_class=HTMLResponse)
+def sweeps_compare_page(
+    request: Request, session: SessionDep, viewer: Viewer, a: str | None = None, b: str | None = None
+) -> HTMLResponse:
+    """Two sweeps side by side (docs/experiments.md); either may be chosen on the page."""
+    config: dict[str, Any] = {"metrics": list(METRICS), "metric": _metric(request)}
+    for side, given in (("a", a), ("b", b)):
+        key = _uuid(given) if given else None
+        if given and not _sweep_exists(session, key, viewer):
+            return not_found_page(request, "sweep", given, viewer)
+        config[side] = str(key) if key else None
+    config |= {"flow": request.query_params.get("flow"), "axis": request.query_params.get("axis")}
+    return _page(request, "sweeps_compare.html", "Two sweeps side by side", config, viewer=viewer)

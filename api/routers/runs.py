@@ -15,9 +15,12 @@ from api.auth import CurrentUser, Submitter
 from api.body_cache import BodyCache
 from api.deps import SessionDep, SettingsDep
 from api.limits import ScenarioBodyRoute
-from api.schemas.runs import RunList, RunOut, RunSharing, RunSubmission
+from api.experiments import SearchDep
+from api.schemas.experiments import Changes, DeletedOut
+from api.schemas.runs import RunList, RunOut, RunSubmission
 from api.tabular import finite, finite_list, json_text
 from services import runs
+from services.experiments import service as experiments
 from services.runs import traces as run_traces
 from services.db.models import RunStatus
 from services.db.session import run_after_commit
@@ -56,6 +59,7 @@ def submit_run(
 def list_runs(
     session: SessionDep,
     viewer: CurrentUser,
+    search: SearchDep,
     status_: Annotated[RunStatus | None, Query(alias="status")] = None,
     variant: str | None = None,
     preset: str | None = None,
@@ -66,8 +70,9 @@ def list_runs(
     mine: Annotated[bool, Query(description="Only the caller's own runs.")] = False,
 ) -> Any:
     """The runs the caller sees (their own and the lab's shared ones; all for an admin),
-    newest first, filtered by status, TCP variant, preset and creation time."""
-    filters = runs.RunFilters(status_, variant, preset, created_after, created_before, mine)
+    newest first, filtered by status, TCP variant, preset, creation time, name, tags and
+    parameter values; archived runs (and those of archived sweeps) only with `archived`."""
+    filters = runs.RunFilters(status_, variant, preset, created_after, created_before, mine, search)
     items, total = runs.list_runs(session, filters, viewer, limit=limit, offset=offset)
     return RunList(items=[RunOut.of(r) for r in items], total=total, limit=limit, offset=offset)
 
@@ -80,10 +85,20 @@ def get_run(run_id: uuid.UUID, viewer: CurrentUser, session: SessionDep) -> Any:
 
 
 @router.patch("/{run_id}", response_model=RunOut)
-def share_run(run_id: uuid.UUID, body: RunSharing, viewer: CurrentUser, session: SessionDep) -> Any:
-    """Shares the run with the lab (`shared: true`) or makes it private (owner or admin; a
-    sweep's runs follow their sweep)."""
-    return RunOut.of(runs.set_shared(session, run_id, viewer, body.shared))
+def change_run(run_id: uuid.UUID, body: Changes, viewer: CurrentUser, session: SessionDep) -> Any:
+    """Shares the run (`shared`), sets, adds or removes its tags (`tags`, `add_tags`,
+    `remove_tags`), sets its `note`, archives or restores it (`archived`). Owner or admin
+    (403); a sweep's run follows its sweep for sharing and archiving (409); an unfinished run
+    is archived once cancelled (409)."""
+    return RunOut.of(experiments.update_run(session, run_id, viewer, body.edit()))
+
+
+@router.delete("/{run_id}", response_model=DeletedOut)
+def delete_run(run_id: uuid.UUID, viewer: CurrentUser, session: SessionDep) -> Any:
+    """Deletes a finished run, and its result with its traces unless another run shares it
+    (the cache answers identical runs with one result). Owner or admin (403). 409 for a run
+    queued or running (cancel it first) or one of a sweep (delete the sweep)."""
+    return DeletedOut.of(experiments.delete_run(session, run_id, viewer))
 
 
 @router.get("/{run_id}/result")

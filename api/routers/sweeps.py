@@ -8,18 +8,22 @@ import uuid
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Response, status
+from fastapi.encoders import jsonable_encoder
 
 from api.auth import CurrentUser, Submitter
 from api.body_cache import BodyCache
 from api.deps import SessionDep, SettingsDep
 from api.limits import SweepBodyRoute
-from api.schemas.runs import RunSharing
+from api.experiments import SearchDep
+from api.schemas.experiments import Changes, DeletedOut, SweepComparisonOut
 from api.schemas.sweeps import PointList, StoppingOut, SweepList, SweepOut, SweepRunOut
 from api.tabular import FORMAT_QUERY, TableFormat, finite, json_text, table_response
 from services import sweeps
 from services.db.models import Sweep
 from services.db.session import run_after_commit
 from services.errors import InvalidInputError
+from services.experiments import SweepStatus
+from services.experiments import service as experiments
 from services.stats import DEFAULT_CONFIDENCE
 from services.sweeps import NUMERIC_METRICS, Created, SweepExtension, SweepSpec, aggregates
 from services.sweeps.observations import points_json
@@ -66,14 +70,20 @@ def create_sweep(
 def list_sweeps(
     session: SessionDep,
     viewer: CurrentUser,
+    search: SearchDep,
+    status_: Annotated[SweepStatus | None, Query(alias="status", description="queued, running, done or cancelled")] = None,
     preset: str | None = None,
     limit: Annotated[int, Query(ge=1, le=500)] = 50,
     offset: Annotated[int, Query(ge=0, le=1_000_000_000)] = 0,
     mine: Annotated[bool, Query(description="Only the caller's own sweeps.")] = False,
 ) -> Any:
     """The sweeps the caller sees (their own and the lab's shared ones; all for an admin),
-    newest first, optionally of one preset, with their progress."""
-    items, total = sweeps.list_sweeps(session, viewer, preset=preset, mine_only=mine, limit=limit, offset=offset)
+    newest first, optionally of one status or preset, by name, tags and parameter values (a
+    sweep matches when one of its points does), with their progress; archived ones only with
+    `archived`."""
+    items, total = sweeps.list_sweeps(
+        session, viewer, preset=preset, mine_only=mine, search=search, status=status_, limit=limit, offset=offset
+    )
     progress = sweeps.progress_of(session, items)
     return SweepList(
         items=[SweepOut.of(s, *progress[s.id][:1], points=progress[s.id][1]) for s in items],
@@ -83,6 +93,25 @@ def list_sweeps(
     )
 
 
+@router.get("/compare", response_model=SweepComparisonOut)
+def compare_sweeps(
+    session: SessionDep,
+    viewer: CurrentUser,
+    a: Annotated[uuid.UUID, Query(description="the first sweep")],
+    b: Annotated[uuid.UUID, Query(description="the second sweep")],
+    metric: Annotated[str, Query(description="a per-flow metric of the summaries")] = "throughput_pkts_per_rtt",
+    flow: Annotated[str | None, Query(description="one flow group (all when absent)")] = None,
+    fmt: TableFormat = FORMAT_QUERY,
+) -> Any:
+    """Two sweeps side by side: their summaries of `metric` aligned on the axes they share
+    and the flow group, with the difference and ratio of the means (docs/experiments.md).
+    JSON, CSV or Parquet (`format`)."""
+    c = experiments.compare_sweeps(session, a, b, viewer, metric=metric, flow=flow)
+    sides = {k: {"id": s.id, "name": s.name, "preset": s.preset} for k, s in (("a", c.a), ("b", c.b))}
+    body = {**sides, "metric": metric, "axes": c.axes, "only_a": c.only_a, "only_b": c.only_b}
+    return table_response(c.rows, fmt, f"sweeps-{a}-{b}-{metric}", body=jsonable_encoder(body), first_columns=[*c.axes, "flow"])
+
+
 @router.get("/{sweep_id}", response_model=SweepOut)
 def get_sweep(sweep_id: uuid.UUID, viewer: CurrentUser, session: SessionDep) -> Any:
     """The sweep with its progress (runs queued, running, succeeded, failed, cancelled)."""
@@ -90,10 +119,19 @@ def get_sweep(sweep_id: uuid.UUID, viewer: CurrentUser, session: SessionDep) -> 
 
 
 @router.patch("/{sweep_id}", response_model=SweepOut)
-def share_sweep(sweep_id: uuid.UUID, body: RunSharing, viewer: CurrentUser, session: SessionDep) -> Any:
-    """Shares the sweep and its runs with the lab (`shared: true`) or makes them private
-    (owner or admin)."""
-    return _out(session, sweeps.set_shared(session, sweep_id, viewer, body.shared))
+def change_sweep(sweep_id: uuid.UUID, body: Changes, viewer: CurrentUser, session: SessionDep) -> Any:
+    """Shares the sweep and its runs (`shared`), sets, adds or removes its tags (`tags`,
+    `add_tags`, `remove_tags`), sets its `note`, archives or restores it with its runs
+    (`archived`; 409 while runs are queued or running: cancel it first). Owner or admin (403)."""
+    return _out(session, experiments.update_sweep(session, sweep_id, viewer, body.edit()))
+
+
+@router.delete("/{sweep_id}", response_model=DeletedOut)
+def delete_sweep(sweep_id: uuid.UUID, viewer: CurrentUser, session: SessionDep) -> Any:
+    """Deletes the sweep with its points, runs, aggregates, and the results (with their
+    traces) no other run shares. Owner or admin (403). 409 while runs are queued or running:
+    cancel it first (`POST /v1/sweeps/{id}/cancel`), then delete."""
+    return DeletedOut.of(experiments.delete_sweep(session, sweep_id, viewer))
 
 
 @router.get("/{sweep_id}/points", response_model=PointList)

@@ -54,6 +54,9 @@ class RunOut(BaseModel):
     owner: str | None = Field(default=None, description="Who submitted it (null: before users).")
     shared: bool = Field(default=False, description="Visible to the whole lab.")
     cached: bool = Field(default=False, description="Answered from a stored identical run.")
+    tags: list[str] = Field(default_factory=list, description="Labels to find it by (docs/experiments.md).")
+    note: str | None = Field(default=None, description="The owner's free text about it.")
+    archived_at: dt.datetime | None = Field(default=None, description="Archived since (null: not archived).")
     result_url: str | None = None
 
     @classmethod
@@ -64,12 +67,6 @@ class RunOut(BaseModel):
         if owner is None and run.owner_id is not None:
             owner = run.owner.name if run.owner is not None else None
         return cls(**{**fields, "owner": owner, "cached": cached, "result_url": url})
-
-
-class RunSharing(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    shared: StrictBool
 
 
 class RunList(BaseModel):

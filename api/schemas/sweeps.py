@@ -59,6 +59,9 @@ class SweepOut(BaseModel):
     shared: bool = Field(default=False, description="visible to the whole lab")
     schedule_id: uuid.UUID | None = Field(default=None, description="the schedule that fired it, if any")
     fired_for: dt.datetime | None = Field(default=None, description="the schedule's firing time it answers")
+    tags: list[str] = Field(default_factory=list, description="labels to find it by (docs/experiments.md)")
+    note: str | None = Field(default=None, description="the owner's free text about it")
+    archived_at: dt.datetime | None = Field(default=None, description="archived since (null: not archived)")
     created: CreatedOut | None = Field(default=None, description="what this request added (create, extend)")
     stopping: StoppingOut | None = Field(
         default=None, description="a sweep with a stopping rule, read alone (not in lists): whether its target was met"
@@ -87,6 +90,9 @@ class SweepOut(BaseModel):
             shared=sweep.shared,
             schedule_id=sweep.schedule_id,
             fired_for=sweep.fired_for,
+            tags=list(sweep.tags or []),
+            note=sweep.note,
+            archived_at=sweep.archived_at,
             created=CreatedOut.of(created) if created is not None else None,
             links={
                 "self": base,

@@ -147,6 +147,11 @@ class Run(Base):
     batch_id: Mapped[uuid.UUID | None] = mapped_column(
         comment="the batch it was dispatched in (its first run's id; null: not dispatched)"
     )
+    tags: Mapped[list[str]] = mapped_column(
+        ARRAY(Text), default=list, server_default=text("'{}'::text[]"), comment="labels to find it by (docs/experiments.md)"
+    )
+    note: Mapped[str | None] = mapped_column(comment="the owner's free text about it")
+    archived_at: Mapped[dt.datetime | None] = mapped_column(comment="hidden from the default lists since (null: not archived)")
 
     result: Mapped[Result | None] = relationship(back_populates="runs")
     # Lazy: a page of runs of one owner loads the user once (the identity map answers the rest).
@@ -187,6 +192,12 @@ class Run(Base):
         # One run per (sweep, point, replication): extending a sweep twice adds nothing twice.
         Index("uq_runs_sweep_point_replication", "sweep_id", "sweep_point", "replication", unique=True),
         Index(None, "sweep_id", "sweep_point", "status"),  # a sweep's progress from the index alone (0011)
+        # Experiment search (0014): all of some tags, a parameter's value, the archived ones.
+        Index(None, "tags", postgresql_using="gin"),
+        Index("ix_runs_scenario_path", "scenario", postgresql_using="gin", postgresql_ops={"scenario": "jsonb_path_ops"}),
+        Index("ix_runs_archived", "archived_at", postgresql_where=text("archived_at IS NOT NULL")),
+        CheckConstraint("cardinality(tags) <= 32", name="tags_count"),
+        CheckConstraint("note IS NULL OR char_length(note) <= 10000", name="note_length"),
         CheckConstraint(
             "(sweep_id IS NULL) = (sweep_point IS NULL) AND (sweep_id IS NULL) = (replication IS NULL)",
             name="sweep_fields_together",
@@ -349,6 +360,13 @@ class Sweep(Base):
     fired_for: Mapped[dt.datetime | None] = mapped_column(
         comment="the schedule's firing time this sweep answers"
     )
+    tags: Mapped[list[str]] = mapped_column(
+        ARRAY(Text), default=list, server_default=text("'{}'::text[]"), comment="labels to find it by (docs/experiments.md)"
+    )
+    note: Mapped[str | None] = mapped_column(comment="the owner's free text about it")
+    archived_at: Mapped[dt.datetime | None] = mapped_column(
+        comment="hidden from the default lists since, its runs with it (null: not archived)"
+    )
 
     owner: Mapped[User | None] = relationship()
     points: Mapped[list[SweepPoint]] = relationship(
@@ -364,6 +382,10 @@ class Sweep(Base):
         Index(None, "owner_id", "created_at"),
         # One sweep per firing of a schedule: two beat processes cannot fire it twice.
         Index("uq_sweeps_schedule_firing", "schedule_id", "fired_for", unique=True),
+        Index(None, "tags", postgresql_using="gin"),
+        Index("ix_sweeps_archived", "archived_at", postgresql_where=text("archived_at IS NOT NULL")),
+        CheckConstraint("cardinality(tags) <= 32", name="tags_count"),
+        CheckConstraint("note IS NULL OR char_length(note) <= 10000", name="note_length"),
     )
 
 

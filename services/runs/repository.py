@@ -397,11 +397,12 @@ def page_of_runs(
     preset: str | None,
     created_after: dt.datetime | None,
     created_before: dt.datetime | None,
+    extra: Sequence[ColumnElement[bool]] = (),
     limit: int,
     offset: int,
 ) -> tuple[Sequence[Run], int]:
-    """Newest first, with the total count of runs matching the filters."""
-    conditions = [visible]
+    """Newest first, with the total count of runs matching the filters (and `extra`)."""
+    conditions = [visible, *extra]
     if mine_only is not None:
         conditions.append(Run.owner_id == mine_only)
     if status is not None:

@@ -15,6 +15,7 @@ from sqlalchemy.orm import Session
 from services import admission
 from services.db.models import FLOW_METRICS, Run, RunStatus
 from services.errors import ConflictError, InvalidInputError, NotFoundError
+from services.experiments.search import Search, run_conditions
 from services.presets import UnknownPreset, build_scenario
 from services.runs import repository as repo
 from services.scenarios import key_of_canonical, validate_scenario
@@ -275,6 +276,7 @@ class RunFilters:
     created_after: dt.datetime | None = None
     created_before: dt.datetime | None = None
     mine_only: bool = False
+    search: Search = Search()  # name, tags, parameters, archived (default: not archived)
 
 
 def list_runs(
@@ -290,6 +292,7 @@ def list_runs(
         preset=filters.preset,
         created_after=filters.created_after,
         created_before=filters.created_before,
+        extra=run_conditions(filters.search),
         limit=limit,
         offset=offset,
     )

@@ -35,10 +35,11 @@ def page_of_sweeps(
     visible: ColumnElement[bool],
     owner_id: uuid.UUID | None,
     preset: str | None,
+    extra: Sequence[ColumnElement[bool]] = (),
     limit: int,
     offset: int,
 ) -> tuple[Sequence[Sweep], int]:
-    conditions = [visible]
+    conditions = [visible, *extra]
     if owner_id is not None:
         conditions.append(Sweep.owner_id == owner_id)
     if preset is not None:

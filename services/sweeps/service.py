@@ -17,6 +17,7 @@ from sqlalchemy.orm import Session
 from services import admission
 from services.db.models import Run, RunStatus, StopReason, Sweep, SweepPoint
 from services.errors import InvalidInputError, NotFoundError, QuotaExceededError
+from services.experiments.search import Search, SweepStatus, sweep_conditions, sweep_status_condition
 from services.runs import repository as runs_repo
 from services.runs.service import check_scenario_size
 from services.scenarios.canonical import SeedTemplate
@@ -437,14 +438,24 @@ def set_shared(session: Session, sweep_id: uuid.UUID, viewer: Identity, shared: 
 
 
 def list_sweeps(
-    session: Session, viewer: Identity, *, preset: str | None, mine_only: bool = False, limit: int, offset: int
+    session: Session,
+    viewer: Identity,
+    *,
+    preset: str | None,
+    mine_only: bool = False,
+    search: Search = Search(),
+    status: SweepStatus | None = None,
+    limit: int,
+    offset: int,
 ) -> tuple[Sequence[Sweep], int]:
-    """The sweeps `viewer` sees, newest first."""
+    """The sweeps `viewer` sees, newest first, of one `status` if given; `search` by default
+    leaves out archived ones."""
     return repo.page_of_sweeps(
         session,
         visible=visible_to(Sweep, viewer),
         owner_id=viewer.id if mine_only else None,
         preset=preset,
+        extra=[*sweep_conditions(search), *([sweep_status_condition(status)] if status else [])],
         limit=limit,
         offset=offset,
     )

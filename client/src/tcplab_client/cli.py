@@ -321,11 +321,19 @@ def runs(
         str | None, typer.Option("--status", help="queued, running, succeeded, failed or cancelled")
     ] = None,
     preset: Annotated[str | None, typer.Option("--preset")] = None,
+    name: Annotated[str | None, typer.Option("--name", help="A substring of the name, any case.")] = None,
+    tag: Annotated[list[str] | None, typer.Option("--tag", help="Has this tag (repeat: all of them).")] = None,
+    param: Annotated[
+        list[str] | None, typer.Option("--param", help="PATH=VALUE, e.g. flows[0].variant=cubic (repeat: all).")
+    ] = None,
+    archived: Annotated[str, typer.Option("--archived", help="false, true (only them) or all.")] = "false",
     as_json: Annotated[bool, typer.Option("--json")] = False,
 ) -> None:
-    """Recent runs, newest first."""
+    """Recent runs, newest first; found by name, tags, parameters (docs/experiments.md)."""
     with state(ctx).client() as lab:
-        items = lab.runs(limit=limit, status=status, preset=preset)
+        items = lab.find_runs(
+            limit=limit, status=status, preset=preset, name=name, tags=tag or (), params=param, archived=_archived(archived)
+        )
     if as_json:
         print_json(items)
         return
@@ -338,10 +346,19 @@ def runs(
             r["created_at"][:19],
             r.get("core_wall_s"),
             r.get("error"),
+            " ".join(r.get("tags") or []),
         ]
         for r in items
     ]
-    out().print(table(["id", "status", "preset", "variants", "created (UTC)", "core s", "error"], rows, title="runs"))
+    columns = ["id", "status", "preset", "variants", "created (UTC)", "core s", "error", "tags"]
+    out().print(table(columns, rows, title="runs"))
+
+
+def _archived(value: str) -> bool | str:
+    """--archived false | true | all, as the SDK takes it."""
+    if value not in ("false", "true", "all"):
+        raise Usage(f"--archived is false, true or all, not {value!r}")
+    return value if value == "all" else value == "true"
 
 
 # ---- sweeps -------------------------------------------------------------------------------------
@@ -401,11 +418,20 @@ def sweeps(
     ctx: typer.Context,
     limit: Annotated[int, typer.Option("--limit", "-n", min=1, max=500)] = 20,
     preset: Annotated[str | None, typer.Option("--preset")] = None,
+    name: Annotated[str | None, typer.Option("--name", help="A substring of the name, any case.")] = None,
+    tag: Annotated[list[str] | None, typer.Option("--tag", help="Has this tag (repeat: all of them).")] = None,
+    param: Annotated[
+        list[str] | None, typer.Option("--param", help="PATH=VALUE one of its points has (repeat: all).")
+    ] = None,
+    archived: Annotated[str, typer.Option("--archived", help="false, true (only them) or all.")] = "false",
+    status: Annotated[str | None, typer.Option("--status", help="queued, running, done or cancelled")] = None,
     as_json: Annotated[bool, typer.Option("--json")] = False,
 ) -> None:
-    """Recent sweeps with their progress, newest first."""
+    """Recent sweeps with their progress, newest first; found by status, name, tags, parameters."""
     with state(ctx).client() as lab:
-        items = lab.sweeps(limit=limit, preset=preset)
+        items = lab.find_sweeps(
+            limit=limit, preset=preset, status=status, name=name, tags=tag or (), params=param, archived=_archived(archived)
+        )
     if as_json:
         print_json(items)
         return
@@ -425,9 +451,10 @@ def sweeps(
                 f"{done}/{p['total']}",
                 p["failed"],
                 s["created_at"][:19],
+                " ".join(s.get("tags") or []),
             ]
         )
-    columns = ["id", "name", "preset", "status", "axes", "points", "runs done", "failed", "created (UTC)"]
+    columns = ["id", "name", "preset", "status", "axes", "points", "runs done", "failed", "created (UTC)", "tags"]
     out().print(table(columns, rows, title="sweeps"))
 
 
@@ -679,11 +706,12 @@ cli_users.register(app)
 from tcplab_client import cli_schedules  # noqa: E402
 
 app.add_typer(cli_schedules.schedules_app, name="schedules")
-from tcplab_client import cli_compare, cli_open, cli_papers  # noqa: E402
+from tcplab_client import cli_compare, cli_experiments, cli_open, cli_papers  # noqa: E402
 
 cli_papers.register(app)
 cli_open.register(app)
 app.add_typer(cli_compare.compare_app, name="compare")
+cli_experiments.register(app)
 
 
 def main() -> None:

@@ -564,6 +564,134 @@ class Client:
                 time.sleep(delay)
             delay = min(delay * 1.5, max_poll)
 
+    # ---- experiments: tags, notes, search, archive, delete, two sweeps (docs/experiments.md) ----
+
+    def find_runs(
+        self,
+        *,
+        name: str | None = None,
+        tags: Iterable[str] = (),
+        params: Mapping[str, Any] | Iterable[str] | None = None,
+        preset: str | None = None,
+        status: str | None = None,
+        archived: bool | Literal["all"] = False,
+        mine: bool = False,
+        limit: int = 50,
+        offset: int = 0,
+    ) -> list[dict[str, Any]]:
+        """Runs by a substring of their name, all of `tags`, scenario parameters
+        (`{"flows[0].variant": "cubic", "duration_s": 20}`, or `["duration_s=20"]` as the
+        API reads them), preset and status, newest first; archived ones with `archived=True`
+        (only them) or `"all"`."""
+        query = self._search_query(name, tags, params, archived) | {"preset": preset, "status": status}
+        query |= {"mine": "true" if mine else None, "limit": limit, "offset": offset}
+        return self._json("GET", "/v1/runs", params=query)["items"]
+
+    def find_sweeps(
+        self,
+        *,
+        name: str | None = None,
+        tags: Iterable[str] = (),
+        params: Mapping[str, Any] | Iterable[str] | None = None,
+        preset: str | None = None,
+        status: str | None = None,
+        archived: bool | Literal["all"] = False,
+        mine: bool = False,
+        limit: int = 50,
+        offset: int = 0,
+    ) -> list[dict[str, Any]]:
+        """Sweeps as `find_runs` finds runs (`status`: queued, running, done or cancelled); a
+        parameter matches a sweep one of whose points has it."""
+        query = self._search_query(name, tags, params, archived) | {"preset": preset, "status": status}
+        query |= {"mine": "true" if mine else None, "limit": limit, "offset": offset}
+        return self._json("GET", "/v1/sweeps", params=query)["items"]
+
+    @staticmethod
+    def _search_query(
+        name: str | None, tags: Iterable[str], params: Mapping[str, Any] | Iterable[str] | None, archived: bool | str
+    ) -> dict[str, Any]:
+        """The query of a search: `param=PATH=VALUE` each, a value as JSON unless it is a
+        string that does not read as JSON (then as it is: `cubic`, not `"cubic"`)."""
+        import json
+
+        def value_text(value: Any) -> str:
+            if isinstance(value, str):
+                try:
+                    json.loads(value)
+                except ValueError:
+                    return value
+            return json.dumps(value)
+
+        return {
+            "name": name,
+            "tag": list(tags) or None,
+            "param": (
+                [f"{path}={value_text(v)}" for path, v in params.items()] if isinstance(params, Mapping) else list(params or [])
+            )
+            or None,
+            "archived": archived if isinstance(archived, str) else ("true" if archived else None),  # false: the default
+        }
+
+    def update_run(self, run_id: str, **changes: Any) -> dict[str, Any]:
+        """PATCH a run: `tags` (replace), `add_tags`, `remove_tags`, `note` (None clears it),
+        `archived`, `shared`. Owner or admin."""
+        return self._json("PATCH", f"/v1/runs/{run_id}", json=changes)
+
+    def update_sweep(self, sweep_id: str, **changes: Any) -> dict[str, Any]:
+        """PATCH a sweep, as `update_run`; archiving a sweep archives its runs."""
+        return self._json("PATCH", f"/v1/sweeps/{sweep_id}", json=changes)
+
+    def tag_run(self, run_id: str, *tags: str) -> list[str]:
+        """Adds tags to a run; its tags after."""
+        return self.update_run(run_id, add_tags=list(tags))["tags"]
+
+    def untag_run(self, run_id: str, *tags: str) -> list[str]:
+        return self.update_run(run_id, remove_tags=list(tags))["tags"]
+
+    def tag_sweep(self, sweep_id: str, *tags: str) -> list[str]:
+        return self.update_sweep(sweep_id, add_tags=list(tags))["tags"]
+
+    def untag_sweep(self, sweep_id: str, *tags: str) -> list[str]:
+        return self.update_sweep(sweep_id, remove_tags=list(tags))["tags"]
+
+    def note_run(self, run_id: str, note: str | None) -> dict[str, Any]:
+        return self.update_run(run_id, note=note)
+
+    def note_sweep(self, sweep_id: str, note: str | None) -> dict[str, Any]:
+        return self.update_sweep(sweep_id, note=note)
+
+    def archive_run(self, run_id: str, archived: bool = True) -> dict[str, Any]:
+        """Hides a finished run from the default lists (`archived=False` restores it)."""
+        return self.update_run(run_id, archived=archived)
+
+    def archive_sweep(self, sweep_id: str, archived: bool = True) -> dict[str, Any]:
+        """Hides a sweep and its runs from the default lists (`archived=False` restores them)."""
+        return self.update_sweep(sweep_id, archived=archived)
+
+    def delete_run(self, run_id: str) -> dict[str, Any]:
+        """Deletes a finished run and its result unless another run shares it; `{runs, results}`.
+        `Conflict` while it is queued or running, or when it belongs to a sweep."""
+        return self._json("DELETE", f"/v1/runs/{run_id}")
+
+    def delete_sweep(self, sweep_id: str) -> dict[str, Any]:
+        """Deletes a sweep with its runs, aggregates and unshared results; `{runs, results}`.
+        `Conflict` while runs are queued or running: `cancel_sweep` first."""
+        return self._json("DELETE", f"/v1/sweeps/{sweep_id}")
+
+    def compare_sweeps(
+        self,
+        a: str,
+        b: str,
+        *,
+        metric: str = "throughput_pkts_per_rtt",
+        flow: str | None = None,
+        format: TableFormat = "json",
+    ) -> Any:
+        """Two sweeps' summaries of `metric` aligned on their common axes and flow group:
+        `a_*`, `b_*` statistics, `difference` and `ratio` of the means per row. `format`:
+        json (the body, rows under "rows"), csv, parquet or frame (a DataFrame)."""
+        return self._table("/v1/sweeps/compare", {"a": a, "b": b, "metric": metric, "flow": flow}, format)
+
 
 def _query_value(value: Any) -> str:
     """Axis values as query text: numbers and strings as they are, lists as JSON."""
