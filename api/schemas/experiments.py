@@ -6,7 +6,7 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, ValidationInfo, field_validator
 
 from services.experiments import MAX_NOTE_LENGTH
 from services.experiments.service import Deleted, Edit
@@ -31,6 +31,14 @@ class Changes(BaseModel):
     archived: StrictBool | None = Field(
         default=None, description="hidden from the default lists (true) or restored (false); only once nothing is queued or running"
     )
+
+    @field_validator("shared", "tags", "archived", mode="before")
+    @classmethod
+    def _not_null(cls, value: Any, info: ValidationInfo) -> Any:
+        """A null here would silently change nothing: refused, naming the field."""
+        if value is None:
+            raise ValueError(f"`{info.field_name}` cannot be null: leave it out to keep it as it is")
+        return value
 
     def edit(self) -> Edit:
         return Edit(

@@ -42,7 +42,11 @@ def test_the_page_plots_both_sweeps_with_cis_on_their_common_axis_and_lists_the_
     api = server.get("/v1/sweeps/compare", params={"a": a, "b": b, "metric": "throughput_pkts_per_rtt"})
     by_m = {(r["flows[*].loss.m"], r["flow"]): r for r in api["rows"]}
     assert sides[("b", "imp")]["y"] == [by_m[(m, "imp")]["b_mean"] for m in (4, 8, 30)]
-    assert sides[("a", "sbs")]["error_y"]["array"][2] == pytest.approx(by_m[(8, "sbs")]["a_half_width"])
+    # The interval is asymmetric (a throughput's is on the log scale): the bars reach its ends.
+    eight = by_m[(8, "sbs")]
+    assert sides[("a", "sbs")]["error_y"]["array"][2] == pytest.approx(eight["a_ci_high"] - eight["a_mean"])
+    assert sides[("a", "sbs")]["error_y"]["arrayminus"][2] == pytest.approx(eight["a_mean"] - eight["a_ci_low"])
+    assert eight["a_ci_low"] > 0
     rows = tab.page.locator("#compare-table-el tbody tr")
     assert rows.count() == len(api["rows"]) == 8  # m = 1, 4, 8, 30 × two groups
     tab.screenshot("sweeps-compare")
