@@ -130,8 +130,8 @@ def test_two_sweeps_side_by_side_from_the_sdk_and_the_command_line(url: str, lab
     assert list(frame["flows[*].loss.m"]) == [2, 8] and frame["b_mean"].isna().tolist() == [True, False]
     body = lab.compare_sweeps(a["id"], b["id"], flow="sbs")
     assert body["rows"][1]["difference"] == pytest.approx(body["rows"][1]["b_mean"] - body["rows"][1]["a_mean"])
-    shown = tcplab("compare-sweeps", a["id"], b["id"], "--flow", "sbs")
+    shown = tcplab("compare", "sweeps", a["id"], b["id"], "--flow", "sbs")
     assert shown.exit_code == 0, shown.output
     assert f"a = a {session_seed}, b = b {session_seed}" in shown.stdout and "b / a" in shown.stdout
-    csv = tcplab("compare-sweeps", a["id"], b["id"], "-f", "csv")
+    csv = tcplab("compare", "sweeps", a["id"], b["id"], "-f", "csv")
     assert csv.stdout.splitlines()[0].startswith("flows[*].loss.m,flow,") and len(csv.stdout.splitlines()) == 1 + 4

@@ -711,7 +711,7 @@ from tcplab_client import cli_compare, cli_experiments, cli_open, cli_papers  # 
 cli_papers.register(app)
 cli_open.register(app)
 app.add_typer(cli_compare.compare_app, name="compare")
-cli_experiments.register(app)
+cli_experiments.register(app, cli_compare.compare_app)
 
 
 def main() -> None:

@@ -17,7 +17,7 @@ from tcplab_client.client import Client
 from tcplab_client.errors import NotFound
 
 compare_app = typer.Typer(
-    help="Model vs simulation, variant vs variant, a sweep vs the paper's numbers.", no_args_is_help=True
+    help="Model vs simulation, variant vs variant, a sweep vs the paper's numbers, two sweeps side by side.", no_args_is_help=True
 )
 
 Id = Annotated[str, typer.Argument(metavar="ID", help="A sweep id (every point) or a run id.")]

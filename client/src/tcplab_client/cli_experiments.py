@@ -1,5 +1,5 @@
 """Experiment management from the command line (docs/experiments.md): `tcplab tag`, `note`,
-`archive`, `delete` on a run or a sweep (found by its id), and `compare-sweeps`. The search
+`archive`, `delete` on a run or a sweep (found by its id), and `compare sweeps`. The search
 options of `tcplab runs` and `tcplab sweeps` (`--tag`, `--name`, `--preset`, `--param`,
 `--archived`) are in cli.py, beside those commands."""
 
@@ -165,8 +165,8 @@ def _name(sweep: dict[str, Any]) -> str:
     return sweep["name"] or sweep["id"][:8]
 
 
-def register(app: typer.Typer) -> None:
-    """Adds the commands to `tcplab`."""
+def register(app: typer.Typer, compare_app: typer.Typer) -> None:
+    """Adds the commands to `tcplab`, and `sweeps` to `tcplab compare` (beside models, ratios, paper)."""
     for command in (tag, note, archive, delete):
         app.command()(handled(command))
-    app.command("compare-sweeps")(handled(compare_sweeps))
+    compare_app.command("sweeps")(handled(compare_sweeps))
