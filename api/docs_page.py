@@ -17,7 +17,7 @@ from fastapi import APIRouter, Request
 from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.responses import FileResponse, HTMLResponse, Response
 
-from api.dashboard.pages import _gzipped, _version
+from api.dashboard.pages import file_version, gzipped_file
 
 SWAGGER_DIR = Path(str(resources.files("fastapi_swagger") / "resources"))
 ASSETS = {
@@ -34,7 +34,7 @@ router = APIRouter(include_in_schema=False)
 
 
 def asset_url(name: str) -> str:
-    return f"{ASSET_PREFIX}/{name}?v={_version(SWAGGER_DIR / name)}"
+    return f"{ASSET_PREFIX}/{name}?v={file_version(SWAGGER_DIR / name)}"
 
 
 @router.get("/docs", response_class=HTMLResponse)
@@ -59,5 +59,5 @@ def asset(name: str, request: Request) -> Response:
     path = SWAGGER_DIR / name
     headers = {"Cache-Control": "public, max-age=86400", "Vary": "Accept-Encoding"}
     if not name.endswith(".png") and "gzip" in request.headers.get("accept-encoding", ""):
-        return Response(_gzipped(path), media_type=media, headers={**headers, "Content-Encoding": "gzip"})
+        return Response(gzipped_file(path), media_type=media, headers={**headers, "Content-Encoding": "gzip"})
     return FileResponse(path, media_type=media, headers=headers)

@@ -58,14 +58,14 @@ DEFAULT_METRIC = "throughput_pkts_per_rtt"
 
 
 @cache
-def _version(path: Path) -> str:
+def file_version(path: Path) -> str:
     """A short content hash: the pages link `?v=` it, so a browser may cache for long."""
     return hashlib.sha256(path.read_bytes()).hexdigest()[:12]
 
 
 def static_url(name: str) -> str:
     path = PLOTLY_JS if name == "plotly.min.js" else STATIC_DIR / name
-    return f"/static/{name}?v={_version(path)}"
+    return f"/static/{name}?v={file_version(path)}"
 
 
 templates.env.globals["static_url"] = static_url
@@ -151,7 +151,7 @@ def _schedule_exists(session: Any, schedule_id: uuid.UUID | None, viewer: Identi
 
 
 @cache
-def _gzipped(path: Path) -> bytes:
+def gzipped_file(path: Path) -> bytes:
     return gzip.compress(path.read_bytes(), compresslevel=6, mtime=0)
 
 
@@ -176,7 +176,7 @@ def static(name: str, request: Request) -> Response:
     headers = {"Cache-Control": "public, max-age=86400", "Vary": "Accept-Encoding"}
     if "gzip" in request.headers.get("accept-encoding", ""):
         return Response(
-            _gzipped(path), media_type=media, headers={**headers, "Content-Encoding": "gzip"}
+            gzipped_file(path), media_type=media, headers={**headers, "Content-Encoding": "gzip"}
         )
     return FileResponse(path, media_type=media, headers=headers)
 
@@ -200,7 +200,7 @@ class Login(BaseModel):
 MAX_NEXT_CHARS = 2000
 
 
-def _safe_next(target: str | None) -> str:
+def safe_next(target: str | None) -> str:
     """Only a path on this server, never another site: no open redirect.
 
     A browser reads `//other.host`, `/\\other.host` and `\\\\other.host` as another host, and drops
@@ -220,7 +220,7 @@ def _safe_next(target: str | None) -> str:
 
 @router.get("/login", response_class=HTMLResponse)
 def login_page(request: Request, next: str | None = None) -> HTMLResponse:
-    return _page(request, "login.html", "Sign in", {"next": _safe_next(next)})
+    return _page(request, "login.html", "Sign in", {"next": safe_next(next)})
 
 
 @router.post("/login")
@@ -228,7 +228,7 @@ def login(body: Login, request: Request, session: SessionDep, settings: Settings
     """Checks the token (401 if it is not valid) and keeps it as an HttpOnly, SameSite=Strict
     cookie: the pages' scripts never read it, and other sites cannot make a browser send it."""
     viewer = users.authenticate(session, body.token, settings)
-    response = JSONResponse({"user": viewer.name, "next": _safe_next(body.next)})
+    response = JSONResponse({"user": viewer.name, "next": safe_next(body.next)})
     set_login_cookie(response, body.token, request)
     return response
 

@@ -20,7 +20,7 @@ from fastapi.responses import HTMLResponse
 from pydantic import BaseModel, ConfigDict, Field
 
 from api.auth import CurrentUser, identify, set_login_cookie, token_of
-from api.dashboard.pages import MAX_NEXT_CHARS, _safe_next
+from api.dashboard.pages import MAX_NEXT_CHARS, safe_next
 from api.limits import JsonBodyRoute
 from services.errors import InvalidInputError, NotAuthenticatedError
 from services.users.sign_in import SignInUnavailable, create_sign_in_link, redeem_sign_in_link
@@ -54,7 +54,7 @@ class SignInLinkOut(BaseModel):
 def create_link(body: SignInLinkRequest, request: Request, viewer: CurrentUser) -> Any:
     """A link that signs a browser in as the caller once, within a minute, and opens `path`
     (`tcplab open`). 422 for a path that is not this server's."""
-    if _safe_next(body.path) != body.path:
+    if safe_next(body.path) != body.path:
         raise InvalidInputError(
             "must be a path of this server: one leading '/', no backslash or control character "
             "(not another host, not '//host')",
@@ -107,7 +107,7 @@ async def open_link(code: str, request: Request) -> HTMLResponse:
         viewer = await identify(request, token)
     except NotAuthenticatedError:
         return gone
-    target = _safe_next(path)
+    target = safe_next(path)
     response = _page(
         "Signing in",
         f'Signed in as {html.escape(viewer.name)}: <a href="{html.escape(target)}">continue</a>.',

@@ -24,9 +24,9 @@ WINDOW_S = 60
 
 
 @lru_cache(maxsize=4)
-def _client(redis_url: str) -> redis.Redis:
-    # One pooled client per URL for the process: a connection per request would cost more
-    # than the count itself.
+def pooled_client(redis_url: str) -> redis.Redis:
+    """One pooled client per URL for the process (rate counts, sign-in links): a connection
+    per request would cost more than the count itself."""
     return redis_client(redis_url, timeout_s=0.5)
 
 
@@ -39,7 +39,7 @@ def check_submission_rate(redis_url: str | None, viewer: Identity, *, now: float
     window = int(now // WINDOW_S)
     key = f"tcplab:submissions:{viewer.id}:{window}"
     try:
-        pipe = _client(redis_url).pipeline()
+        pipe = pooled_client(redis_url).pipeline()
         pipe.incr(key)
         pipe.expire(key, 2 * WINDOW_S)
         count = int(pipe.execute()[0])

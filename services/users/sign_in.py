@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import redis
 
-from services.users.rate import _client
+from services.users.rate import pooled_client
 
 LINK_TTL_S = 60
 KEY_PREFIX = "tcplab:sign-in:"
@@ -64,7 +64,7 @@ def create_sign_in_link(redis_url: str | None, token: str, path: str, *, ttl_s: 
     code = secrets.token_urlsafe(32)
     record = json.dumps({"path": path, "token": _seal(code, token)})
     try:
-        _client(redis_url).set(_key(code), record, ex=ttl_s, nx=True)
+        pooled_client(redis_url).set(_key(code), record, ex=ttl_s, nx=True)
     except redis.RedisError as exc:
         raise SignInUnavailable(f"sign-in links need Redis, which did not answer: {exc}") from None
     return SignInLink(code=code, path=path, expires_in_s=ttl_s)
@@ -76,7 +76,7 @@ def redeem_sign_in_link(redis_url: str | None, code: str) -> tuple[str, str] | N
     if redis_url is None or not code or len(code) > 100:
         return None
     try:
-        pipe = _client(redis_url).pipeline(transaction=True)
+        pipe = pooled_client(redis_url).pipeline(transaction=True)
         pipe.get(_key(code))
         pipe.delete(_key(code))
         record, _ = pipe.execute()

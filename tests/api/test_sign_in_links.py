@@ -10,7 +10,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from api.auth import TOKEN_COOKIE
-from services.users.rate import _client
+from services.users.rate import pooled_client
 from services.users.sign_in import _key, create_sign_in_link
 from tests.conftest import ADMIN_TOKEN
 from tests.support import make_user, user_client, wait_for
@@ -48,7 +48,7 @@ def test_a_link_signs_in_once_as_its_maker_and_moves_on_to_its_page(client: Any,
 
 
 def test_a_link_lives_a_minute_in_redis_and_an_expired_one_signs_nobody_in(app: Any, client: Any, anonymous_client: Any) -> None:
-    redis = _client(app.state.redis_url)
+    redis = pooled_client(app.state.redis_url)
     code = _mint(client)["link_path"].removeprefix("/sign-in/")
     assert 0 < redis.ttl(_key(code)) <= 60
     assert ADMIN_TOKEN.encode() not in redis.get(_key(code))  # sealed: useless without the link
