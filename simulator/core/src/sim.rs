@@ -12,7 +12,7 @@ use crate::metrics::{
     flow_result, jain_index, link_result, unfairness_percent, FlowCounters, FlowInputs, FlowTrace, Fairness,
     LinkTrace, LossEventTracker, RunResult, Stats, Traces, CORE_VERSION,
 };
-use crate::net::{self, Admission, Link, LinkCounters, LinkId, Routes};
+use crate::net::{self, Admission, Link, LinkId, Routes};
 use crate::packet::{Packet, PacketKind};
 use crate::plan;
 use crate::rng::{SimRng, StreamId};
@@ -305,7 +305,7 @@ impl Simulation {
             }
         }
         for l in &mut self.links {
-            l.counters = LinkCounters::default();
+            l.open_window();
         }
         self.window_open = true;
     }
@@ -347,7 +347,7 @@ impl Simulation {
             .iter()
             .map(|l| {
                 let (from, to) = (spelled(&self.nodes[l.from as usize], &self.flows), spelled(&self.nodes[l.to as usize], &self.flows));
-                link_result(&spelled(&l.name, &self.flows), &from, &to, l.rate_bps, &l.counters, window)
+                link_result(&spelled(&l.name, &self.flows), &from, &to, l.rate_bps, &l.counters, l.queue_delays(), window)
             })
             .collect();
         let goodputs: Vec<f64> = flows.iter().map(|f| f.goodput_bps).collect();

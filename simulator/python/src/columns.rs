@@ -264,6 +264,9 @@ pub(crate) fn result(py: Python<'_>, result: RunResult) -> PyResult<Bound<'_, Py
                 queue_drops,
                 loss_drops,
                 mean_queue_pkts,
+                mean_queue_delay_s,
+                p95_queue_delay_s,
+                p99_queue_delay_s,
             }
         ))?;
     }
