@@ -9,7 +9,15 @@ docs/sweeps.md describes the format and the statistics.
 """
 
 from services.sweeps.grid import flow_groups, grid_points, plan_point, point_scenario, replication_seed
-from services.sweeps.observations import Observation, observations, run_observations, summary_rows, sweep_summary_rows
+from services.sweeps.observations import (
+    Observation,
+    level_observations,
+    observations,
+    run_level_observations,
+    run_observations,
+    summary_rows,
+    sweep_summary_rows,
+)
 from services.sweeps.service import (
     Created,
     Progress,
@@ -27,10 +35,13 @@ from services.sweeps.service import (
     status_of,
     stop_reasons,
 )
-from services.sweeps.spec import NUMERIC_METRICS, Axis, AxisRange, StoppingRule, SweepExtension, SweepSpec
+from services.sweeps.spec import LINK_METRICS, NUMERIC_METRICS, RUN_METRICS, SUMMARY_METRICS, Axis, AxisRange, StoppingRule, SweepExtension, SweepSpec
 
 __all__ = [
+    "LINK_METRICS",
     "NUMERIC_METRICS",
+    "RUN_METRICS",
+    "SUMMARY_METRICS",
     "Axis",
     "AxisRange",
     "Created",
@@ -47,6 +58,7 @@ __all__ = [
     "flow_groups",
     "get_sweep",
     "grid_points",
+    "level_observations",
     "list_sweeps",
     "observations",
     "plan_point",
@@ -54,6 +66,7 @@ __all__ = [
     "points_with_progress",
     "progress_of",
     "replication_seed",
+    "run_level_observations",
     "run_observations",
     "runs_of",
     "set_shared",
