@@ -153,7 +153,7 @@ def summary(
         if key is not None:
             SUMMARY_BODIES.put(key, text)
         return Response(text, media_type="application/json")
-    first = ["point", *(a["path"] for a in axes), "level", "flow", "variant", "metric"]
+    first = ["point", *(a["path"] for a in axes), "flow", "variant", "metric", "level"]
     return table_response(rows, fmt, f"sweep-{sweep_id}-summary", body=body, first_columns=first)
 
 

@@ -221,10 +221,10 @@ def sweep_summary_rows(
                 {
                     "point": cell.point,
                     **values,
-                    "level": cell.level,
                     "flow": cell.flow,
                     "variant": cell.variant,
                     "metric": metric,
+                    "level": cell.level,
                     "replications": cell.observations,
                     "count": s.count,
                     # ±inf (absurd values) as null, as a JSON, CSV or Parquet table writes it.
@@ -287,10 +287,10 @@ def summary_rows(
                 {
                     "point": point,
                     **first.values,
-                    "level": level,
                     "flow": group,
                     "variant": first.variant,
                     "metric": metric,
+                    "level": level,
                     "replications": len(members),
                     **s.as_dict(),
                 }

@@ -678,6 +678,9 @@ cli_users.register(app)
 from tcplab_client import cli_schedules  # noqa: E402
 
 app.add_typer(cli_schedules.schedules_app, name="schedules")
+from tcplab_client import cli_tables  # noqa: E402
+
+cli_tables.register(app)
 
 
 def main() -> None:
