@@ -274,11 +274,11 @@ def summary_rows(
     cells: dict[tuple[int, str, str], list[Observation]] = {}
     for o in obs:
         if flow is None or o.flow == flow:
-            cells.setdefault((o.point, o.type, o.flow), []).append(o)
+            # Keyed by level too: a flow group and a link may share a name.
+            cells.setdefault((o.point, LEVEL_OF_TYPE.get(o.type, "flow"), o.flow), []).append(o)
     rows = []
-    for (point, _, group), members in cells.items():
+    for (point, level, group), members in cells.items():
         first = members[0]
-        level = LEVEL_OF_TYPE.get(first.type, "flow")
         for metric in metrics:
             if level_of(metric) != level:
                 continue

@@ -140,3 +140,19 @@ def test_the_tidy_table_has_a_row_per_run_and_flow_group_link_or_run_in_every_fo
     bottleneck = frame[frame["name"] == "bottleneck"]
     # Pantheon's scatter per variant straight from the bottleneck's rows.
     assert set(bottleneck["variant"]) == {"newreno-sbs", "cubic"} and (bottleneck["p95_queue_delay_s"] > 0).all()
+
+
+def test_a_runs_throughput_and_one_way_delay_traces_come_back_as_trace_table_columns(client, celery_worker_process):
+    from tests.e2e.test_runs import finished
+
+    scenario = {**VARIANT_SWEEP["scenario"], "seed": 5, "outputs": {"trace_interval_s": 0.5, "trace": ["cwnd", "throughput", "delay"]}}
+    run = client.post("/v1/runs", json={"scenario": scenario}).json()
+    assert finished(client, run["id"], timeout_s=120)["status"] == "succeeded"
+    r = client.get(f"/v1/runs/{run['id']}/traces", params={"series": ["near.throughput_bps", "far.delay_s"]})
+    assert r.status_code == 200, r.text
+    rows = r.json()["rows"]
+    assert len(rows) == 13 and list(rows[0]) == ["time_s", "near.throughput_bps", "far.delay_s"]
+    assert rows[0]["near.throughput_bps"] == 0 and rows[0]["far.delay_s"] is None
+    # far's one-way propagation is 40 ms; the queue adds at most 33 ms.
+    assert all(0.04 <= row["far.delay_s"] <= 0.08 for row in rows[3:])
+    assert all(0 < row["near.throughput_bps"] <= 10.1e6 for row in rows[3:])

@@ -134,6 +134,15 @@ pub struct FlowTrace {
     /// Infinite (no threshold yet) is written as null.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ssthresh: Option<Vec<Option<f64>>>,
+    /// Bits of the flow's data segments (datagrams) that reached its receiver in the interval
+    /// ending at the sample, per second: the delivery rate Pantheon plots (headers,
+    /// retransmissions and duplicates included; 0 at time 0).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub throughput_bps: Option<Vec<f64>>,
+    /// Mean one-way delay (the sender's transmission to the arrival at the receiver:
+    /// propagation, transmission and queueing) of those segments; null when none arrived.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub delay_s: Option<Vec<Option<f64>>>,
 }
 
 #[derive(Clone, Debug, Serialize, PartialEq)]
