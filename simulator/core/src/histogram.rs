@@ -9,10 +9,9 @@
 //!
 //! Memory is bounded by those 3,776 counts (30 KB) and in practice far smaller: the counts are
 //! kept sparse (a sorted list of the buckets seen) until 64 buckets are in use, and only then
-//! as one dense run from the lowest to the highest bucket seen. A dumbbell's access links see a
-//! handful of distinct delays (whole transmission times of a sender's bursts), so issue 13's
-//! memory budget of 2 KB per flow is kept; a bottleneck spanning 1 µs to 1 s holds ~1,300
-//! counts (10 KB).
+//! as one dense run from the lowest to the highest bucket seen; a bottleneck spanning 1 µs to
+//! 1 s holds ~1,300 counts (10 KB). A link allocates one only once a packet waits, and a
+//! dumbbell flow's own access links keep none (`net::link`: issue 13's 2 KB per flow).
 
 /// Sub-buckets per power of two: 2^SUB_BITS.
 const SUB_BITS: u32 = 6;
