@@ -89,17 +89,23 @@ def _cell(value: Any) -> Any:
     return value
 
 
+_INT64_MAX = (1 << 63) - 1
+
+
 def _parquet_bytes(rows: Sequence[Mapping[str, Any]], columns: list[str]) -> bytes:
     data = {name: [_cell(row.get(name)) for row in rows] for name in columns}
     arrays = {}
     for name, values in data.items():
         kinds = {type(v) for v in values if v is not None}
         # A column of ints and floats (an axis of 1, 2.5) is a float column, not an error.
+        kind = None
         if kinds and kinds <= {int, float} and float in kinds:
             values = [None if v is None else float(v) for v in values]
         elif len(kinds) > 1:
             values = [None if v is None else str(v) for v in values]
-        arrays[name] = pa.array(values)
+        elif kinds == {int} and max(v for v in values if v is not None) > _INT64_MAX:
+            kind = pa.uint64()  # a u64 (a seed) past int64: pyarrow would refuse to infer it
+        arrays[name] = pa.array(values, type=kind)
     buffer = io.BytesIO()
     pq.write_table(pa.table(arrays) if arrays else pa.table({}), buffer)
     return buffer.getvalue()

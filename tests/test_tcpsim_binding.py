@@ -452,7 +452,7 @@ MIXED = {
         {"name": "clean", "variant": "cubic", "rtt_ms": 60, "start_s": 1.5},
         {"name": "cbr", "type": "udp", "rtt_ms": 30, "app": {"type": "cbr", "rate_mbps": 2, "packet_bytes": 500}},
     ],
-    "outputs": {"trace_interval_s": 0.005},
+    "outputs": {"trace_interval_s": 0.005, "trace": ["cwnd", "ssthresh", "queue", "throughput", "delay"]},
 }
 
 
@@ -510,6 +510,7 @@ def test_to_records_reproduces_the_json_result_exactly_with_a_udp_flow_and_null_
     # The scenario holds nulls both in the table and in the traces, which must map to NaN.
     assert any(v is None for f in records["flows"] for v in f.values())
     assert any(v is None for f in records["traces"]["flows"] for v in f.get("ssthresh", []))
+    assert any(v is None for f in records["traces"]["flows"] for v in f["delay_s"])  # nothing arrived yet
     back = tcpsim.to_records(columns)
     assert _bits(_without_stats(back)) == _bits(_without_stats(records))
     # The stats are measured anew each run; their keys and types are the same.
@@ -524,7 +525,7 @@ def test_trace_series_are_numpy_arrays_nan_where_the_records_have_none():
     assert [f["name"] for f in traces["flows"]] == [f["name"] for f in records["traces"]["flows"]]
     for got, want in zip(traces["flows"], records["traces"]["flows"], strict=True):
         assert list(got) == list(want)  # the same series, in the same order
-        for series in ("cwnd", "ssthresh"):
+        for series in ("cwnd", "ssthresh", "throughput_bps", "delay_s"):
             assert got[series].dtype == np.float64 and len(got[series]) == len(want[series])
             assert np.isnan(got[series]).tolist() == [v is None for v in want[series]]
             assert [None if v != v else v for v in got[series].tolist()] == want[series]

@@ -105,7 +105,7 @@ def compare_ratios(
     run_id: RunId = None,
     sweep_id: SweepId = None,
     metric: Annotated[
-        str, Query(max_length=100, description="A per-flow metric (`throughput_pkts_per_rtt`, `goodput_bps`, `timeouts`, …).")
+        str, Query(max_length=100, description="A metric per flow group (`throughput_pkts_per_rtt`, `goodput_bps`, …), per link (`utilization`, `p95_queue_delay_s`, …: flow_a, flow_b or flow name links) or per run (`jain`, `uf_percent`: flow `run`).")
     ] = "throughput_pkts_per_rtt",
     flow_a: Annotated[str | None, Query(max_length=200, description="Flow group a (e.g. `sbs`), with flow_b.")] = None,
     flow_b: Annotated[str | None, Query(max_length=200, description="Flow group b (e.g. `imp`), compared with a.")] = None,

@@ -25,8 +25,10 @@ from services.errors import InvalidInputError
 from services.experiments import SweepStatus
 from services.experiments import service as experiments
 from services.stats import DEFAULT_CONFIDENCE
-from services.sweeps import NUMERIC_METRICS, Created, SweepExtension, SweepSpec, aggregates
+from services.sweeps import NUMERIC_METRICS, SUMMARY_METRICS, Created, SweepExtension, SweepSpec, aggregates
+from services.sweeps.spec import unknown_metric_message
 from services.sweeps.observations import points_json
+from services.sweeps.table import sweep_table
 from worker.tasks import enqueue
 
 router = APIRouter(prefix="/v1/sweeps", tags=["sweeps"], route_class=SweepBodyRoute)
@@ -154,23 +156,25 @@ def summary(
     sweep_id: uuid.UUID,
     session: SessionDep,
     viewer: CurrentUser,
-    metric: Annotated[list[str] | None, Query(description="per-flow metrics (all when absent)")] = None,
-    flow: Annotated[str | None, Query(description="one flow group (all when absent)")] = None,
+    metric: Annotated[
+        list[str] | None,
+        Query(description="metrics per flow group, per link (utilization, p95_queue_delay_s, …) or per run "
+        "(jain, uf_percent); every per-flow metric when absent"),
+    ] = None,
+    flow: Annotated[str | None, Query(description="one flow group, link, or `run` (all when absent)")] = None,
     fmt: TableFormat = FORMAT_QUERY,
 ) -> Response:
-    """Per grid point, flow group and metric over the succeeded replications: count, mean,
-    sample standard deviation and the 95 % confidence interval (`ci_low`, `ci_high`,
-    `half_width` = half their distance), Student-t on the scale where the metric is unbounded
-    (`interval`: `log` for metrics never negative, `logit` for rates in [0, 1]), so it never
-    leaves the metric's range; the axis values are columns named by their paths. With a
+    """Per grid point, flow group (or link, or the run: `level`) and metric over the succeeded
+    replications: count, mean, sample standard deviation and the 95 % confidence interval
+    (`ci_low`, `ci_high`, `half_width` = half their distance), Student-t on the scale where the
+    metric is unbounded (`interval`: `log` for metrics never negative, `logit` for fractions),
+    so it never leaves the metric's range; the axis values are columns named by their paths. With a
     stopping rule, `stop_reason` says why it stopped at the point (null: not stopped), e.g.
     "target met" or "capped: quota". JSON, CSV or Parquet (`format`)."""
     metrics = metric or list(NUMERIC_METRICS)
     for i, name in enumerate(metrics):
-        if name not in NUMERIC_METRICS:
-            raise InvalidInputError(
-                f"unknown metric {name!r}; one of {', '.join(NUMERIC_METRICS)}", path=f"$.metric[{i}]", kind="unknown_metric"
-            )
+        if name not in SUMMARY_METRICS:
+            raise InvalidInputError(unknown_metric_message(name), path=f"$.metric[{i}]", kind="unknown_metric")
     sweep = sweeps.get_sweep(session, sweep_id, viewer)
     reasons = sweeps.stop_reasons(session, sweep)
     axes = [{"path": a["path"], "values": a["values"]} for a in sweep.spec["axes"]]
@@ -194,7 +198,7 @@ def summary(
         if key is not None:
             SUMMARY_BODIES.put(key, text)
         return Response(text, media_type="application/json")
-    first = ["point", *(a["path"] for a in axes), "flow", "variant", "metric"]
+    first = ["point", *(a["path"] for a in axes), "flow", "variant", "metric", "level"]
     return table_response(rows, fmt, f"sweep-{sweep_id}-summary", body=body, first_columns=first)
 
 
@@ -217,3 +221,23 @@ def extend_sweep(
     sweep, created = sweeps.extend(session, sweep_id, body, viewer, max_queued=settings.max_queued_runs)
     _enqueue_after_commit(session, created)
     return _out(session, sweep, created)
+
+
+# ---- the tidy table (issue 15) ------------------------------------------------------------------
+
+
+@router.get("/{sweep_id}/table", response_class=Response)
+def table(sweep_id: uuid.UUID, session: SessionDep, viewer: CurrentUser, fmt: TableFormat = FORMAT_QUERY) -> Response:
+    """The sweep as one tidy table: a row per succeeded run × (flow group | shared link | the
+    run), with `run_id`, `point`, `replication`, `seed`, `level` (flow, link, run), `name`,
+    `type`, `variant`, `app`, the axis values under plain names (`loss_m` for
+    `flows[*].loss.m`; the JSON body's `axes` maps them) and every metric (null where it is
+    another level's). JSON, CSV or Parquet (`format`)."""
+    sweep = sweeps.get_sweep(session, sweep_id, viewer)
+    axes = [{"path": a["path"], "values": a["values"]} for a in sweep.spec["axes"]]
+    rows, meta = sweep_table(session, sweep_id, axes)
+    body = {"sweep_id": str(sweep_id), "preset": sweep.preset, "combine": sweep.spec.get("combine", "product"), **meta}
+    if fmt == TableFormat.json:
+        return table_response(rows, fmt, f"sweep-{sweep_id}-table", body=body)
+    # Every column, even one no row has (an empty sweep still names its columns).
+    return table_response(rows, fmt, f"sweep-{sweep_id}-table", first_columns=meta["columns"])

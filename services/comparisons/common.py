@@ -14,7 +14,8 @@ from collections.abc import Hashable, Mapping, Sequence
 from typing import Any
 
 from services.errors import InvalidInputError
-from services.sweeps import NUMERIC_METRICS, Observation
+from services.sweeps import Observation
+from services.sweeps.spec import SUMMARY_METRICS, unknown_metric_message
 # One identity for axis values everywhere: the sweeps' own (re-exported for the comparisons).
 from services.sweeps.spec import point_key, value_key  # noqa: F401
 
@@ -22,8 +23,9 @@ ObservationLike = Observation
 """What a comparison reads (the tests build them by hand)."""
 
 
-# The numeric per-flow metrics a comparison can be asked about: those a sweep summarises.
-METRICS: tuple[str, ...] = NUMERIC_METRICS
+# The metrics a comparison can be asked about: those a sweep summarises, per flow group, per
+# link (a link is compared under its name, as a flow group is) and per run (under "run").
+METRICS: tuple[str, ...] = SUMMARY_METRICS
 
 # Metrics where less is better (everything else — throughput, goodput, packets, downloads — is
 # better when higher). A verdict "a_better" follows this direction.
@@ -41,15 +43,21 @@ LOWER_IS_BETTER: frozenset[str] = frozenset(
         "mean_rtt_s",
         "mean_rto_s",
         "download_time_s",
+        "link_drops",
+        "queue_drops",
+        "loss_drops",
+        "mean_queue_pkts",
+        "mean_queue_delay_s",
+        "p95_queue_delay_s",
+        "p99_queue_delay_s",
+        "uf_percent",
     }
 )
 
 
 def check_metric(metric: str, path: str = "$.metric") -> str:
     if metric not in METRICS:
-        raise InvalidInputError(
-            f"unknown metric {metric!r}; the per-flow metrics are: {', '.join(METRICS)}", path=path, kind="unknown_metric"
-        )
+        raise InvalidInputError(unknown_metric_message(metric), path=path, kind="unknown_metric")
     return metric
 
 

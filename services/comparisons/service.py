@@ -53,6 +53,22 @@ class Source:
             self._observations = list(sweeps.observations(self.session, self.sweep_id))
         return self._observations
 
+    _level_observations: list[ObservationLike] | None = field(default=None, repr=False, compare=False)
+
+    def observations_for(self, metric: str) -> list[ObservationLike]:
+        """The observations a comparison of `metric` reads: the flow groups', or for a link
+        metric the links', for a run metric the runs' (`services.sweeps.level_observations`)."""
+        from services import sweeps
+        from services.sweeps.spec import level_of
+
+        level = level_of(metric)
+        if level == "flow":
+            return self.observations
+        if self._level_observations is None:  # a sweep's, read when first asked for (a run's come with it)
+            assert self.session is not None and self.sweep_id is not None
+            self._level_observations = list(sweeps.level_observations(self.session, self.sweep_id))
+        return [o for o in self._level_observations if o.type == level]
+
     def aggregates_version(self) -> Any:
         """A sweep's aggregates' version (`aggregates.Version`), read once; None for a run."""
         if self._version is None and self._observations is None and self.session is not None and self.sweep_id is not None:
@@ -122,7 +138,9 @@ def load(
 
         run = get_run(session, run_id, viewer)
         obs = sweeps.run_observations(session, run)
-        return Source(list(obs), run_id=run_id, preset=run.preset, replications=1)
+        source = Source(list(obs), run_id=run_id, preset=run.preset, replications=1)
+        source._level_observations = list(sweeps.run_level_observations(session, run))
+        return source
     assert sweep_id is not None
     sweep = sweeps.get_sweep(session, sweep_id, viewer)
     spec = dict(sweep.spec or {})
@@ -192,6 +210,7 @@ def compare_ratios(
     """Flow group vs flow group (``flow_a``, ``flow_b``) or axis value vs axis value (``axis``,
     ``baseline``, ``other``, optionally one ``flow``): exactly one of the two forms."""
     check_metric(metric)
+    observed = source.observations_for(metric)
     by_flows = flow_a is not None or flow_b is not None
     by_axis = axis is not None or baseline is not None or other is not None
     if by_flows and by_axis:
@@ -214,7 +233,7 @@ def compare_ratios(
         if flow is not None:
             raise InvalidInputError("flow applies to an axis comparison; use flow_a and flow_b", path="$.flow", kind="unexpected")
         assert flow_a is not None and flow_b is not None
-        rows = ratio_cmp.flow_ratios(source.observations, metric=metric, flow_a=flow_a, flow_b=flow_b, axes=source.axes)
+        rows = ratio_cmp.flow_ratios(observed, metric=metric, flow_a=flow_a, flow_b=flow_b, axes=source.axes)
         compared = {"a": {"flow": flow_a}, "b": {"flow": flow_b}}
     else:
         for name, value in (("axis", axis), ("baseline", baseline), ("other", other)):
@@ -222,11 +241,11 @@ def compare_ratios(
                 raise InvalidInputError(f"{name} is required for an axis comparison", path=f"$.{name}", kind="missing")
         assert axis is not None and baseline is not None and other is not None
         rows = ratio_cmp.axis_ratios(
-            source.observations, metric=metric, axis=axis, baseline=baseline, other=other, flow=flow, axes=source.axes
+            observed, metric=metric, axis=axis, baseline=baseline, other=other, flow=flow, axes=source.axes
         )
         compared = {"a": {"axis": axis, "value": baseline}, "b": {"axis": axis, "value": other}, "flow": flow}
     walked, found = ratio_cmp.ratio_context(
-        source.observations, rows, axis=axis if by_axis else None, along=along, axes=source.axes
+        observed, rows, axis=axis if by_axis else None, along=along, axes=source.axes
     )
     context = {
         **source.context(),

@@ -130,7 +130,7 @@ SackRecovery = Literal["rfc6675", "ns2_sack1"]
 FackRecovery = Literal["mathis", "ns2_fack"]
 EventSpacing = Literal["random", "periodic"]
 TcpProfile = Literal["ns2", "ns3", "linux", "opnet"]
-TraceKind = Literal["cwnd", "ssthresh", "queue"]
+TraceKind = Literal["cwnd", "ssthresh", "queue", "throughput", "delay"]
 
 VARIANTS: tuple[str, ...] = get_args(Variant)
 FLOW_TYPES: tuple[str, ...] = get_args(FlowType)

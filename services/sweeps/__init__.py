@@ -9,7 +9,15 @@ docs/sweeps.md describes the format and the statistics.
 """
 
 from services.sweeps.grid import flow_groups, grid_points, plan_point, point_scenario, replication_seed
-from services.sweeps.observations import Observation, observations, run_observations, summary_rows, sweep_summary_rows
+from services.sweeps.observations import (
+    Observation,
+    level_observations,
+    observations,
+    run_level_observations,
+    run_observations,
+    summary_rows,
+    sweep_summary_rows,
+)
 from services.sweeps.service import (
     Created,
     Progress,
@@ -28,10 +36,13 @@ from services.sweeps.service import (
     stop_reasons,
     stopping_outcome,
 )
-from services.sweeps.spec import NUMERIC_METRICS, Axis, AxisRange, StoppingRule, SweepExtension, SweepSpec
+from services.sweeps.spec import LINK_METRICS, NUMERIC_METRICS, RUN_METRICS, SUMMARY_METRICS, Axis, AxisRange, StoppingRule, SweepExtension, SweepSpec
 
 __all__ = [
+    "LINK_METRICS",
     "NUMERIC_METRICS",
+    "RUN_METRICS",
+    "SUMMARY_METRICS",
     "Axis",
     "AxisRange",
     "Created",
@@ -48,6 +59,7 @@ __all__ = [
     "flow_groups",
     "get_sweep",
     "grid_points",
+    "level_observations",
     "list_sweeps",
     "observations",
     "plan_point",
@@ -55,6 +67,7 @@ __all__ = [
     "points_with_progress",
     "progress_of",
     "replication_seed",
+    "run_level_observations",
     "run_observations",
     "runs_of",
     "set_shared",

@@ -18,6 +18,12 @@ meanwhile, moves nothing and must add nothing): `services.runs.service.complete`
 batched sibling), and `services.sweeps.service._store` for runs answered from the cache when
 they are created. Cancelled and failed runs never count.
 
+Link and run metrics (`LINK_METRICS`, `RUN_METRICS`) are summed the same way, under the
+link's name or "run" where a flow metric has its group's name, with `type` "link" or "run"
+(observations.py's `level_observations`); their metric names are their own, so their keys
+never meet a flow group's. Runs counted before they were (sweeps older than these metrics)
+have none: `levels_complete` says so and the summary then reads them from the results.
+
 What sums cannot give: medians, percentiles, and anything paired by replication (the ratio
 comparisons, the paper comparison's paired verdicts) — those still read observations.
 """
@@ -39,7 +45,8 @@ from sqlalchemy.orm import Session
 from services.db.models import FLOW_METRICS, FlowResult, Run, RunStatus, SweepAggregate, SweepPoint
 from services.runs import repository as runs_repo
 from services.stats import Summary, summary_of_moments
-from services.sweeps.spec import NUMERIC_METRICS, metric_bounds
+from services.sweeps import repository as repo
+from services.sweeps.spec import NUMERIC_METRICS, RUN_GROUP, RUN_METRICS, level_of, metric_bounds
 
 EXACT = decimal.Context(
     prec=decimal.MAX_PREC,
@@ -128,7 +135,7 @@ def stored(session: Session, sweep_id: uuid.UUID) -> dict[Key, Sums]:
 def _sums(session: Session, conditions: list[Any]) -> dict[Key, Sums]:
     """The observations of the succeeded sweep runs matching `conditions`, summed per key."""
     # Imported here: observations.py reads this module's cells.
-    from services.sweeps.observations import _group_observations
+    from services.sweeps.observations import _group_observations, _level_observations
 
     columns = [getattr(FlowResult, m) for m in FLOW_METRICS]
     rows = session.execute(
@@ -139,6 +146,9 @@ def _sums(session: Session, conditions: list[Any]) -> dict[Key, Sums]:
     by_sweep: dict[uuid.UUID, list[Any]] = defaultdict(list)
     for r in rows:
         by_sweep[r[0]].append((r[1] or 0, r[2] or 0, r[3], r[4], r[5], dict(zip(FLOW_METRICS, r[6:], strict=True))))
+    level_rows: dict[uuid.UUID, list[repo.LevelRow]] = defaultdict(list)
+    for level_row in repo.level_rows(session, [*conditions, Run.sweep_id.is_not(None)]):
+        level_rows[level_row[0]].append(level_row)  # type: ignore[index]
     out: dict[Key, Sums] = {}
     for sweep_id, flow_rows in by_sweep.items():
         points = {p for p, *_ in flow_rows}
@@ -163,13 +173,30 @@ def _sums(session: Session, conditions: list[Any]) -> dict[Key, Sums]:
                     cell = out[key] = Sums(first, group["type"], group["variant"], group.get("app"))
                 cell.runs += new_run
                 cell.observations += 1
-                value = obs.metrics.get(metric)
-                if value is not None and math.isfinite(value):
-                    exact = Decimal(value)
-                    cell.count += 1
-                    cell.sum = EXACT.add(cell.sum, exact)
-                    cell.sum_squares = EXACT.add(cell.sum_squares, EXACT.multiply(exact, exact))
+                _add(cell, obs.metrics.get(metric))
+        positions: dict[int, dict[str, int]] = defaultdict(dict)
+        for obs in _level_observations(level_rows.get(sweep_id, []), groups_at, {}, sweep_id):
+            # A link's position: its order among the point's links (the "run" after them).
+            at_point = positions[obs.point]
+            position = at_point.setdefault(obs.flow, len(at_point))
+            for metric, value in obs.metrics.items():
+                key = (sweep_id, metric, obs.point, obs.flow)
+                cell = out.get(key)
+                if cell is None:
+                    cell = out[key] = Sums(position, obs.type, obs.variant, None)
+                cell.runs += 1
+                cell.observations += 1
+                _add(cell, value)
     return out
+
+
+def _add(cell: Sums, value: float | None) -> None:
+    """Adds one observation's value (None, ±inf and NaN count as observations, not values)."""
+    if value is not None and math.isfinite(value):
+        exact = Decimal(value)
+        cell.count += 1
+        cell.sum = EXACT.add(cell.sum, exact)
+        cell.sum_squares = EXACT.add(cell.sum_squares, EXACT.multiply(exact, exact))
 
 
 def _first_group(groups: Sequence[Mapping[str, Any]], name: str) -> int:
@@ -258,6 +285,11 @@ class Cell:
     """Group observations (runs × groups of this name: the same unless names repeat)."""
     summaries: dict[str, Summary]
 
+    @property
+    def level(self) -> str:
+        """flow, link or run."""
+        return self.type if self.type in ("link", "run") else "flow"
+
 
 _CELLS = """
 SELECT metric, point, flow, type, variant, app, runs, observations, count, mean, variance,
@@ -265,7 +297,7 @@ SELECT metric, point, flow, type, variant, app, runs, observations, count, mean,
        CASE WHEN variance IS NULL AND count > 1 THEN sum_squares END
 FROM sweep_aggregates
 WHERE sweep_id = :sweep_id AND metric = ANY(:metrics) {flow} {tcp}
-ORDER BY point, position
+ORDER BY point, CASE type WHEN 'link' THEN 1 WHEN 'run' THEN 2 ELSE 0 END, position
 """
 
 
@@ -296,13 +328,15 @@ def read_cells(
     params: dict[str, Any] = {"sweep_id": sweep_id, "metrics": list(metrics)}
     if flow is not None:
         params["flow"] = flow
-    cells: dict[tuple[int, str], Cell] = {}
+    cells: dict[tuple[int, str, str], Cell] = {}
     for metric, point, name, kind, variant, app, runs, observations, count, mean, var, total, squares in session.execute(
         text(sql), params
     ).all():  # fetched at once: row by row, the driver's fetches cost more than the rows
-        cell = cells.get((point, name))
+        # Keyed by level too: a flow group and a link may share a name.
+        key = (point, level_of(metric), name)
+        cell = cells.get(key)
         if cell is None:
-            cell = cells[(point, name)] = Cell(point, name, kind, variant, app, runs, observations, {})
+            cell = cells[key] = Cell(point, name, kind, variant, app, runs, observations, {})
         if total is not None or squares is not None:
             exact = session.execute(
                 select(SweepAggregate.sum, SweepAggregate.sum_squares).where(
@@ -317,6 +351,20 @@ def read_cells(
             var = beyond_var if var is None else var
         cell.summaries[metric] = summary_of_moments(count, mean, var, bounds=metric_bounds(metric))
     return list(cells.values())
+
+
+def levels_complete(session: Session, sweep_id: uuid.UUID) -> bool:
+    """Whether every run the sweep's flow aggregates count is counted in its run-level ones
+    too (false for runs counted before link and run metrics were aggregated)."""
+    return session.execute(
+        text(
+            "SELECT coalesce(bool_and(r.runs IS NOT NULL AND r.runs = f.runs), true) FROM "
+            "(SELECT point, max(runs) AS runs FROM sweep_aggregates WHERE sweep_id = :sweep_id AND metric = :flow "
+            "GROUP BY point) f LEFT JOIN sweep_aggregates r ON r.sweep_id = :sweep_id AND r.metric = :run "
+            "AND r.point = f.point AND r.flow = :group"
+        ),
+        {"sweep_id": sweep_id, "flow": NUMERIC_METRICS[0], "run": RUN_METRICS[0], "group": RUN_GROUP},
+    ).scalar_one()
 
 
 def observation_count(session: Session, sweep_id: uuid.UUID) -> int:

@@ -1,6 +1,12 @@
 """What a sweep measured: one observation per flow group per succeeded run, and their
 per-point summaries.
 
+Beside the flow groups, a run has link- and run-level observations (`level_observations`):
+one per shared link (a dumbbell's bottleneck and bottleneck-rev, every link of a graph),
+named after the link and carrying LINK_METRICS, and one named "run" carrying RUN_METRICS
+(Jain's index, UF). Their `type` is "link" or "run"; their `variant` is the run's TCP
+variant when all its TCP groups have one, so a variant axis reads the same on every level.
+
 A flow group is one entry of the scenario's `flows` (`sbs`, or `bg-http` with `count` 48):
 the level at which researchers think and name things. A group's metric in one run is the mean
 over its flows (undefined values left out), so 48 HTTP flows give one observation per run, and
@@ -26,7 +32,7 @@ from services.stats import finite_values, summarize
 from services.sweeps import aggregates
 from services.sweeps import repository as repo
 from services.sweeps.grid import flow_groups
-from services.sweeps.spec import NUMERIC_METRICS, metric_bounds
+from services.sweeps.spec import LINK_FIELDS, LINK_METRICS, NUMERIC_METRICS, RUN_GROUP, RUN_METRICS, level_of, metric_bounds
 
 
 @dataclass(frozen=True)
@@ -49,6 +55,11 @@ class Observation:
     """Every numeric per-flow metric, averaged over the group's flows."""
     app: str | None = None
     """The group's application (`ftp`, `http`, `cbr`), when the scenario names one."""
+
+
+LEVEL_OF_TYPE = {"link": "link", "run": "run"}
+"""An observation's or cell's level by its type (any other type — tcp, udp — is a flow group)."""
+_LEVEL_ORDER = {"flow": 0, "link": 1, "run": 2}
 
 
 def _finite(value: float | int | None) -> float | None:
@@ -101,6 +112,60 @@ def _group_observations(
     return out
 
 
+def run_variant(groups: Sequence[Mapping[str, Any]]) -> str | None:
+    """The TCP variant of a point's flow groups when they have one between them, else None."""
+    variants = {g.get("variant") for g in groups if g.get("type") == "tcp"}
+    return variants.pop() if len(variants) == 1 else None
+
+
+def _level_observations(
+    rows: Sequence[repo.LevelRow],
+    groups_at: Mapping[int, Sequence[Mapping[str, Any]]],
+    values_at: Mapping[int, dict[str, Any]],
+    sweep_id: uuid.UUID | None,
+) -> list[Observation]:
+    out: list[Observation] = []
+    for _, point, replication, run_id, seed, fairness, links in rows:
+        common = {
+            "sweep_id": sweep_id,
+            "point": point,
+            "values": values_at.get(point, {}),
+            "replication": replication,
+            "run_id": run_id,
+            "seed": seed,
+            "variant": run_variant(groups_at.get(point, ())),
+        }
+        for link in links:
+            metrics = {m: _finite(link.get(LINK_FIELDS.get(m, m))) for m in LINK_METRICS}
+            out.append(Observation(**common, flow=str(link["name"]), type="link", metrics=metrics))
+        metrics = {m: _finite((fairness or {}).get(m)) for m in RUN_METRICS}
+        out.append(Observation(**common, flow=RUN_GROUP, type="run", metrics=metrics))
+    return out
+
+
+def level_observations(session: Session, sweep_id: uuid.UUID, point: int | None = None) -> list[Observation]:
+    """The sweep's link- and run-level observations (succeeded runs), by point and
+    replication, each run's links first (in the core's order), then its "run"."""
+    if repo.sweep_by_id(session, sweep_id) is None:
+        raise NotFoundError("sweep", sweep_id)
+    points = repo.points_of(session, sweep_id, point)
+    conditions = [Run.sweep_id == sweep_id] + ([Run.sweep_point == point] if point is not None else [])
+    return _level_observations(
+        repo.level_rows(session, conditions),
+        {p.index: p.flow_groups for p in points},
+        {p.index: p.values for p in points},
+        sweep_id,
+    )
+
+
+def run_level_observations(session: Session, run: Run) -> list[Observation]:
+    """A single run's link- and run-level observations; the caller has checked that its
+    viewer may see `run` and that it succeeded (`run_observations`)."""
+    rows = [(None, 0, 0, *row[3:]) for row in repo.level_rows(session, [Run.id == run.id])]
+    scenario = runs_repo.scenarios_of(session, [run.id])[run.id]
+    return _level_observations(rows, {0: flow_groups(scenario)}, {}, None)
+
+
 def observations(session: Session, sweep_id: uuid.UUID, point: int | None = None) -> list[Observation]:
     """The sweep's observations (succeeded runs), by point, replication and group order."""
     if repo.sweep_by_id(session, sweep_id) is None:
@@ -138,11 +203,20 @@ def sweep_summary_rows(
             select(SweepPoint.index, SweepPoint.values).where(SweepPoint.sweep_id == sweep_id)
         ).all()
     )
+    levels = [m for m in metrics if level_of(m) != "flow"]
+    if levels and not aggregates.levels_complete(session, sweep_id):
+        # Runs counted before link and run metrics were aggregated: from the results themselves.
+        flow_metrics = [m for m in metrics if level_of(m) == "flow"]
+        fallback = sweep_summary_rows(session, sweep_id, metrics=flow_metrics, flow=flow) if flow_metrics else []
+        fallback += summary_rows(level_observations(session, sweep_id), metrics=levels, flow=flow)
+        return sorted(fallback, key=lambda r: (r["point"], _LEVEL_ORDER[r["level"]]))
     rows = []
     for cell in aggregates.read_cells(session, sweep_id, metrics, flow=flow):
         values = values_at.get(cell.point, {})
         for metric in metrics:
-            s = cell.summaries[metric]
+            s = cell.summaries.get(metric)
+            if s is None:  # a metric of another level than the cell's
+                continue
             rows.append(
                 {
                     "point": cell.point,
@@ -150,6 +224,7 @@ def sweep_summary_rows(
                     "flow": cell.flow,
                     "variant": cell.variant,
                     "metric": metric,
+                    "level": cell.level,
                     "replications": cell.observations,
                     "count": s.count,
                     # ±inf (absurd values) as null, as a JSON, CSV or Parquet table writes it.
@@ -196,15 +271,18 @@ def summary_rows(
 ) -> list[dict[str, Any]]:
     """Per (point, flow group, metric): mean, std, count and the 95 % CI across replications
     (on the metric's own scale: services/stats.py); the point's axis values as columns named
-    by their paths."""
-    cells: dict[tuple[int, str], list[Observation]] = {}
+    by their paths. Link and run observations are summarised for their own level's metrics only."""
+    cells: dict[tuple[int, str, str], list[Observation]] = {}
     for o in obs:
         if flow is None or o.flow == flow:
-            cells.setdefault((o.point, o.flow), []).append(o)
+            # Keyed by level too: a flow group and a link may share a name.
+            cells.setdefault((o.point, LEVEL_OF_TYPE.get(o.type, "flow"), o.flow), []).append(o)
     rows = []
-    for (point, group), members in cells.items():
+    for (point, level, group), members in cells.items():
         first = members[0]
         for metric in metrics:
+            if level_of(metric) != level:
+                continue
             s = summarize((m.metrics.get(metric) for m in members), bounds=metric_bounds(metric))
             rows.append(
                 {
@@ -213,6 +291,7 @@ def summary_rows(
                     "flow": group,
                     "variant": first.variant,
                     "metric": metric,
+                    "level": level,
                     "replications": len(members),
                     **s.as_dict(),
                 }

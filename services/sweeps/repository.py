@@ -8,11 +8,12 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from psycopg.errors import DeadlockDetected
-from sqlalchemy import ColumnElement, func, select, text, update
+from sqlalchemy import ColumnElement, cast, func, literal, select, text, update
+from sqlalchemy.dialects.postgresql import JSONPATH
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session
 
-from services.db.models import FLOW_METRICS, FlowResult, Run, RunStatus, Sweep, SweepPoint
+from services.db.models import FLOW_METRICS, FlowResult, Result, Run, RunStatus, Sweep, SweepPoint
 from services.runs.dispatch import finish_cancels, lock_dispatcher
 
 STATUSES = tuple(s.value for s in RunStatus)
@@ -277,6 +278,28 @@ def _flow_rows(session: Session, conditions: list[Any]) -> list[FlowRow]:
         .order_by(Run.sweep_point, Run.replication, Run.id, FlowResult.position)
     ).all()
     return [(r[0] or 0, r[1] or 0, r[2], r[3], r[4], dict(zip(FLOW_METRICS, r[5:], strict=True))) for r in rows]
+
+
+LevelRow = tuple[uuid.UUID | None, int, int, uuid.UUID, int, dict[str, Any] | None, list[dict[str, Any]]]
+"""(sweep id, point, replication, run id, seed, the result's `fairness`, its shared links)."""
+
+SHARED_LINKS = '$[*] ? (!(@.name like_regex "\\\\.(src|dst)-access(-rev)?$"))'
+"""A result's links less a dumbbell's per-flow access links (`<flow>.src-access`, …): the
+links a sweep's link metrics cover (four per flow would be 40,000 cells per point at 10,000
+flows, and a flow's own access link measures its sender, not the network)."""
+
+
+def level_rows(session: Session, conditions: Sequence[Any]) -> list[LevelRow]:
+    """The run- and link-level results of the succeeded runs matching `conditions`, by point,
+    replication and run; the links filtered in PostgreSQL (`SHARED_LINKS`)."""
+    links = func.jsonb_path_query_array(Result.summary["links"], cast(literal(SHARED_LINKS), JSONPATH))
+    rows = session.execute(
+        select(Run.sweep_id, Run.sweep_point, Run.replication, Run.id, Run.seed, Result.summary["fairness"], links)
+        .join(Result, Result.id == Run.result_id)
+        .where(*conditions, Run.status == RunStatus.succeeded)
+        .order_by(Run.sweep_point, Run.replication, Run.id)
+    ).all()
+    return [(r[0], r[1] or 0, r[2] or 0, r[3], r[4], r[5], r[6] or []) for r in rows]
 
 
 def share_runs(session: Session, sweep_id: uuid.UUID, shared: bool) -> None:

@@ -32,8 +32,48 @@ MAX_REPLICATIONS = 1_000
 NUMERIC_METRICS: tuple[str, ...] = tuple(m for m in FLOW_METRICS if m not in ("name", "type", "variant"))
 """The per-flow metrics a sweep summarises."""
 
-FRACTION_METRICS = frozenset({"loss_rate", "loss_event_rate"})
-"""Metrics in [0, 1]; every other one is never negative (counts, rates, durations)."""
+LINK_METRICS: tuple[str, ...] = (
+    "utilization",
+    "link_packets",
+    "link_drops",
+    "queue_drops",
+    "loss_drops",
+    "mean_queue_pkts",
+    "mean_queue_delay_s",
+    "p95_queue_delay_s",
+    "p99_queue_delay_s",
+)
+"""The per-link metrics a sweep summarises (docs/simulator.md "Result", `links`). A link's
+`packets` and `drops` are `link_packets` and `link_drops` here, so that every metric name
+means one thing (a flow's `drops` is a flow metric)."""
+
+LINK_FIELDS: dict[str, str] = {"link_packets": "packets", "link_drops": "drops"}
+"""Link metric -> the core's field, where the names differ."""
+
+RUN_METRICS: tuple[str, ...] = ("jain", "uf_percent")
+"""The per-run metrics (the core's `fairness`)."""
+
+RUN_GROUP = "run"
+"""The name run-level metrics go under where flow metrics name a flow group."""
+
+SUMMARY_METRICS: tuple[str, ...] = (*NUMERIC_METRICS, *LINK_METRICS, *RUN_METRICS)
+"""Every metric a sweep's summary, table and comparisons take."""
+
+
+def level_of(metric: str) -> str:
+    """`flow`, `link` or `run`: what a metric is measured on."""
+    return "flow" if metric in NUMERIC_METRICS else "link" if metric in LINK_METRICS else "run"
+
+
+def unknown_metric_message(metric: str) -> str:
+    return (
+        f"unknown metric {metric!r}; per flow: {', '.join(NUMERIC_METRICS)}; per link: {', '.join(LINK_METRICS)}; "
+        f"per run: {', '.join(RUN_METRICS)}"
+    )
+
+
+FRACTION_METRICS = frozenset({"loss_rate", "loss_event_rate", "utilization", "jain"})
+"""Metrics in [0, 1]; every other one is never negative (counts, rates, durations, percentages)."""
 
 
 def metric_bounds(metric: str) -> Bounds:

@@ -42,6 +42,15 @@ def test_a_table_download_neutralises_cells_and_headers_but_not_numbers() -> Non
     assert '"name":"=HYPERLINK' in _body(table_response(rows, TableFormat.json, "t"))
 
 
+def test_a_seed_past_int64_goes_to_parquet_as_uint64_and_reads_back_exactly() -> None:
+    import pyarrow.parquet as pq
+
+    seeds = [2**64 - 1, 5, None]
+    response = table_response([{"seed": s} for s in seeds], TableFormat.parquet, "t")
+    table = pq.read_table(io.BytesIO(response.body))
+    assert str(table.schema.field("seed").type) == "uint64" and table.column("seed").to_pylist() == seeds
+
+
 def test_a_runs_flow_and_trace_downloads_neutralise_a_hostile_flow_name(client, db_session) -> None:
     name = FORMULAS[0]
     scenario = {

@@ -82,15 +82,26 @@ def value(rng: random.Random, metric: str) -> Any:
     )
 
 
-def fake_result(values: list[dict[str, Any]]) -> dict[str, Any]:
-    """A well-formed result whose flows carry `values` (one dict of metrics per flow)."""
+LINK_FIELDS = [sweeps.spec.LINK_FIELDS.get(m, m) for m in sweeps.LINK_METRICS]
+
+
+def fake_result(values: list[dict[str, Any]], rng: random.Random | None = None) -> dict[str, Any]:
+    """A well-formed result whose flows carry `values` (one dict of metrics per flow); with
+    `rng`, its shared links, a flow's access link and its fairness carry drawn values too."""
     kinds = [("a", "tcp", "newreno-sbs"), ("b", "tcp", "newreno-impatient"), ("b", "tcp", "newreno-impatient"), ("u", "udp", None)]
     flows = [{"name": n, "type": t, "variant": v, **metrics} for (n, t, v), metrics in zip(kinds, values, strict=True)]
-    return {"core_version": "test", "stats": {"wall_s": 0.001, "events": 1}, "flows": flows}
+    result = {"core_version": "test", "stats": {"wall_s": 0.001, "events": 1}, "flows": flows}
+    if rng is not None:
+        result["links"] = [
+            {"name": name, **{f: value(rng, "drops" if f in ("packets", "drops", "queue_drops", "loss_drops") else f) for f in LINK_FIELDS}}
+            for name in ("bottleneck", "bottleneck-rev", "a.src-access")
+        ]
+        result["fairness"] = {m: value(rng, m) for m in sweeps.RUN_METRICS}
+    return result
 
 
 def random_result(rng: random.Random) -> dict[str, Any]:
-    return fake_result([{m: value(rng, m) for m in sweeps.NUMERIC_METRICS} for _ in range(FLOWS)])
+    return fake_result([{m: value(rng, m) for m in sweeps.NUMERIC_METRICS} for _ in range(FLOWS)], rng)
 
 
 def assert_exact(factory: sessionmaker[Session], sweep_id: uuid.UUID) -> dict[aggregates.Key, aggregates.Sums]:
@@ -102,9 +113,14 @@ def assert_exact(factory: sessionmaker[Session], sweep_id: uuid.UUID) -> dict[ag
         by_cell: dict[tuple[int, str], list[Any]] = {}
         for o in sweeps.observations(session, sweep_id):
             by_cell.setdefault((o.point, o.flow), []).append(o)
-    assert len(stored) == len(by_cell) * len(sweeps.NUMERIC_METRICS)
+        for o in sweeps.level_observations(session, sweep_id):
+            assert not o.flow.endswith(".src-access"), "a flow's own access link is left out"
+            by_cell.setdefault((o.point, o.flow), []).append(o)
+    level_metrics = {"link": sweeps.LINK_METRICS, "run": sweeps.RUN_METRICS}
+    metrics_of = {cell: level_metrics.get(members[0].type, sweeps.NUMERIC_METRICS) for cell, members in by_cell.items()}
+    assert len(stored) == sum(len(m) for m in metrics_of.values())
     for (point, flow), members in by_cell.items():
-        for metric in sweeps.NUMERIC_METRICS:
+        for metric in metrics_of[(point, flow)]:
             finite = [o.metrics[metric] for o in members if o.metrics[metric] is not None and math.isfinite(o.metrics[metric])]
             sums = stored[(sweep_id, metric, point, flow)]
             assert (sums.observations, sums.runs, sums.count) == (len(members), len({o.run_id for o in members}), len(finite))

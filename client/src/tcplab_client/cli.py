@@ -706,12 +706,13 @@ cli_users.register(app)
 from tcplab_client import cli_schedules  # noqa: E402
 
 app.add_typer(cli_schedules.schedules_app, name="schedules")
-from tcplab_client import cli_compare, cli_experiments, cli_open, cli_papers  # noqa: E402
+from tcplab_client import cli_compare, cli_experiments, cli_open, cli_papers, cli_tables  # noqa: E402
 
 cli_papers.register(app)
 cli_open.register(app)
 app.add_typer(cli_compare.compare_app, name="compare")
 cli_experiments.register(app, cli_compare.compare_app)
+cli_tables.register(app)
 
 
 def main() -> None:

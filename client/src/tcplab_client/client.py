@@ -692,6 +692,62 @@ class Client:
         json (the body, rows under "rows"), csv, parquet or frame (a DataFrame)."""
         return self._table("/v1/sweeps/compare", {"a": a, "b": b, "metric": metric, "flow": flow}, format)
 
+    # ---- a sweep as one tidy table (issue 15) ---------------------------------------------
+
+    def sweep_table(self, sweep_id: str, *, to_parquet: str | Path | None = None) -> pd.DataFrame:
+        """The sweep as one tidy table (`GET /v1/sweeps/{id}/table`): a row per succeeded run ×
+        (flow group | shared link | the run), columns `run_id`, `point`, `replication`,
+        `seed`, `level`, `name`, `type`, `variant`, `app`, the axes under plain names
+        (`loss_m`), then every metric (NaN where it is another level's). `to_parquet`: also
+        write the server's Parquet file there."""
+        data = self._table(f"/v1/sweeps/{sweep_id}/table", {}, "parquet")
+        if to_parquet is not None:
+            Path(to_parquet).write_bytes(data)
+        return parquet_frame(data)
+
+    def sweep_dataset(self, sweep_id: str) -> Any:
+        """The sweep as an `xarray.Dataset`: every metric a variable over the axes (named as
+        the table's columns; a zipped sweep has one `point` dimension with the axes as its
+        coordinates) and `replication`, flow metrics also over `flow` (the groups), link
+        metrics over `link`; `seed` is a coordinate of `replication`, each axis coordinate's
+        `path` attribute its scenario path."""
+        return self._dataset_of(self._table(f"/v1/sweeps/{sweep_id}/table", {}, "json"))
+
+    @staticmethod
+    def _dataset_of(body: Mapping[str, Any]) -> Any:
+        import json
+
+        import xarray as xr
+
+        frame = rows_frame(body["rows"])
+        axes = [a["column"] for a in body["axes"]]
+        for column in axes:  # a list or object value as its JSON text: an index needs hashables
+            if column in frame and frame[column].map(lambda v: isinstance(v, list | dict)).any():
+                frame[column] = frame[column].map(lambda v: json.dumps(v, sort_keys=True) if isinstance(v, list | dict) else v)
+        by_point = body.get("combine") == "zip"
+        dims = ["point"] if by_point else axes
+        parts = []
+        for level, dim in (("flow", "flow"), ("link", "link"), ("run", None)):
+            rows = frame[frame["level"] == level] if "level" in frame else frame.iloc[:0]
+            metrics = [m for m in body["metrics"][level] if m in rows]
+            if rows.empty or not metrics:
+                continue
+            index = [*dims, "replication", *([dim] if dim else [])]
+            rows = rows.rename(columns={"name": dim}) if dim else rows
+            parts.append(rows.set_index(index)[metrics].to_xarray())
+        dataset = xr.merge(parts) if parts else xr.Dataset()
+        if not frame.empty:
+            seeds = frame.drop_duplicates("replication").set_index("replication")["seed"]
+            dataset = dataset.assign_coords(seed=("replication", seeds.reindex(dataset["replication"].values).values))
+            if by_point:
+                at = frame.drop_duplicates("point").set_index("point")
+                dataset = dataset.assign_coords({a: ("point", at[a].reindex(dataset["point"].values).values) for a in axes})
+        for a in body["axes"]:
+            if a["column"] in dataset.coords:
+                dataset[a["column"]].attrs["path"] = a["path"]
+        dataset.attrs.update(sweep_id=body.get("sweep_id") or "", preset=body.get("preset") or "")
+        return dataset
+
 
 def _query_value(value: Any) -> str:
     """Axis values as query text: numbers and strings as they are, lists as JSON."""

@@ -15,6 +15,7 @@ pub mod cc;
 pub mod cli;
 pub mod engine;
 pub mod error;
+pub mod histogram;
 pub mod loss;
 pub mod metrics;
 pub mod net;

@@ -610,6 +610,10 @@ pub enum TraceKind {
     Cwnd,
     Ssthresh,
     Queue,
+    /// A flow's delivery rate at its receiver over each trace interval (`FlowTrace::throughput_bps`).
+    Throughput,
+    /// A flow's mean one-way delay over each trace interval (`FlowTrace::delay_s`).
+    Delay,
 }
 
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]

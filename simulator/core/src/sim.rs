@@ -12,7 +12,7 @@ use crate::metrics::{
     flow_result, jain_index, link_result, unfairness_percent, FlowCounters, FlowInputs, FlowTrace, Fairness,
     LinkTrace, LossEventTracker, RunResult, Stats, Traces, CORE_VERSION,
 };
-use crate::net::{self, Admission, Link, LinkCounters, LinkId, Routes};
+use crate::net::{self, Admission, Link, LinkId, Routes};
 use crate::packet::{Packet, PacketKind};
 use crate::plan;
 use crate::rng::{SimRng, StreamId};
@@ -66,6 +66,32 @@ struct TraceRecorder {
     flows: Vec<usize>,
     links: Vec<LinkId>,
     data: Traces,
+    /// With `throughput` or `delay` traced: per flow, its slot in `arrivals` (NOT_TRACED if
+    /// none); empty otherwise, so an untraced run pays one length check per delivery.
+    slot_of: Vec<u32>,
+    /// Per traced flow, what reached its receiver since the last sample.
+    arrivals: Vec<Arrivals>,
+}
+
+const NOT_TRACED: u32 = u32::MAX;
+
+#[derive(Clone, Copy, Debug, Default)]
+struct Arrivals {
+    bytes: u64,
+    delay_ns: u128,
+    count: u64,
+}
+
+impl TraceRecorder {
+    /// A data segment or datagram of `flow` reached its receiver after `delay`.
+    fn on_arrival(&mut self, flow: usize, bytes: u32, delay: SimTime) {
+        let Some(&slot) = self.slot_of.get(flow) else { return };
+        if let Some(a) = self.arrivals.get_mut(slot as usize) {
+            a.bytes += bytes as u64;
+            a.delay_ns += delay as u128;
+            a.count += 1;
+        }
+    }
 }
 
 pub struct Simulation {
@@ -207,6 +233,8 @@ impl Simulation {
                     name: flows[f].name.clone(),
                     cwnd: kinds.contains(&TraceKind::Cwnd).then(Vec::new),
                     ssthresh: kinds.contains(&TraceKind::Ssthresh).then(Vec::new),
+                    throughput_bps: kinds.contains(&TraceKind::Throughput).then(Vec::new),
+                    delay_s: kinds.contains(&TraceKind::Delay).then(Vec::new),
                 })
                 .collect(),
             links: if per_link == 1 {
@@ -221,7 +249,15 @@ impl Simulation {
                 Vec::new()
             },
         };
-        Ok(Some(TraceRecorder { interval: from_secs(interval_s), kinds, flows: flow_ids, links: link_ids, data }))
+        let (mut slot_of, mut arrivals) = (Vec::new(), Vec::new());
+        if kinds.contains(&TraceKind::Throughput) || kinds.contains(&TraceKind::Delay) {
+            slot_of = vec![NOT_TRACED; flows.len()];
+            for (slot, &f) in flow_ids.iter().enumerate() {
+                slot_of[f] = slot as u32;
+            }
+            arrivals = vec![Arrivals::default(); flow_ids.len()];
+        }
+        Ok(Some(TraceRecorder { interval: from_secs(interval_s), kinds, flows: flow_ids, links: link_ids, data, slot_of, arrivals }))
     }
 
     /// Runs to `duration_s` and measures. Stops with an error past the scenario's limits.
@@ -305,7 +341,7 @@ impl Simulation {
             }
         }
         for l in &mut self.links {
-            l.counters = LinkCounters::default();
+            l.open_window();
         }
         self.window_open = true;
     }
@@ -347,7 +383,7 @@ impl Simulation {
             .iter()
             .map(|l| {
                 let (from, to) = (spelled(&self.nodes[l.from as usize], &self.flows), spelled(&self.nodes[l.to as usize], &self.flows));
-                link_result(&spelled(&l.name, &self.flows), &from, &to, l.rate_bps, &l.counters, window)
+                link_result(&spelled(&l.name, &self.flows), &from, &to, l.rate_bps, &l.counters, l.queue_delays(), window)
             })
             .collect();
         let goodputs: Vec<f64> = flows.iter().map(|f| f.goodput_bps).collect();
@@ -441,6 +477,10 @@ impl Simulation {
         }
         if dropped {
             self.on_drop(p, now);
+        } else if p.forward() {
+            if let Some(t) = &mut self.traces {
+                t.on_arrival(fi, p.size, now.saturating_sub(p.timestamp));
+            }
         }
         self.outbox = out;
         self.flush(fi, now);
@@ -513,7 +553,16 @@ impl Simulation {
     fn on_trace_sample(&mut self, now: SimTime) {
         let Some(t) = &mut self.traces else { return };
         t.data.time_s.push(to_secs(now));
-        for (series, &fi) in t.data.flows.iter_mut().zip(&t.flows) {
+        let interval_s = to_secs(t.interval);
+        for (slot, (series, &fi)) in t.data.flows.iter_mut().zip(&t.flows).enumerate() {
+            let a = t.arrivals.get_mut(slot).map(std::mem::take).unwrap_or_default();
+            if let Some(v) = &mut series.throughput_bps {
+                // Sample 0 closes no interval: nothing can have arrived before time 0.
+                v.push(if now == 0 { 0.0 } else { a.bytes as f64 * 8.0 / interval_s });
+            }
+            if let Some(v) = &mut series.delay_s {
+                v.push((a.count > 0).then(|| a.delay_ns as f64 / a.count as f64 / 1e9));
+            }
             let (cwnd, ssthresh) = match self.flows[fi].sender() {
                 Some(s) => (s.s.cwnd, s.s.ssthresh),
                 None => (0.0, f64::INFINITY),
@@ -546,5 +595,31 @@ mod tests {
         // field types can silently grow. 1,672 bytes when this bound was set.
         let fixed = std::mem::size_of::<Flow>() + 4 * std::mem::size_of::<Link>();
         assert!(fixed <= 1_700, "{fixed} bytes per dumbbell flow before its heap parts");
+    }
+
+    #[test]
+    fn throughput_and_one_way_delay_traces_show_the_delivery_rate_and_the_queue_behind_propagation() {
+        // One flow, 40 ms round trip, through a 10 Mb/s bottleneck with 20 packets of queue.
+        let scenario = r#"{"duration_s": 10, "warmup_s": 2, "seed": 1,
+            "topology": {"dumbbell": {"bottleneck": {"rate_mbps": 10, "delay_ms": 5,
+                                                     "queue": {"type": "droptail", "limit_pkts": 20}}}},
+            "flows": [{"name": "f", "variant": "newreno-sbs", "rtt_ms": 40}],
+            "outputs": {"trace_interval_s": 0.5, "trace": ["throughput", "delay"]}}"#;
+        let r = crate::run_json(scenario).unwrap();
+        let t = r.traces.as_ref().unwrap();
+        let (rate, delay) = (t.flows[0].throughput_bps.as_ref().unwrap(), t.flows[0].delay_s.as_ref().unwrap());
+        assert!(t.flows[0].cwnd.is_none() && t.links.is_empty());
+        assert_eq!((rate.len(), delay.len()), (21, 21));
+        assert_eq!((rate[0], delay[0]), (0.0, None));
+        let window: Vec<f64> = rate[5..].to_vec(); // the samples closing intervals after 2 s
+        assert!(window.iter().all(|&b| b > 7e6 && b <= 10e6 * 1.01), "{window:?}");
+        let mean = window.iter().sum::<f64>() / window.len() as f64;
+        let goodput = r.flows[0].goodput_bps;
+        assert!((mean - goodput).abs() / goodput < 0.06, "{mean} against the goodput {goodput}");
+        // At least the 20 ms of one-way propagation; at most that, three transmissions and a
+        // full queue (20 × 0.83 ms).
+        for d in delay[1..].iter().map(|d| d.expect("packets arrive in every interval")) {
+            assert!((0.020..0.020 + 23.0 * 0.000832 + 0.001).contains(&d), "{d}");
+        }
     }
 }

@@ -204,15 +204,16 @@ fn flow_table<'py>(py: Python<'py>, flows: &[FlowResult]) -> PyResult<Bound<'py,
     }))
 }
 
-/// The traces with every series a numpy array: `time_s` and a flow's `cwnd` and `ssthresh`
-/// float64 (ssthresh NaN while infinite, where the JSON path has null), a link's `queue` int64.
+/// The traces with every series a numpy array: `time_s` and a flow's `cwnd`, `ssthresh`,
+/// `throughput_bps` and `delay_s` float64 (ssthresh NaN while infinite, delay NaN without an
+/// arrival, where the JSON path has null), a link's `queue` int64.
 /// A series the scenario did not ask for is absent, as in the JSON path.
 fn traces(py: Python<'_>, traces: Traces) -> PyResult<Bound<'_, PyDict>> {
     let Traces { time_s, flows, links } = traces;
     let dict = PyDict::new(py);
     dict.set_item("time_s", floats(py, time_s))?;
     let flow_series = PyList::empty(py);
-    for FlowTrace { name, cwnd, ssthresh } in flows {
+    for FlowTrace { name, cwnd, ssthresh, throughput_bps, delay_s } in flows {
         let item = PyDict::new(py);
         item.set_item(pyo3::intern!(py, "name"), name)?;
         if let Some(cwnd) = cwnd {
@@ -222,6 +223,15 @@ fn traces(py: Python<'_>, traces: Traces) -> PyResult<Bound<'_, PyDict>> {
             item.set_item(
                 pyo3::intern!(py, "ssthresh"),
                 floats(py, ssthresh.into_iter().map(|v| v.unwrap_or(f64::NAN)).collect()),
+            )?;
+        }
+        if let Some(throughput) = throughput_bps {
+            item.set_item(pyo3::intern!(py, "throughput_bps"), floats(py, throughput))?;
+        }
+        if let Some(delay) = delay_s {
+            item.set_item(
+                pyo3::intern!(py, "delay_s"),
+                floats(py, delay.into_iter().map(|v| v.unwrap_or(f64::NAN)).collect()),
             )?;
         }
         flow_series.append(item)?;
@@ -264,6 +274,9 @@ pub(crate) fn result(py: Python<'_>, result: RunResult) -> PyResult<Bound<'_, Py
                 queue_drops,
                 loss_drops,
                 mean_queue_pkts,
+                mean_queue_delay_s,
+                p95_queue_delay_s,
+                p99_queue_delay_s,
             }
         ))?;
     }

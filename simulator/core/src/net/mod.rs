@@ -8,7 +8,7 @@ mod red;
 mod topology;
 
 pub use droptail::DropTail;
-pub use link::{Admission, Link, LinkCounters};
+pub use link::{Admission, Link, LinkCounters, QueueDelays};
 pub use name::Name;
 pub use red::Red;
 pub use topology::{build, Network, Routes};

@@ -106,7 +106,7 @@ impl Builder {
         let rate_bps = (l.rate_mbps * 1e6).round().max(1.0) as u64;
         let queue = QueueDiscipline::new(l.queue, rate_bps, SimRng::new(self.seed, StreamId::LinkQueue(id)));
         let loss = l.loss.map(|s| LossModule::new(s, SimRng::new(self.seed, StreamId::LinkLoss(id))));
-        self.links.push(Link::new(id, l.name, l.ends, rate_bps, l.delay, queue, loss));
+        self.links.push(Link::new(l.name, l.ends, rate_bps, l.delay, queue, loss));
         id
     }
 }
@@ -238,8 +238,8 @@ pub fn build(topology: &Topology, flows: &[FlowPlan], seed: u64) -> Result<(Netw
 /// routes are deterministic. Returns, per node, the link used to reach it.
 fn shortest_path_tree(nodes: &[Name], links: &[Link], src: NodeId) -> Vec<Option<LinkId>> {
     let mut out: Vec<Vec<LinkId>> = vec![Vec::new(); nodes.len()];
-    for l in links {
-        out[l.from as usize].push(l.id);
+    for (id, l) in links.iter().enumerate() {
+        out[l.from as usize].push(id as LinkId);
     }
     let mut best: Vec<Option<(SimTime, u32)>> = vec![None; nodes.len()];
     let mut via = vec![None; nodes.len()];

@@ -34,7 +34,7 @@ def run(scenario: str | dict[str, Any], *, stop: StopToken | None = None, column
     ``flows`` is a dict of columns (same keys, same order), each a numpy array with one value per
     flow — float64 with NaN exactly where the records have ``None``, int64 for counters — or, for
     ``name``, ``type`` and ``variant``, a list (``None`` for a UDP flow's variant); every trace
-    series (``time_s``, a flow's ``cwnd`` and ``ssthresh``, a link's ``queue``) is a numpy array
+    series (``time_s``, a flow's ``cwnd``, ``ssthresh``, ``throughput_bps`` and ``delay_s``, a link's ``queue``) is a numpy array
     (float64 with NaN for ``None``; ``queue`` int64) in the same nesting as the records form.
     ``links``, ``fairness``, ``stats`` and the scalars are as without ``columns``.
     ``tcpsim.to_records`` turns it back into the records form, bit for bit. Needs numpy:
