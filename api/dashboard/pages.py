@@ -52,8 +52,9 @@ PLOTLY_JS = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
 router = APIRouter(include_in_schema=False, route_class=JsonBodyRoute)
 templates = Jinja2Templates(directory=HERE / "templates")
 
-# Per-flow metrics a sweep or a comparison can plot (the numeric columns of a flow's result).
-METRICS = sweeps.NUMERIC_METRICS
+# Metrics a sweep or a comparison can plot: per flow (the numeric columns of a flow's result),
+# per link (utilisation, queueing delay, drops) and per run (Jain's index, UF).
+METRICS = sweeps.SUMMARY_METRICS
 DEFAULT_METRIC = "throughput_pkts_per_rtt"
 
 

@@ -311,6 +311,32 @@ def test_a_variant_axis_draws_its_variants_in_its_order_and_names_them_right(tab
     assert [t["name"] for t in lines] == [f"f ({v})" for v in VARIANTS]
     shot(tab, "sweep-variants")
 
+    # Pantheon's view: per variant and buffer, goodput per flow against the bottleneck's p95
+    # queueing delay, a small marker per run and a large one at the means (issue 15).
+    table = server.get(f"/v1/sweeps/{sweep_id}/table")["rows"]
+    delay = {r["run_id"]: r["p95_queue_delay_s"] * 1000 for r in table if r["level"] == "link" and r["name"] == "bottleneck"}
+    pantheon = tab.plot("plot-pantheon")
+    means = [t for t in pantheon if t["meta"]["kind"] == "mean"]
+    assert sorted(t["name"] for t in means) == sorted(f"{v} · buffer = {b}" for v in VARIANTS for b in (20, 100))
+    for trace in (t for t in pantheon if t["meta"]["kind"] == "run"):
+        [run] = trace["meta"]["runs"]
+        flow = next(r for r in table if r["run_id"] == run and r["level"] == "flow")
+        assert trace["x"] == [pytest.approx(delay[run])] and trace["y"] == [pytest.approx(flow["goodput_bps"] / 1e6)]
+    reversed_x = "(() => { const r = document.getElementById('plot-pantheon')._fullLayout.xaxis.range; return r[0] > r[1]; })()"
+    assert tab.page.evaluate(reversed_x)  # delay grows to the left, as in Pantheon's plots
+    tab.page.check("#plot-pantheon-logx")
+    tab.page.wait_for_selector("#plot-pantheon[data-logx='1'][data-state='ready']", timeout=READY_MS)
+    assert tab.page.evaluate(reversed_x) and layout(tab, "plot-pantheon")["xaxis"]["type"] == "log"
+    shot(tab, "sweep-pantheon")
+
+    # Jain's index and the bottleneck's queueing delay are metrics like any other.
+    tab.page.select_option("#metric", "p99_queue_delay_s")
+    tab.page.wait_for_function(
+        "document.getElementById('plot-sweep').layout.yaxis.title.text.startsWith('queueing delay p99')", timeout=READY_MS
+    )
+    drawn = {t["meta"]["flow"] for t in tab.plot("plot-sweep") if t["meta"]["kind"] == "sim"}
+    assert drawn == {"bottleneck", "bottleneck-rev"}
+
 
 # The pages' one number format (as d3's ".4~g" in the plots' hover labels), their times in UTC
 # and their names with units, as common.js gives them to every page.

@@ -72,3 +72,37 @@ def test_a_long_trace_is_drawn_downsampled_zooms_to_every_sample_and_downloads_w
     name, data = download(tab, "#traces-downloads a[data-format='csv']")
     assert name == f"run-{long_run}-traces.csv"
     assert len(csv_rows(data)) == SAMPLES
+
+
+def test_each_flows_delivery_rate_and_one_way_delay_are_drawn_over_time_beside_the_links_queueing_delay(
+    tab: Tab, server: Server, db_engine: Any
+) -> None:
+    """Paper 004's Figs. 6-8 (issue 15): per-flow throughput and one-way delay over time; the
+    links table shows the queueing delay percentiles."""
+    scenario = {
+        "duration_s": 6, "seed": 11,
+        "topology": {"dumbbell": {"bottleneck": {"rate_mbps": 5, "delay_ms": 10, "queue": {"type": "droptail", "limit_pkts": 40}}}},
+        "flows": [{"name": "reno", "variant": "reno", "rtt_ms": 40}, {"name": "bbr", "variant": "bbr", "rtt_ms": 80}],
+        "outputs": {"trace_interval_s": 0.05, "trace": ["cwnd", "throughput", "delay"]},
+    }
+    r = server.client.post("/v1/runs", json={"scenario": scenario})
+    assert r.status_code == 201, r.text
+    run_id = r.json()["id"]
+    with session_scope(create_session_factory(db_engine)) as session:
+        claimed = claim(session, run_id, "browser-test")
+    with session_scope(create_session_factory(db_engine)) as session:
+        complete(session, run_id, tcpsim.run(claimed))
+    rows = server.get(f"/v1/runs/{run_id}/traces")["rows"]
+    tab.open(f"/dashboard/runs/{run_id}")
+    assert {t["meta"]["column"] for t in tab.plot("plot-cwnd")} == {"reno.cwnd", "bbr.cwnd"}
+    for plot_id, quantity in (("plot-rate", "throughput_bps"), ("plot-delay", "delay_s")):
+        drawn = {t["meta"]["column"]: t["y"] for t in tab.plot(plot_id)}
+        assert set(drawn) == {f"reno.{quantity}", f"bbr.{quantity}"}
+        for column, ys in drawn.items():
+            assert ys == [row[column] for row in rows], column
+    assert any(v and v > 0 for v in drawn["bbr.delay_s"])
+    links = tab.page.inner_text("#links-table")
+    result = server.get(f"/v1/runs/{run_id}/result")
+    bottleneck = next(link for link in result["links"] if link["name"] == "bottleneck")
+    assert "bottleneck" in links and "-access" not in links and bottleneck["p95_queue_delay_s"] > 0
+    tab.screenshot("run-rate-delay")

@@ -93,6 +93,11 @@
     core_events_per_s: ["core speed", "events/s"], core_wall_s: ["core wall time", "s"],
     time_s: ["time", "s"], cwnd: ["congestion window", "pkts"], ssthresh: ["slow-start threshold", "pkts"],
     queue: ["queue", "pkts"], point: ["grid point", ""], seed: ["seed", ""],
+    delay_s: ["one-way delay", "s"], utilization: ["utilisation", "fraction"], link_packets: ["packets carried", "pkts"],
+    link_drops: ["link drops", "pkts"], queue_drops: ["queue drops", "pkts"], loss_drops: ["loss-module drops", "pkts"],
+    mean_queue_pkts: ["mean queue", "pkts"], mean_queue_delay_s: ["mean queueing delay", "s"],
+    p95_queue_delay_s: ["queueing delay p95", "s"], p99_queue_delay_s: ["queueing delay p99", "s"],
+    jain: ["Jain's fairness index", ""], uf_percent: ["unfairness UF", "%"],
   };
   // ... and of the scenario paths a sweep varies, by their last one or two parts.
   const PATHS = {
@@ -238,7 +243,12 @@
       input.addEventListener("change", async () => {
         scales.set(div.id, { ...(scales.get(div.id) || {}), [letter]: input.checked });
         const update = {};
-        for (const k of axesOf(div.layout, letter)) { update[`${k}.type`] = input.checked ? "log" : "linear"; update[`${k}.autorange`] = true; }
+        for (const k of axesOf(div.layout, letter)) {
+          // A reversed axis (delay growing to the left) stays reversed on the other scale.
+          const range = (div._fullLayout[k] || {}).range || [0, 1];
+          update[`${k}.type`] = input.checked ? "log" : "linear";
+          update[`${k}.autorange`] = range[0] > range[1] ? "reversed" : true;
+        }
         div.dataset.state = "drawing";
         await Plotly.relayout(div, update);
         div.dataset[`log${letter}`] = input.checked ? "1" : "0";

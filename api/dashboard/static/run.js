@@ -45,20 +45,20 @@
     return JSON.stringify(value, null, indent).replace(/"seed": ?"(\d+)"/g, (m, digits) => m.replace(`"${digits}"`, digits));
   }
 
-  // The same scenario with cwnd, ssthresh and queue traces, about 5,000 samples at a round
+  // The same scenario with cwnd, ssthresh, queue, delivery-rate and one-way-delay traces, about 5,000 samples at a round
   // interval, within the core's max_trace_points (series × samples); then its page.
   async function runAgainWithTraces(scenario) {
     const button = document.getElementById("rerun-traces");
     button.disabled = true;
     const flows = scenario.flows.reduce((n, f) => n + (f.count || 1), 0);
     const links = ((scenario.topology.graph || {}).links || [null]).length;
-    const series = 2 * flows + links;
+    const series = 4 * flows + links;
     const step = scenario.duration_s / 5000;
     const power = 10 ** Math.floor(Math.log10(step));
     let interval = Math.max(0.001, ([1, 2, 5, 10].find((k) => k * power >= step) || 10) * power);
     while ((Math.floor(scenario.duration_s / interval) + 1) * series > 10_000_000) interval *= 2;
     const samples = Math.floor(scenario.duration_s / interval) + 1;
-    const outputs = { ...(scenario.outputs || {}), trace_interval_s: Number(interval.toPrecision(3)), trace: ["cwnd", "ssthresh", "queue"],
+    const outputs = { ...(scenario.outputs || {}), trace_interval_s: Number(interval.toPrecision(3)), trace: ["cwnd", "ssthresh", "queue", "throughput", "delay"],
       max_trace_points: Math.min(10_000_000, Math.max((scenario.outputs || {}).max_trace_points || 0, samples * series)) };
     try {
       const run = await api("/v1/runs", { method: "POST", headers: { "Content-Type": "application/json", Accept: "application/json" },
@@ -133,6 +133,12 @@
       "throughput_pkts_per_rtt", "goodput_bps", "loss_event_rate", "loss_rate", "drops_per_loss_event",
       "timeouts", "fast_recoveries", "mean_rtt_s", "mean_rto_s", "retransmits", "drops",
     ], { id: "flows-table" });
+    // The links the flows share (a dumbbell's per-flow access links are its hosts' wires).
+    const shared = result.links.filter((l) => !l.name.includes("-access"));
+    table(document.getElementById("links"), shared, [
+      { name: "name", text: true }, "rate_bps", "utilization", "mean_queue_pkts", "mean_queue_delay_s", "p95_queue_delay_s",
+      "p99_queue_delay_s", "queue_drops", "loss_drops",
+    ], { id: "links-table" });
 
     if (!traces.recorded) {
       document.getElementById("no-traces").hidden = false;
@@ -148,7 +154,8 @@
     const panels = flowNames.length <= MAX_PANELS ? flowNames.length : 1;
     const panelOf = (name) => (panels === 1 ? 0 : flowNames.indexOf(name));
     const yName = (k) => (k ? `y${k + 1}` : "y");
-    const windowTraces = traces.series.filter((s) => s.kind === "flow").map((s) => ({
+    const WINDOW = new Set(["cwnd", "ssthresh"]);
+    const windowTraces = traces.series.filter((s) => s.kind === "flow" && WINDOW.has(s.quantity)).map((s) => ({
       type: "scatter", mode: "lines", x: t, y: column(s.column), name: `${s.name} ${s.quantity}`,
       meta: { column: s.column, flow: s.name }, yaxis: yName(panelOf(s.name)),
       line: { color: COLORS[flowNames.indexOf(s.name) % COLORS.length], dash: s.quantity === "ssthresh" ? "dash" : "solid", width: s.quantity === "ssthresh" ? 1.5 : 2, shape: "hv" },
@@ -163,6 +170,13 @@
         title: { text: panels === 1 ? label("cwnd") : `${flowNames[k]} (pkts)` },
       };
     }
+    // Paper 004's Figs. 6-8: each flow's delivery rate and one-way delay over time.
+    const perFlow = (quantity) => traces.series.filter((s) => s.kind === "flow" && s.quantity === quantity).map((s) => ({
+      type: "scatter", mode: "lines", x: t, y: column(s.column), name: s.name, meta: { column: s.column, flow: s.name },
+      line: { color: COLORS[flowNames.indexOf(s.name) % COLORS.length], shape: "hv" },
+    }));
+    const rateTraces = perFlow("throughput_bps");
+    const delayTraces = perFlow("delay_s");
     const cwndDiv = document.getElementById("plot-cwnd");
     cwndDiv.style.height = `${Math.max(440, 90 + PANEL_PX * panels)}px`;
     const queueTraces = traces.series.filter((s) => s.kind === "link").map((s, i) => ({
@@ -177,7 +191,19 @@
       }, { name: `run-${id.slice(0, 8)}-queue` });
       follow("plot-queue");
     } else {
-      document.getElementById("plot-queue").replaceChildren(el("p", { class: "muted" }, "No queue trace recorded."));
+      const none = document.getElementById("plot-queue");
+      none.style.height = "auto";
+      none.replaceChildren(el("p", { class: "muted" }, "No queue trace recorded."));
+    }
+    if (rateTraces.length || delayTraces.length) {
+      document.getElementById("rate-traces").hidden = false;
+      for (const [plotId, drawn, quantity] of [["plot-rate", rateTraces, "throughput_bps"], ["plot-delay", delayTraces, "delay_s"]]) {
+        if (!drawn.length) continue;
+        await plot(plotId, drawn, {
+          xaxis: { title: { text: label("time_s") } }, yaxis: { title: { text: label(quantity) }, rangemode: "tozero" },
+        }, { name: `run-${id.slice(0, 8)}-${quantity}`, logs: ["y"] });
+        follow(plotId);
+      }
     }
   }
 

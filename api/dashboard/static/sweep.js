@@ -245,6 +245,7 @@
         `The first ${fmt(MAX_TABLE_ROWS)} of ${fmt(sorted.length)} rows; the downloads above have them all.`));
     }
     document.getElementById("stop-note").textContent = stopping ? stopNote(rows) : "";
+    if (sweep.stopping) document.getElementById("stop-note").prepend(el("b", { id: "stop-outcome" }, sweep.stopping.message + ". "));
     const q = new URLSearchParams(location.search);
     q.set("metric", state.metric); q.set("axis", state.axis);
     history.replaceState(null, "", `${location.pathname}?${q}`);
@@ -283,6 +284,55 @@
     document.getElementById("regions-link").href = `/dashboard/regions?sweep_id=${id}`;
   }
 
+  // Pantheon's throughput-delay plot from the sweep's tidy table (GET /v1/sweeps/{id}/table):
+  // per run and TCP flow group, x = the bottleneck's p95 queueing delay (ms), y = the group's
+  // goodput per flow (Mb/s); a large marker per variant and point of the other axes at the means.
+  // The table is about 2 kB a row: a sweep of more runs than this is left to the SDK.
+  const PANTHEON_MAX_RUNS = 5000;
+  async function drawPantheon() {
+    const card = document.getElementById("pantheon-card");
+    const note = document.getElementById("pantheon-note");
+    if (sweep.progress.succeeded > PANTHEON_MAX_RUNS) {
+      card.hidden = false;
+      note.textContent = `${fmt(sweep.progress.succeeded)} runs: too many to draw here; the SDK's sweep_table() or `
+        + `GET /v1/sweeps/${id}/table has them.`;
+      return;
+    }
+    const body = await api(`/v1/sweeps/${id}/table`);
+    const delay = new Map(body.rows.filter((r) => r.level === "link" && r.name === "bottleneck" && r.p95_queue_delay_s !== null)
+      .map((r) => [r.run_id, r.p95_queue_delay_s * 1000]));
+    const flows = body.rows.filter((r) => r.level === "flow" && r.type === "tcp" && r.goodput_bps !== null && delay.has(r.run_id));
+    card.hidden = !flows.length;  // a graph topology (no "bottleneck"), or results of a core before 0.4.0
+    if (!flows.length) return;
+    const others = body.axes.filter((a) => !a.path.endsWith(".variant") && a.values.length > 1).map((a) => a.column);
+    const key = (r) => [r.variant || r.name, ...others.map((c) => `${t.describe(body.axes.find((a) => a.column === c).path).text} = ${fmt(r[c])}`)].join(" · ");
+    const variants = [...new Set(flows.map((r) => r.variant || r.name))];
+    const color = (r) => COLORS[variants.indexOf(r.variant || r.name) % COLORS.length];
+    // The other axes' values by marker shape (the variant by colour).
+    const SYMBOLS = ["circle", "square", "diamond", "triangle-up", "cross", "x", "star", "hexagon"];
+    const place = (r) => JSON.stringify(others.map((c) => r[c]));
+    const places = [...new Set(flows.map(place))];
+    const symbol = (r) => SYMBOLS[places.indexOf(place(r)) % SYMBOLS.length];
+    const groups = groupBy(flows, key);
+    const traces = [];
+    for (const [name, g] of groups) {
+      const x = g.map((r) => delay.get(r.run_id)), y = g.map((r) => r.goodput_bps / 1e6);
+      traces.push({ type: "scatter", mode: "markers", name, legendgroup: name, showlegend: false, x, y,
+        marker: { color: color(g[0]), symbol: symbol(g[0]), size: 6, opacity: 0.45 }, meta: { kind: "run", group: name, runs: g.map((r) => r.run_id) },
+        hovertemplate: "p95 delay %{x:.4~g} ms<br>%{y:.4~g} Mb/s<extra>%{fullData.name}</extra>" });
+      traces.push({ type: "scatter", mode: "markers+text", name, legendgroup: name, x: [t.mean(x)], y: [t.mean(y)],
+        text: [g[0].variant || g[0].name], textposition: "top center",
+        marker: { color: color(g[0]), symbol: symbol(g[0]), size: 14, line: { color: "#fff", width: 1.5 } }, meta: { kind: "mean", group: name },
+        hovertemplate: "mean p95 delay %{x:.4~g} ms<br>mean %{y:.4~g} Mb/s<extra>%{fullData.name}</extra>" });
+    }
+    await plot("plot-pantheon", traces, {
+      xaxis: { title: { text: "bottleneck queueing delay, 95th percentile (ms)" }, autorange: "reversed" },
+      yaxis: { title: { text: "goodput per flow (Mb/s)" }, rangemode: "tozero" },
+    }, { name: `sweep-${id.slice(0, 8)}-throughput-vs-delay`, logs: ["x"] });
+    note.textContent = `${fmt(flows.length)} flow groups of ${fmt(delay.size)} runs.`;
+    downloads(document.getElementById("pantheon-downloads"), "the sweep's tidy table", `/v1/sweeps/${id}/table`, `sweep-${id}-table`);
+  }
+
   // Polls the progress while runs are queued or running, redrawing as more succeed (not more
   // often than REDRAW_MS); draws once when done.
   let controlsReady = false;
@@ -313,6 +363,7 @@
           await draw();
           drawn = { at: performance.now(), took: performance.now() - started };
           drawnFor = p.succeeded;
+          if (!running) await drawPantheon();
         }
       }
       early.clear();  // what the page asked for at its opening is only good for its first draw
