@@ -15,7 +15,7 @@ from fastapi import Depends, FastAPI, Request
 from fastapi.encoders import jsonable_encoder
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
-from sqlalchemy.exc import DataError, DBAPIError, InterfaceError, OperationalError
+from sqlalchemy.exc import DataError, DBAPIError, IntegrityError, InterfaceError, OperationalError
 
 from api import dashboard, docs_page, observability
 from api.auth import IdentityCache, current_user
@@ -179,6 +179,18 @@ def _add_exception_handlers(app: FastAPI) -> None:
         # a query parameter): the client's input, not a server fault.
         reason = str(exc.orig).splitlines()[0] if exc.orig is not None else "a value was refused"
         return _unprocessable("$", f"the database refused a value of this request: {reason}", "invalid_value")
+
+    @app.exception_handler(IntegrityError)
+    async def raced(request: Request, exc: IntegrityError) -> JSONResponse:
+        # A constraint the request's checks had seen hold was broken by the time it wrote: a
+        # concurrent change (a run answered from a stored result as that result's last run is
+        # deleted). Nothing of the request is committed; the same request again sees the new state.
+        constraint = getattr(getattr(exc.orig, "diag", None), "constraint_name", None)
+        return JSONResponse(
+            {"detail": "the request conflicted with a concurrent change"
+             + (f" (constraint {constraint})" if constraint else "") + "; nothing was changed, try again"},
+            status_code=409,
+        )
 
     @app.exception_handler(OperationalError)
     @app.exception_handler(InterfaceError)

@@ -16,6 +16,7 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 from pydantic import BaseModel, field_validator
 
+from api.deps import SessionDep
 from api.limits import INLINE_PARSE_BYTES, MAX_ERRORS, JsonBodyRoute, SweepBodyRoute
 from services.db.models import Run, Sweep
 from tests.conftest import AUTH
@@ -347,3 +348,29 @@ def test_a_bearer_token_from_any_origin_is_not_a_forgery(client):
     run_id = client.post("/v1/runs", json=FIG2_SHORT).json()["id"]
     r = client.post(f"/v1/runs/{run_id}/cancel", headers={"Origin": "http://evil.example", "Sec-Fetch-Site": "cross-site"})
     assert r.status_code == 200 and r.json()["status"] == "cancelled"
+
+
+def test_a_write_that_loses_a_race_to_a_constraint_is_a_409_and_commits_nothing(test_settings, clean_db, db_session):
+    """A constraint broken between a request's checks and its write (a run answered from a
+    stored result as that result's last run is deleted) is the database's real IntegrityError:
+    409 naming the constraint, not a 500."""
+    from sqlalchemy import text
+
+    from api.main import create_app
+
+    app = create_app(test_settings)
+    name = f"racer-{uuid.uuid4().hex[:8]}"
+
+    @app.post("/test-only/race")
+    def race(session: SessionDep) -> dict[str, str]:
+        # Two rows with one name: what two concurrent requests would write one each.
+        for _ in range(2):
+            session.execute(text("INSERT INTO users (id, name) VALUES (gen_random_uuid(), :n)"), {"n": name})
+        session.flush()
+        return {}
+
+    with TestClient(app) as client:
+        r = client.post("/test-only/race")
+    assert r.status_code == 409, r.text
+    assert "conflicted with a concurrent change" in r.json()["detail"] and "constraint" in r.json()["detail"]
+    assert db_session.execute(text("SELECT count(*) FROM users WHERE name = :n"), {"n": name}).scalar_one() == 0
