@@ -101,7 +101,7 @@ def compare_sweeps(
     viewer: CurrentUser,
     a: Annotated[uuid.UUID, Query(description="the first sweep")],
     b: Annotated[uuid.UUID, Query(description="the second sweep")],
-    metric: Annotated[str, Query(description="a per-flow metric of the summaries")] = "throughput_pkts_per_rtt",
+    metric: Annotated[str, Query(description="a metric of the summaries: per flow, per link or per run (GET /v1/sweeps/{id}/summary)")] = "throughput_pkts_per_rtt",
     flow: Annotated[str | None, Query(description="one flow group (all when absent)")] = None,
     fmt: TableFormat = FORMAT_QUERY,
 ) -> Any:

@@ -20,7 +20,7 @@ from services.experiments import repository as repo
 from services.experiments.tags import check_note, merged_tags
 from services.runs import repository as runs_repo
 from services.runs.dispatch import lock_dispatcher
-from services.sweeps.spec import NUMERIC_METRICS, value_key
+from services.sweeps.spec import SUMMARY_METRICS, unknown_metric_message, value_key
 from services.users import Identity, check_modifiable, check_visible
 
 
@@ -180,8 +180,8 @@ def compare_sweeps(
     summary rows at the same key: `a_*` and `b_*` statistics (null where one sweep has no
     such point), each sweep's own other axes as `a.<path>` / `b.<path>`, and `difference`
     (b − a) and `ratio` (b / a) of the means."""
-    if metric not in NUMERIC_METRICS:
-        raise InvalidInputError(f"unknown metric {metric!r}; one of {', '.join(NUMERIC_METRICS)}", path="$.metric", kind="unknown_metric")
+    if metric not in SUMMARY_METRICS:
+        raise InvalidInputError(unknown_metric_message(metric), path="$.metric", kind="unknown_metric")
     a = sweeps_service.get_sweep(session, a_id, viewer)
     b = sweeps_service.get_sweep(session, b_id, viewer)
     paths_a = [x["path"] for x in a.spec["axes"]]

@@ -240,8 +240,13 @@ def test_two_sweeps_side_by_side_align_on_their_common_axis_values(client, clean
 
     csv = client.get(f"/v1/sweeps/compare?a={a['id']}&b={b['id']}&metric=throughput_pkts_per_rtt&format=csv")
     assert csv.status_code == 200 and csv.text.splitlines()[0].startswith("flows[*].loss.m,flow,")
+    # A link's queueing delay and the run's Jain index line up the same way, under their link / "run".
+    delays = client.get(f"/v1/sweeps/compare?a={a['id']}&b={b['id']}&metric=p95_queue_delay_s&flow=bottleneck").json()["rows"]
+    assert {(row["flows[*].loss.m"], row["flow"]) for row in delays} == {(m, "bottleneck") for m in (1, 8, 30)}
+    jain = client.get(f"/v1/sweeps/compare?a={a['id']}&b={b['id']}&metric=jain").json()["rows"]
+    assert {row["flow"] for row in jain} == {"run"} and all(0 < row["a_mean"] <= 1 for row in jain if row["a_mean"] is not None)
     bad = client.get(f"/v1/sweeps/compare?a={a['id']}&b={b['id']}&metric=nope")
-    assert bad.status_code == 422 and detail(bad)[0]["path"] == "$.metric"
+    assert bad.status_code == 422 and detail(bad)[0]["path"] == "$.metric" and "per link" in detail(bad)[0]["msg"]
     assert client.get(f"/v1/sweeps/compare?a={a['id']}&b={uuid.uuid4()}").status_code == 404
 
 

@@ -132,7 +132,7 @@ def compare_sweeps(
     ctx: typer.Context,
     a: Annotated[str, typer.Argument(metavar="A", help="The first sweep's id.")],
     b: Annotated[str, typer.Argument(metavar="B", help="The second sweep's id.")],
-    metric: Annotated[str, typer.Option("--metric", help="A per-flow metric.")] = "throughput_pkts_per_rtt",
+    metric: Annotated[str, typer.Option("--metric", help="A metric of the summaries: per flow, per link (p95_queue_delay_s …) or per run (jain).")] = "throughput_pkts_per_rtt",
     flow: Annotated[str | None, typer.Option("--flow", help="Only this flow group.")] = None,
     format: Annotated[Format, typer.Option("--format", "-f", help="table, json, csv or parquet.")] = Format.table,
     output: Annotated[Path | None, typer.Option("--output", "-o", help="Write to this file instead of stdout.")] = None,
