@@ -4,8 +4,11 @@ draw with Plotly, served from the installed `plotly` package (never a CDN).
 /                                   → /dashboard
 /login, /logout                     the token as an HttpOnly cookie (every page needs one)
 /dashboard                          recent sweeps and runs, queue state
-/dashboard/sweeps/{id}              a metric against an axis, CIs, model and paper overlays
-/dashboard/runs/{id}                per-flow table, cwnd / ssthresh / queue traces
+/dashboard/sweeps/{id}              a metric against an axis, CIs, model and paper overlays,
+                                    throughput against delay per variant (Pantheon's view)
+/dashboard/compare?a=…&b=…          two sweeps side by side on their common axes
+/dashboard/runs/{id}                per-flow and link tables, cwnd / ssthresh / queue /
+                                    delivery rate / one-way delay traces
 /dashboard/comparisons?sweep_id=…   model-vs-simulation errors, variant ratios, the paper
 /dashboard/regions                  paper 000 Fig. 4 for chosen R and RTO, a sweep's points on it
 /dashboard/schedules/{id}           a metric across a schedule's firings, the baseline, the shifts

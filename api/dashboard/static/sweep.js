@@ -282,6 +282,7 @@
     document.getElementById("toggle-published").addEventListener("change", redraw);
     document.getElementById("comparison-link").href = `/dashboard/comparisons?sweep_id=${id}`;
     document.getElementById("regions-link").href = `/dashboard/regions?sweep_id=${id}`;
+    document.getElementById("compare-link").href = `/dashboard/compare?a=${id}`;
   }
 
   // Pantheon's throughput-delay plot from the sweep's tidy table (GET /v1/sweeps/{id}/table):
