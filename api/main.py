@@ -182,9 +182,13 @@ def _add_exception_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(IntegrityError)
     async def raced(request: Request, exc: IntegrityError) -> JSONResponse:
-        # A constraint the request's checks had seen hold was broken by the time it wrote: a
+        # A key the request's checks had seen hold was broken by the time it wrote: a
         # concurrent change (a run answered from a stored result as that result's last run is
-        # deleted). Nothing of the request is committed; the same request again sees the new state.
+        # deleted; two requests creating one name). Nothing of the request is committed; the
+        # same request again sees the new state. Any other violation (a NOT NULL, a CHECK) is
+        # our bug: a 500, as before.
+        if getattr(exc.orig, "sqlstate", None) not in RACE_SQLSTATES:
+            raise exc
         constraint = getattr(getattr(exc.orig, "diag", None), "constraint_name", None)
         return JSONResponse(
             {"detail": "the request conflicted with a concurrent change"
@@ -208,6 +212,10 @@ def _add_exception_handlers(app: FastAPI) -> None:
     async def invalid_scenario(request: Request, exc: tcpsim.ScenarioError) -> JSONResponse:
         # The core's verdict on a scenario that passed the schema: same shape as above.
         return _unprocessable(exc.path, str(exc), f"scenario.{exc.kind}")
+
+
+RACE_SQLSTATES = frozenset({"23503", "23505"})
+"""PostgreSQL's foreign_key_violation and unique_violation: what a concurrent change causes."""
 
 
 def _finite(value: Any) -> Any:

@@ -512,7 +512,7 @@ def stopping_outcome(session: Session, sweep: Sweep) -> StoppingOutcome | None:
     total, growing = len(reasons), sum(1 for r in reasons.values() if r is None)
     met = by_reason.get(StopReason.target_met, 0)
     missed = {r: n for r, n in by_reason.items() if r != StopReason.target_met}
-    target = f"±{rule['target_relative_half_width']:.1%} on {rule['metric']}"
+    target = f"±{100 * rule['target_relative_half_width']:g} % on {rule['metric']}"
     if growing:
         message = f"{growing} of {total} points still growing towards {target}; met at {met} so far"
         target_met = None

@@ -54,5 +54,7 @@ def test_the_sweep_page_says_why_the_stopping_rule_stopped_at_each_point(
     assert header[-1] == "stop_reason", header
     cells = table.locator("tbody tr td:last-child").all_inner_texts()
     assert cells == [REASON, REASON], cells
-    assert tab.page.locator("#stop-note").inner_text() == f"Stopping rule: 2 points: {REASON}."
+    outcome = server.get(f"/v1/sweeps/{sweep_id}")["stopping"]["message"]
+    assert outcome.startswith("target ±") and "NOT met at 2 of 2 points" in outcome
+    assert tab.page.locator("#stop-note").inner_text() == f"{outcome}. Stopping rule: 2 points: {REASON}."
     tab.screenshot("sweep-stopping-rule")

@@ -133,7 +133,7 @@ def test_the_stopping_rule_adds_replications_until_the_interval_is_tight_or_the_
     if capped:
         assert "NOT met" in stopping["message"] and stopping["by_reason"].get("max_replications reached, target not met")
     else:
-        assert stopping["message"] == "target ±3.0% on throughput_pkts_per_rtt met at all 2 points"
+        assert stopping["message"] == "target ±3 % on throughput_pkts_per_rtt met at all 2 points"
 
     # Submitted again, every run (the rule's extra replications too) comes from the cache and
     # each point ends with as many replications as the first sweep's.
