@@ -38,7 +38,7 @@ class StoppingOut(BaseModel):
     by_reason: dict[str, int] = Field(description="points stopped, by reason (see PointOut.stop_reason)")
     growing: int = Field(description="points that may still add replications")
     target_met: bool | None = Field(description="true: met at every point; false: not met somewhere; null: still growing")
-    message: str = Field(description="the same in words, e.g. 'target ±3.0% on throughput_pkts_per_rtt NOT met at 2 of 5 points: …'")
+    message: str = Field(description="the same in words, e.g. 'target ±3 % on throughput_pkts_per_rtt NOT met at 2 of 5 points: …'")
 
 
 class SweepOut(BaseModel):
