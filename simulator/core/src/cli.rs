@@ -38,7 +38,9 @@ enum Command {
 fn read(path: &PathBuf) -> Result<String, String> {
     if path.as_os_str() == "-" {
         let mut s = String::new();
-        std::io::stdin().read_to_string(&mut s).map_err(|e| format!("cannot read standard input: {e}"))?;
+        std::io::stdin()
+            .read_to_string(&mut s)
+            .map_err(|e| format!("cannot read standard input: {e}"))?;
         Ok(s)
     } else {
         std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))
@@ -75,7 +77,11 @@ where
                 s.seed = seed;
             }
             let result = crate::run(&s).map_err(|e| e.to_string())?;
-            let json = if pretty { serde_json::to_string_pretty(&result) } else { serde_json::to_string(&result) };
+            let json = if pretty {
+                serde_json::to_string_pretty(&result)
+            } else {
+                serde_json::to_string(&result)
+            };
             print_line(&json.map_err(|e| e.to_string())?)
         }),
         Command::Validate { scenario } => read(&scenario).and_then(|text| {
@@ -83,7 +89,9 @@ where
             let flows: u64 = s.flows.iter().map(|f| f.count as u64).sum();
             print_line(&format!("ok: {} flow(s), {} s simulated", flows, s.duration_s))
         }),
-        Command::Variants => crate::cc::VARIANTS.iter().try_for_each(|(name, about)| print_line(&format!("{name:20} {about}"))),
+        Command::Variants => crate::cc::VARIANTS
+            .iter()
+            .try_for_each(|(name, about)| print_line(&format!("{name:20} {about}"))),
     };
     match outcome {
         Ok(()) => 0,

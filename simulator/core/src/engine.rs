@@ -86,7 +86,11 @@ impl EventQueue {
 
     /// Schedules `event` at `time`; a time in the past is clamped to now (never travel back).
     pub fn schedule(&mut self, time: SimTime, event: Event) {
-        let entry = Entry { time: time.max(self.now), seq: self.next_seq, event };
+        let entry = Entry {
+            time: time.max(self.now),
+            seq: self.next_seq,
+            event,
+        };
         self.next_seq += 1;
         if self.root_taken {
             self.root_taken = false;
@@ -258,7 +262,10 @@ mod tests {
     #[test]
     fn a_timer_pushed_later_rearms_once_and_expires_at_its_final_deadline() {
         let mut q = EventQueue::new();
-        let ev = Event::Timer { flow: 0, timer: TimerKind::Retransmit };
+        let ev = Event::Timer {
+            flow: 0,
+            timer: TimerKind::Retransmit,
+        };
         let mut slot = TimerSlot::default();
         slot.sync(Some(100), &mut q, ev);
         slot.sync(Some(150), &mut q, ev); // later: no new event
@@ -273,7 +280,10 @@ mod tests {
     #[test]
     fn a_timer_pulled_earlier_fires_early_and_the_old_event_is_stale() {
         let mut q = EventQueue::new();
-        let ev = Event::Timer { flow: 0, timer: TimerKind::Retransmit };
+        let ev = Event::Timer {
+            flow: 0,
+            timer: TimerKind::Retransmit,
+        };
         let mut slot = TimerSlot::default();
         slot.sync(Some(100), &mut q, ev);
         slot.sync(Some(40), &mut q, ev);

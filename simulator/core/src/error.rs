@@ -21,7 +21,10 @@ pub enum SimError {
 
 impl SimError {
     pub fn invalid(path: impl Into<String>, message: impl Into<String>) -> Self {
-        SimError::Invalid { path: path.into(), message: message.into() }
+        SimError::Invalid {
+            path: path.into(),
+            message: message.into(),
+        }
     }
 
     /// The JSON path of the offending field, when the error is about the input.

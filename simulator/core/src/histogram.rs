@@ -63,7 +63,10 @@ pub struct DelayHistogram {
 
 impl Default for DelayHistogram {
     fn default() -> Self {
-        DelayHistogram { total: 0, counts: Counts::Sparse(Vec::new()) }
+        DelayHistogram {
+            total: 0,
+            counts: Counts::Sparse(Vec::new()),
+        }
     }
 }
 
@@ -106,7 +109,9 @@ impl DelayHistogram {
     }
 
     fn add_dense(&mut self, bucket: u16) {
-        let Counts::Dense { first, counts } = &mut self.counts else { unreachable!("called once dense") };
+        let Counts::Dense { first, counts } = &mut self.counts else {
+            unreachable!("called once dense")
+        };
         if bucket < *first {
             counts.splice(0..0, std::iter::repeat_n(0, (*first - bucket) as usize));
             *first = bucket;
@@ -122,9 +127,13 @@ impl DelayHistogram {
     fn buckets(&self) -> Box<dyn Iterator<Item = (u16, u64)> + '_> {
         match &self.counts {
             Counts::Sparse(entries) => Box::new(entries.iter().map(|e| ((e >> COUNT_BITS) as u16, e & COUNT_MASK))),
-            Counts::Dense { first, counts } => {
-                Box::new(counts.iter().enumerate().map(move |(i, &c)| (*first + i as u16, c)).filter(|&(_, c)| c > 0))
-            }
+            Counts::Dense { first, counts } => Box::new(
+                counts
+                    .iter()
+                    .enumerate()
+                    .map(move |(i, &c)| (*first + i as u16, c))
+                    .filter(|&(_, c)| c > 0),
+            ),
         }
     }
 
@@ -176,7 +185,10 @@ mod tests {
             h.record(v);
         }
         assert_eq!(h.total(), 100);
-        assert_eq!((h.percentile(50, 0), h.percentile(95, 0), h.percentile(99, 0)), (Some(50.0), Some(95.0), Some(99.0)));
+        assert_eq!(
+            (h.percentile(50, 0), h.percentile(95, 0), h.percentile(99, 0)),
+            (Some(50.0), Some(95.0), Some(99.0))
+        );
         assert_eq!(h.percentile(100, 0), Some(100.0));
         // 100 zeros more: rank 190 of 200 is the 90th non-zero value.
         assert_eq!((h.percentile(95, 100), h.percentile(50, 100)), (Some(90.0), Some(0.0)));
@@ -199,7 +211,10 @@ mod tests {
         assert!(matches!(h.counts, Counts::Dense { .. }));
         for (p, exact) in [(95, 950e6), (99, 990e6), (1, 10e6)] {
             let got = h.percentile(p, 0).unwrap();
-            assert!((got - exact).abs() / exact <= 1.0 / 128.0, "p{p}: {got} against {exact}");
+            assert!(
+                (got - exact).abs() / exact <= 1.0 / 128.0,
+                "p{p}: {got} against {exact}"
+            );
         }
     }
 

@@ -196,7 +196,11 @@ pub fn flow_result(i: FlowInputs, window_s: f64) -> FlowResult {
         Some(s) => (s.packets_sent, s.wire_bytes_sent, s.retransmits),
         None => (f.datagrams_sent, f.datagram_bytes_sent, 0),
     };
-    let delivered = if i.sender.is_some() { f.delivered_bytes } else { f.datagram_bytes_received };
+    let delivered = if i.sender.is_some() {
+        f.delivered_bytes
+    } else {
+        f.datagram_bytes_received
+    };
     let s = i.sender.unwrap_or_default();
     let mean_rtt = ratio(s.rtt_sum_ns as f64, s.rtt_samples as f64).map(|ns| ns / 1e9);
     let throughput_bps = sent_bytes as f64 * 8.0 / window_s;
@@ -272,7 +276,11 @@ pub fn unfairness_percent(flows: &[FlowResult]) -> Option<f64> {
         return None;
     }
     let mean_of = |rtt: f64| {
-        let g: Vec<f64> = flows.iter().filter(|f| (f.rtt_propagation_s - rtt).abs() < 1e-12).map(|f| f.goodput_bps).collect();
+        let g: Vec<f64> = flows
+            .iter()
+            .filter(|f| (f.rtt_propagation_s - rtt).abs() < 1e-12)
+            .map(|f| f.goodput_bps)
+            .collect();
         g.iter().sum::<f64>() / g.len() as f64
     };
     let all = flows.iter().map(|f| f.goodput_bps).sum::<f64>() / flows.len() as f64;
@@ -294,7 +302,10 @@ mod tests {
     fn drops_within_one_rtt_of_the_first_belong_to_one_event() {
         let mut t = LossEventTracker::default();
         let rtt = 100;
-        let starts: Vec<bool> = [0, 50, 100, 101, 150, 202].iter().map(|&now| t.on_drop(now, rtt)).collect();
+        let starts: Vec<bool> = [0, 50, 100, 101, 150, 202]
+            .iter()
+            .map(|&now| t.on_drop(now, rtt))
+            .collect();
         assert_eq!(starts, vec![true, false, false, true, false, true]);
     }
 

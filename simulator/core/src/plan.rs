@@ -42,9 +42,16 @@ pub fn plan(s: &Scenario) -> Result<Vec<FlowPlan>> {
     for (i, f) in s.flows.iter().enumerate() {
         let base = f.name.clone().unwrap_or_else(|| format!("flow{i}"));
         for k in 0..f.count {
-            let name = if f.count == 1 { base.clone() } else { format!("{base}-{k}") };
+            let name = if f.count == 1 {
+                base.clone()
+            } else {
+                format!("{base}-{k}")
+            };
             if !names.insert(name.clone()) {
-                return Err(SimError::invalid(format!("$.flows[{i}].name"), format!("flow name {name:?} is used twice")));
+                return Err(SimError::invalid(
+                    format!("$.flows[{i}].name"),
+                    format!("flow name {name:?} is used twice"),
+                ));
             }
             let draw = |v: &Value, rng: &mut SimRng| match *v {
                 Value::Fixed(x) => x,
@@ -78,7 +85,10 @@ fn check_value(c: &mut Check, path: &str, v: &Value) {
             c.non_negative(&format!("{path}.uniform[0]"), *a);
             c.non_negative(&format!("{path}.uniform[1]"), *b);
             if a.is_finite() && b.is_finite() && b < a {
-                c.fail(format!("{path}.uniform"), format!("the upper bound {b} is below the lower bound {a}"));
+                c.fail(
+                    format!("{path}.uniform"),
+                    format!("the upper bound {b} is below the lower bound {a}"),
+                );
             }
         }
     }
@@ -90,12 +100,23 @@ fn check_scenario(s: &Scenario) -> Result<()> {
     c.at_most("$.duration_s", s.duration_s, MAX_DURATION_S);
     c.non_negative("$.warmup_s", s.warmup_s);
     if s.warmup_s.is_finite() && s.duration_s.is_finite() && s.warmup_s >= s.duration_s {
-        c.fail("$.warmup_s", format!("must be below duration_s ({}): metrics cover [warmup_s, duration_s]", s.duration_s));
+        c.fail(
+            "$.warmup_s",
+            format!(
+                "must be below duration_s ({}): metrics cover [warmup_s, duration_s]",
+                s.duration_s
+            ),
+        );
     }
     let (is_dumbbell, bottleneck_delay) = match &s.topology {
         Topology::Dumbbell(d) => {
             let p = "$.topology.dumbbell";
-            check_link_rate_delay(&mut c, &format!("{p}.bottleneck"), d.bottleneck.rate_mbps, d.bottleneck.delay_ms);
+            check_link_rate_delay(
+                &mut c,
+                &format!("{p}.bottleneck"),
+                d.bottleneck.rate_mbps,
+                d.bottleneck.delay_ms,
+            );
             d.bottleneck.queue.check(&mut c, &format!("{p}.bottleneck.queue"));
             if let Some(l) = &d.bottleneck.loss {
                 l.check(&mut c, &format!("{p}.bottleneck.loss"));
@@ -148,24 +169,36 @@ fn check_scenario(s: &Scenario) -> Result<()> {
         }
         if is_dumbbell {
             match &f.rtt_ms {
-                None => c.fail(format!("{p}.rtt_ms"), "dumbbell flows need rtt_ms (round-trip propagation delay)"),
+                None => c.fail(
+                    format!("{p}.rtt_ms"),
+                    "dumbbell flows need rtt_ms (round-trip propagation delay)",
+                ),
                 Some(v) => {
                     check_value(&mut c, &format!("{p}.rtt_ms"), v);
                     let (low, high) = v.bounds();
                     if low.is_finite() && low < 2.0 * bottleneck_delay {
                         c.fail(
                             format!("{p}.rtt_ms"),
-                            format!("must be at least twice the bottleneck delay ({} ms), got {low}", 2.0 * bottleneck_delay),
+                            format!(
+                                "must be at least twice the bottleneck delay ({} ms), got {low}",
+                                2.0 * bottleneck_delay
+                            ),
                         );
                     }
                     c.at_most(&format!("{p}.rtt_ms"), high, 1.0e6);
                 }
             }
             if f.from.is_some() || f.to.is_some() {
-                c.fail(format!("{p}.from"), "from/to name graph nodes; dumbbell flows get their own end hosts");
+                c.fail(
+                    format!("{p}.from"),
+                    "from/to name graph nodes; dumbbell flows get their own end hosts",
+                );
             }
         } else if f.rtt_ms.is_some() {
-            c.fail(format!("{p}.rtt_ms"), "a graph flow's RTT follows from its route's link delays");
+            c.fail(
+                format!("{p}.rtt_ms"),
+                "a graph flow's RTT follows from its route's link delays",
+            );
         }
         match (&f.kind, &f.app) {
             (FlowKind::Udp, AppSpec::Cbr { .. }) => {
@@ -174,7 +207,9 @@ fn check_scenario(s: &Scenario) -> Result<()> {
                 }
             }
             (FlowKind::Udp, _) => c.fail(format!("{p}.app"), "UDP flows carry a cbr app"),
-            (FlowKind::Tcp, AppSpec::Cbr { .. }) => c.fail(format!("{p}.app"), "cbr runs over UDP: set \"type\": \"udp\""),
+            (FlowKind::Tcp, AppSpec::Cbr { .. }) => {
+                c.fail(format!("{p}.app"), "cbr runs over UDP: set \"type\": \"udp\"")
+            }
             (FlowKind::Tcp, _) => {}
         }
         match &f.app {
@@ -182,24 +217,40 @@ fn check_scenario(s: &Scenario) -> Result<()> {
             AppSpec::Ftp { bytes: Some(b) } if *b > u32::MAX as u64 * 1000 => {
                 c.fail(format!("{p}.app.bytes"), "too large for 32-bit segment numbers")
             }
-            AppSpec::Cbr { rate_mbps, packet_bytes } => {
+            AppSpec::Cbr {
+                rate_mbps,
+                packet_bytes,
+            } => {
                 c.positive(&format!("{p}.app.rate_mbps"), *rate_mbps);
                 c.at_most(&format!("{p}.app.rate_mbps"), *rate_mbps, 1.0e6);
                 if !(1..=65_535).contains(packet_bytes) {
                     c.fail(format!("{p}.app.packet_bytes"), "must be between 1 and 65535 bytes");
                 }
             }
-            AppSpec::Http { mean_file_bytes, shape, mean_think_s, request_bytes, request_timeout_s } => {
+            AppSpec::Http {
+                mean_file_bytes,
+                shape,
+                mean_think_s,
+                request_bytes,
+                request_timeout_s,
+            } => {
                 c.positive(&format!("{p}.app.mean_file_bytes"), *mean_file_bytes);
                 c.at_most(&format!("{p}.app.mean_file_bytes"), *mean_file_bytes, 1.0e10);
                 if shape.is_finite() && *shape <= 1.0 {
-                    c.fail(format!("{p}.app.shape"), format!("a Pareto shape must be > 1 for a finite mean, got {shape}"));
+                    c.fail(
+                        format!("{p}.app.shape"),
+                        format!("a Pareto shape must be > 1 for a finite mean, got {shape}"),
+                    );
                 }
                 c.finite(&format!("{p}.app.shape"), *shape);
                 c.non_negative(&format!("{p}.app.mean_think_s"), *mean_think_s);
                 c.at_most(&format!("{p}.app.mean_think_s"), *mean_think_s, MAX_DURATION_S);
                 c.positive(&format!("{p}.app.request_timeout_s"), *request_timeout_s);
-                c.at_most(&format!("{p}.app.request_timeout_s"), *request_timeout_s, MAX_DURATION_S);
+                c.at_most(
+                    &format!("{p}.app.request_timeout_s"),
+                    *request_timeout_s,
+                    MAX_DURATION_S,
+                );
                 if *request_bytes > 65_535 {
                     c.fail(format!("{p}.app.request_bytes"), "must be at most 65535 bytes");
                 }
@@ -209,14 +260,24 @@ fn check_scenario(s: &Scenario) -> Result<()> {
         if let Some(v) = &f.variant {
             if !cc::is_known(v) {
                 let known: Vec<&str> = cc::VARIANTS.iter().map(|(n, _)| *n).collect();
-                c.fail(format!("{p}.variant"), format!("unknown variant {v:?}; known: {}", known.join(", ")));
+                c.fail(
+                    format!("{p}.variant"),
+                    format!("unknown variant {v:?}; known: {}", known.join(", ")),
+                );
             }
         }
         f.tcp.check(&mut c, &format!("{p}.tcp"));
-        let needs_sack = f.variant.as_deref().and_then(|v| cc::build(v, &f.tcp)).is_some_and(|cc| cc.recovery().needs_sack());
+        let needs_sack = f
+            .variant
+            .as_deref()
+            .and_then(|v| cc::build(v, &f.tcp))
+            .is_some_and(|cc| cc.recovery().needs_sack());
         if needs_sack && f.tcp.sack == Some(false) {
             let v = f.variant.as_deref().unwrap_or_default();
-            c.fail(format!("{p}.tcp.sack"), format!("the {v} variant recovers from SACK blocks: it cannot run with sack off"));
+            c.fail(
+                format!("{p}.tcp.sack"),
+                format!("the {v} variant recovers from SACK blocks: it cannot run with sack off"),
+            );
         }
         if let Some(l) = &f.loss {
             l.check(&mut c, &format!("{p}.loss"));
@@ -231,12 +292,18 @@ fn check_scenario(s: &Scenario) -> Result<()> {
         if dt.is_finite() && dt > 0.0 && s.duration_s.is_finite() {
             let samples = (s.duration_s / dt).ceil();
             if samples > MAX_TRACE_POINTS as f64 {
-                c.fail("$.outputs.trace_interval_s", format!("gives {samples} samples per series; at most {MAX_TRACE_POINTS}"));
+                c.fail(
+                    "$.outputs.trace_interval_s",
+                    format!("gives {samples} samples per series; at most {MAX_TRACE_POINTS}"),
+                );
             }
         }
     }
     if o.max_trace_points > MAX_TRACE_POINTS * 10 {
-        c.fail("$.outputs.max_trace_points", format!("at most {}", MAX_TRACE_POINTS * 10));
+        c.fail(
+            "$.outputs.max_trace_points",
+            format!("at most {}", MAX_TRACE_POINTS * 10),
+        );
     }
     if let Some(w) = s.limits.max_wall_s {
         c.positive("$.limits.max_wall_s", w);

@@ -93,7 +93,10 @@ fn default_access_queue() -> QueueSpec {
 
 impl Default for AccessParams {
     fn default() -> Self {
-        AccessParams { rate_mbps: default_access_rate(), queue: default_access_queue() }
+        AccessParams {
+            rate_mbps: default_access_rate(),
+            queue: default_access_queue(),
+        }
     }
 }
 
@@ -600,7 +603,11 @@ pub struct VegasParams {
 
 impl Default for VegasParams {
     fn default() -> Self {
-        VegasParams { alpha: 1.0, beta: 3.0, gamma: 1.0 }
+        VegasParams {
+            alpha: 1.0,
+            beta: 3.0,
+            gamma: 1.0,
+        }
     }
 }
 
@@ -663,13 +670,19 @@ impl Scenario {
                 Ok(v) => format!("a scenario is a JSON object, got {}", json_kind(&v)),
                 Err(e) => format!("not valid JSON: {}", e),
             };
-            return Err(SimError::Parse { path: "$".into(), message });
+            return Err(SimError::Parse {
+                path: "$".into(),
+                message,
+            });
         }
         let de = &mut serde_json::Deserializer::from_str(text);
         let scenario: Scenario = serde_path_to_error::deserialize(de).map_err(|e| {
             let path = e.path().to_string();
             let message = e.into_inner().to_string();
-            SimError::Parse { path: json_path(&path), message: strip_position(&message) }
+            SimError::Parse {
+                path: json_path(&path),
+                message: strip_position(&message),
+            }
         })?;
         if scenario.flows.iter().all(|f| f.tcp.profile.is_none()) {
             return Ok(scenario);
@@ -677,7 +690,12 @@ impl Scenario {
         // Read once as written (every error names the scenario's own field); then again with
         // each profile's settings under the fields the flow left out.
         let mut value: serde_json::Value = serde_json::from_str(text).expect("parsed above");
-        for (flow, spec) in value["flows"].as_array_mut().expect("flows parsed above").iter_mut().zip(&scenario.flows) {
+        for (flow, spec) in value["flows"]
+            .as_array_mut()
+            .expect("flows parsed above")
+            .iter_mut()
+            .zip(&scenario.flows)
+        {
             let Some(profile) = spec.tcp.profile else { continue };
             let tcp = flow["tcp"].as_object_mut().expect("a profile is set in an object");
             for (field, setting) in profile.settings().as_object().expect("settings are an object") {
@@ -810,7 +828,15 @@ impl QueueSpec {
                     c.fail(format!("{path}.limit_pkts"), "must be at least 1 packet");
                 }
             }
-            QueueSpec::Red { limit_pkts, min_th_pkts, max_th_pkts, max_p, weight, mean_pkt_bytes, .. } => {
+            QueueSpec::Red {
+                limit_pkts,
+                min_th_pkts,
+                max_th_pkts,
+                max_p,
+                weight,
+                mean_pkt_bytes,
+                ..
+            } => {
                 if *limit_pkts == 0 {
                     c.fail(format!("{path}.limit_pkts"), "must be at least 1 packet");
                 }
@@ -822,7 +848,10 @@ impl QueueSpec {
                     c.positive(&format!("{path}.max_th_pkts"), *v);
                 }
                 if min_th.is_finite() && max_th.is_finite() && min_th >= max_th {
-                    c.fail(format!("{path}.max_th_pkts"), format!("must be above min_th_pkts ({min_th}), got {max_th}"));
+                    c.fail(
+                        format!("{path}.max_th_pkts"),
+                        format!("must be above min_th_pkts ({min_th}), got {max_th}"),
+                    );
                 }
                 c.probability(&format!("{path}.max_p"), *max_p);
                 c.probability(&format!("{path}.weight"), *weight);
@@ -839,7 +868,12 @@ impl QueueSpec {
     /// RED thresholds with paper 000's defaults (1/3 and 2/3 of the limit).
     pub fn red_thresholds(&self) -> (f64, f64) {
         match self {
-            QueueSpec::Red { limit_pkts, min_th_pkts, max_th_pkts, .. } => (
+            QueueSpec::Red {
+                limit_pkts,
+                min_th_pkts,
+                max_th_pkts,
+                ..
+            } => (
                 min_th_pkts.unwrap_or(*limit_pkts as f64 / 3.0),
                 max_th_pkts.unwrap_or(2.0 * *limit_pkts as f64 / 3.0),
             ),
@@ -859,7 +893,10 @@ impl LossSpec {
                     c.at_most(&format!("{path}.event_span_s"), *span, MAX_DURATION_S);
                 }
                 if *m == 0 {
-                    c.fail(format!("{path}.m"), "must be at least 1 (packets dropped per loss event)");
+                    c.fail(
+                        format!("{path}.m"),
+                        "must be at least 1 (packets dropped per loss event)",
+                    );
                 }
             }
             LossSpec::Scheduled { packets } => {
@@ -874,11 +911,19 @@ impl LossSpec {
                 c.non_negative(&format!("{path}.start_s"), *start_s);
                 c.non_negative(&format!("{path}.end_s"), *end_s);
                 if start_s.is_finite() && end_s.is_finite() && end_s < start_s {
-                    c.fail(format!("{path}.end_s"), format!("must not be before start_s ({start_s})"));
+                    c.fail(
+                        format!("{path}.end_s"),
+                        format!("must not be before start_s ({start_s})"),
+                    );
                 }
                 c.probability(&format!("{path}.rate"), *rate);
             }
-            LossSpec::GilbertElliott { p_good_to_bad, p_bad_to_good, loss_good, loss_bad } => {
+            LossSpec::GilbertElliott {
+                p_good_to_bad,
+                p_bad_to_good,
+                loss_good,
+                loss_bad,
+            } => {
                 c.probability(&format!("{path}.p_good_to_bad"), *p_good_to_bad);
                 c.probability(&format!("{path}.p_bad_to_good"), *p_bad_to_good);
                 c.probability(&format!("{path}.loss_good"), *loss_good);
@@ -891,10 +936,16 @@ impl LossSpec {
 impl TcpConfig {
     pub fn check(&self, c: &mut Check, path: &str) {
         if !(64..=65_000).contains(&self.mss_bytes) {
-            c.fail(format!("{path}.mss_bytes"), format!("must be between 64 and 65000 bytes, got {}", self.mss_bytes));
+            c.fail(
+                format!("{path}.mss_bytes"),
+                format!("must be between 64 and 65000 bytes, got {}", self.mss_bytes),
+            );
         }
         if self.header_bytes > 1000 {
-            c.fail(format!("{path}.header_bytes"), format!("must be at most 1000 bytes, got {}", self.header_bytes));
+            c.fail(
+                format!("{path}.header_bytes"),
+                format!("must be at most 1000 bytes, got {}", self.header_bytes),
+            );
         }
         c.positive(&format!("{path}.initial_cwnd_pkts"), self.initial_cwnd_pkts);
         c.at_most(&format!("{path}.initial_cwnd_pkts"), self.initial_cwnd_pkts, 1.0e6);
@@ -902,17 +953,27 @@ impl TcpConfig {
             c.positive(&format!("{path}.initial_ssthresh_pkts"), v);
         }
         if self.max_window_pkts == 0 || self.max_window_pkts > 10_000_000 {
-            c.fail(format!("{path}.max_window_pkts"), "must be between 1 and 10,000,000 segments");
+            c.fail(
+                format!("{path}.max_window_pkts"),
+                "must be between 1 and 10,000,000 segments",
+            );
         }
         c.positive(&format!("{path}.delack_timeout_s"), self.delack_timeout_s);
         c.at_most(&format!("{path}.delack_timeout_s"), self.delack_timeout_s, 1.0e3);
         if self.dupack_threshold == 0 || self.dupack_threshold > 1000 {
             c.fail(format!("{path}.dupack_threshold"), "must be between 1 and 1000");
         }
-        for (name, v) in [("initial_rto_s", self.initial_rto_s), ("min_rto_s", self.min_rto_s), ("delack_timeout_s", self.delack_timeout_s)] {
+        for (name, v) in [
+            ("initial_rto_s", self.initial_rto_s),
+            ("min_rto_s", self.min_rto_s),
+            ("delack_timeout_s", self.delack_timeout_s),
+        ] {
             // A timer must advance simulated time: at least one microsecond.
             if v.is_finite() && v > 0.0 && v < 1e-6 {
-                c.fail(format!("{path}.{name}"), format!("must be at least 1e-6 s (1 µs), got {}", show(v)));
+                c.fail(
+                    format!("{path}.{name}"),
+                    format!("must be at least 1e-6 s (1 µs), got {}", show(v)),
+                );
             }
         }
         c.positive(&format!("{path}.initial_rto_s"), self.initial_rto_s);
@@ -921,7 +982,10 @@ impl TcpConfig {
         c.positive(&format!("{path}.max_rto_s"), self.max_rto_s);
         c.at_most(&format!("{path}.max_rto_s"), self.max_rto_s, 1.0e5);
         if self.min_rto_s.is_finite() && self.max_rto_s.is_finite() && self.min_rto_s > self.max_rto_s {
-            c.fail(format!("{path}.max_rto_s"), format!("must be at least min_rto_s ({})", self.min_rto_s));
+            c.fail(
+                format!("{path}.max_rto_s"),
+                format!("must be at least min_rto_s ({})", self.min_rto_s),
+            );
         }
         for (name, v) in [("rtt_gain", self.rtt_gain), ("rttvar_gain", self.rttvar_gain)] {
             c.probability(&format!("{path}.{name}"), v);
@@ -937,7 +1001,10 @@ impl TcpConfig {
         c.non_negative(&format!("{path}.vegas.beta"), v.beta);
         c.non_negative(&format!("{path}.vegas.gamma"), v.gamma);
         if v.alpha.is_finite() && v.beta.is_finite() && v.alpha > v.beta {
-            c.fail(format!("{path}.vegas.beta"), format!("must be at least alpha ({})", v.alpha));
+            c.fail(
+                format!("{path}.vegas.beta"),
+                format!("must be at least alpha ({})", v.alpha),
+            );
         }
     }
 }
@@ -997,7 +1064,10 @@ mod tests {
             let err = Scenario::from_json(text).unwrap_err();
             assert_eq!(err.path(), Some("$"), "{text:?}: {err}");
         }
-        assert!(Scenario::from_json("[1]").unwrap_err().to_string().contains("got an array"));
+        assert!(Scenario::from_json("[1]")
+            .unwrap_err()
+            .to_string()
+            .contains("got an array"));
     }
 
     #[test]
@@ -1014,7 +1084,9 @@ mod tests {
     }
 
     fn one_flow(tcp: &str) -> String {
-        format!(r#"{{"duration_s": 1, "topology": {{"dumbbell": {{"bottleneck": {{"rate_mbps": 10, "delay_ms": 5}}}}}}, "flows": [{{"name": "f", "rtt_ms": 50, "tcp": {tcp}}}, {{"name": "g", "rtt_ms": 50}}]}}"#)
+        format!(
+            r#"{{"duration_s": 1, "topology": {{"dumbbell": {{"bottleneck": {{"rate_mbps": 10, "delay_ms": 5}}}}}}, "flows": [{{"name": "f", "rtt_ms": 50, "tcp": {tcp}}}, {{"name": "g", "rtt_ms": 50}}]}}"#
+        )
     }
 
     #[test]
@@ -1022,10 +1094,17 @@ mod tests {
         let s = Scenario::from_json(&one_flow(r#"{"profile": "ns2", "min_rto_s": 1.0}"#)).unwrap();
         let tcp = &s.flows[0].tcp;
         assert_eq!(tcp.profile, Some(TcpProfile::Ns2));
-        assert_eq!((tcp.max_window_pkts, tcp.limited_transmit, tcp.integer_ssthresh), (20, true, true));
+        assert_eq!(
+            (tcp.max_window_pkts, tcp.limited_transmit, tcp.integer_ssthresh),
+            (20, true, true)
+        );
         assert_eq!(tcp.recover_guard, RecoverGuard::AckPassesRecover);
         assert_eq!(tcp.min_rto_s, 1.0, "the scenario's own value, not ns-2's 0.2");
-        assert_eq!(s.flows[1].tcp, TcpConfig::default(), "a flow without a profile keeps tcpsim's defaults");
+        assert_eq!(
+            s.flows[1].tcp,
+            TcpConfig::default(),
+            "a flow without a profile keeps tcpsim's defaults"
+        );
     }
 
     #[test]
@@ -1036,7 +1115,10 @@ mod tests {
             assert_eq!(tcp.profile, Some(profile));
             for (field, setting) in profile.settings().as_object().unwrap() {
                 let ours = serde_json::to_value(tcp).unwrap()[field].clone();
-                assert!(ours == *setting || ours.as_f64() == setting.as_f64() && ours.is_number(), "{profile:?}.{field}: {ours} vs {setting}");
+                assert!(
+                    ours == *setting || ours.as_f64() == setting.as_f64() && ours.is_number(),
+                    "{profile:?}.{field}: {ours} vs {setting}"
+                );
             }
             assert_eq!(Scenario::from_json(&s.to_json()).unwrap(), s, "{profile:?}");
             assert_eq!(serde_json::to_value(profile).unwrap(), profile.name());

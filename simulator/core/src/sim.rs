@@ -9,8 +9,8 @@ use crate::engine::{Event, EventQueue, TimerFire, TimerKind, TimerSlot};
 use crate::error::{Result, SimError};
 use crate::loss::LossModule;
 use crate::metrics::{
-    flow_result, jain_index, link_result, unfairness_percent, FlowCounters, FlowInputs, FlowTrace, Fairness,
-    LinkTrace, LossEventTracker, RunResult, Stats, Traces, CORE_VERSION,
+    flow_result, jain_index, link_result, unfairness_percent, Fairness, FlowCounters, FlowInputs, FlowTrace, LinkTrace,
+    LossEventTracker, RunResult, Stats, Traces, CORE_VERSION,
 };
 use crate::net::{self, Admission, Link, LinkId, Routes};
 use crate::packet::{Packet, PacketKind};
@@ -136,15 +136,29 @@ impl Simulation {
                     };
                     let sender = TcpSender::new(id, &plan.variant, cfg);
                     let t = &plan.tcp;
-                    let receiver =
-                        TcpReceiver::new(id, t.mss_bytes, t.header_bytes, sender.sack_enabled(), t.delayed_ack, t.delack_timeout_s);
+                    let receiver = TcpReceiver::new(
+                        id,
+                        t.mss_bytes,
+                        t.header_bytes,
+                        sender.sack_enabled(),
+                        t.delayed_ack,
+                        t.delack_timeout_s,
+                    );
                     Endpoints::Tcp { sender, receiver }
                 }
                 FlowKind::Udp => Endpoints::Udp,
             };
-            let app =
-                App::new(&plan.app, plan.start, plan.stop, plan.tcp.header_bytes, SimRng::new(s.seed, StreamId::FlowApp(id)));
-            let mut path_loss = plan.loss.as_ref().map(|l| Box::new(LossModule::new(l, SimRng::new(s.seed, StreamId::FlowLoss(id)))));
+            let app = App::new(
+                &plan.app,
+                plan.start,
+                plan.stop,
+                plan.tcp.header_bytes,
+                SimRng::new(s.seed, StreamId::FlowApp(id)),
+            );
+            let mut path_loss = plan
+                .loss
+                .as_ref()
+                .map(|l| Box::new(LossModule::new(l, SimRng::new(s.seed, StreamId::FlowLoss(id)))));
             if let Some(m) = &mut path_loss {
                 m.set_round_trip(id, rtt_propagation);
             }
@@ -185,7 +199,9 @@ impl Simulation {
     }
 
     fn trace_recorder(s: &Scenario, network: &net::Network, flows: &[Flow]) -> Result<Option<TraceRecorder>> {
-        let Some(interval_s) = s.outputs.trace_interval_s else { return Ok(None) };
+        let Some(interval_s) = s.outputs.trace_interval_s else {
+            return Ok(None);
+        };
         let o = &s.outputs;
         let flow_ids: Vec<usize> = match &o.trace_flows {
             None => (0..flows.len()).collect(),
@@ -205,9 +221,14 @@ impl Simulation {
                 .iter()
                 .enumerate()
                 .map(|(i, n)| {
-                    network.links.iter().position(|l| spelled(&l.name, flows) == n.as_str()).map(|p| p as LinkId).ok_or_else(|| {
-                        SimError::invalid(format!("$.outputs.trace_links[{i}]"), format!("no link named {n:?}"))
-                    })
+                    network
+                        .links
+                        .iter()
+                        .position(|l| spelled(&l.name, flows) == n.as_str())
+                        .map(|p| p as LinkId)
+                        .ok_or_else(|| {
+                            SimError::invalid(format!("$.outputs.trace_links[{i}]"), format!("no link named {n:?}"))
+                        })
                 })
                 .collect::<Result<_>>()?,
         };
@@ -242,7 +263,10 @@ impl Simulation {
                     .iter()
                     .map(|&l| {
                         let name = spelled(&network.links[l as usize].name, flows).into_owned();
-                        LinkTrace { name, queue: Vec::new() }
+                        LinkTrace {
+                            name,
+                            queue: Vec::new(),
+                        }
                     })
                     .collect()
             } else {
@@ -257,7 +281,15 @@ impl Simulation {
             }
             arrivals = vec![Arrivals::default(); flow_ids.len()];
         }
-        Ok(Some(TraceRecorder { interval: from_secs(interval_s), kinds, flows: flow_ids, links: link_ids, data, slot_of, arrivals }))
+        Ok(Some(TraceRecorder {
+            interval: from_secs(interval_s),
+            kinds,
+            flows: flow_ids,
+            links: link_ids,
+            data,
+            slot_of,
+            arrivals,
+        }))
     }
 
     /// Runs to `duration_s` and measures. Stops with an error past the scenario's limits.
@@ -271,7 +303,10 @@ impl Simulation {
         // First in the queue, so with no warm-up the window opens before the first packet.
         self.q.schedule(self.warmup, Event::WarmupEnd);
         for (i, f) in self.flows.iter_mut().enumerate() {
-            let ev = Event::Timer { flow: i as u32, timer: TimerKind::App };
+            let ev = Event::Timer {
+                flow: i as u32,
+                timer: TimerKind::App,
+            };
             f.app_timer.sync(f.app.deadline(), &mut self.q, ev);
         }
         if self.traces.is_some() {
@@ -300,7 +335,10 @@ impl Simulation {
                 if let Some(max) = self.max_wall_s {
                     if wall.elapsed().as_secs_f64() > max {
                         return Err(SimError::LimitExceeded {
-                            message: format!("wall-clock limit of {max} s reached at simulated time {:.3} s", to_secs(now)),
+                            message: format!(
+                                "wall-clock limit of {max} s reached at simulated time {:.3} s",
+                                to_secs(now)
+                            ),
                         });
                     }
                 }
@@ -382,12 +420,26 @@ impl Simulation {
             .links
             .iter()
             .map(|l| {
-                let (from, to) = (spelled(&self.nodes[l.from as usize], &self.flows), spelled(&self.nodes[l.to as usize], &self.flows));
-                link_result(&spelled(&l.name, &self.flows), &from, &to, l.rate_bps, &l.counters, l.queue_delays(), window)
+                let (from, to) = (
+                    spelled(&self.nodes[l.from as usize], &self.flows),
+                    spelled(&self.nodes[l.to as usize], &self.flows),
+                );
+                link_result(
+                    &spelled(&l.name, &self.flows),
+                    &from,
+                    &to,
+                    l.rate_bps,
+                    &l.counters,
+                    l.queue_delays(),
+                    window,
+                )
             })
             .collect();
         let goodputs: Vec<f64> = flows.iter().map(|f| f.goodput_bps).collect();
-        let fairness = Fairness { jain: jain_index(&goodputs), uf_percent: unfairness_percent(&flows) };
+        let fairness = Fairness {
+            jain: jain_index(&goodputs),
+            uf_percent: unfairness_percent(&flows),
+        };
         RunResult {
             core_version: CORE_VERSION,
             seed: self.seed,
@@ -455,14 +507,26 @@ impl Simulation {
                     let was_complete = receiver.complete();
                     receiver.on_data(p, now, &mut out);
                     if !was_complete && receiver.complete() {
-                        let mut ctx = AppCtx { flow: p.flow, now, ends: &mut flow.ends, out: &mut out, downloads: &mut flow.downloads };
+                        let mut ctx = AppCtx {
+                            flow: p.flow,
+                            now,
+                            ends: &mut flow.ends,
+                            out: &mut out,
+                            downloads: &mut flow.downloads,
+                        };
                         flow.app.on_transfer_complete(&mut ctx);
                     }
                 }
             }
             (Endpoints::Tcp { sender, .. }, PacketKind::Ack) => sender.on_ack(p, now, &mut out),
             (Endpoints::Tcp { .. }, PacketKind::Request) => {
-                let mut ctx = AppCtx { flow: p.flow, now, ends: &mut flow.ends, out: &mut out, downloads: &mut flow.downloads };
+                let mut ctx = AppCtx {
+                    flow: p.flow,
+                    now,
+                    ends: &mut flow.ends,
+                    out: &mut out,
+                    downloads: &mut flow.downloads,
+                };
                 flow.app.on_request(&mut ctx, p.epoch);
             }
             (Endpoints::Udp, PacketKind::Datagram) => {
@@ -515,7 +579,13 @@ impl Simulation {
             }
             TimerKind::App => {
                 if f.app_timer.fire(now, f.app.deadline(), &mut self.q, event) == TimerFire::Expired {
-                    let mut ctx = AppCtx { flow, now, ends: &mut f.ends, out: &mut out, downloads: &mut f.downloads };
+                    let mut ctx = AppCtx {
+                        flow,
+                        now,
+                        ends: &mut f.ends,
+                        out: &mut out,
+                        downloads: &mut f.downloads,
+                    };
                     f.app.on_timer(&mut ctx);
                 }
             }
@@ -534,7 +604,10 @@ impl Simulation {
                 f.counters.datagram_bytes_sent += p.size as u64;
             }
             p.hop = 0;
-            let first = self.routes.hop(p.flow, p.forward(), 0).expect("every path has a first link");
+            let first = self
+                .routes
+                .hop(p.flow, p.forward(), 0)
+                .expect("every path has a first link");
             self.live_packets += 1;
             self.peak_packets = self.peak_packets.max(self.live_packets);
             self.offer(first, &p, now);
@@ -543,11 +616,39 @@ impl Simulation {
         let flow = fi as u32;
         let f = &mut self.flows[fi];
         if let Endpoints::Tcp { sender, receiver } = &f.ends {
-            f.rto_timer.sync(sender.rto_deadline, &mut self.q, Event::Timer { flow, timer: TimerKind::Retransmit });
-            f.delack_timer.sync(receiver.delack_deadline, &mut self.q, Event::Timer { flow, timer: TimerKind::DelayedAck });
-            f.pace_timer.sync(sender.pace_deadline, &mut self.q, Event::Timer { flow, timer: TimerKind::Pace });
+            f.rto_timer.sync(
+                sender.rto_deadline,
+                &mut self.q,
+                Event::Timer {
+                    flow,
+                    timer: TimerKind::Retransmit,
+                },
+            );
+            f.delack_timer.sync(
+                receiver.delack_deadline,
+                &mut self.q,
+                Event::Timer {
+                    flow,
+                    timer: TimerKind::DelayedAck,
+                },
+            );
+            f.pace_timer.sync(
+                sender.pace_deadline,
+                &mut self.q,
+                Event::Timer {
+                    flow,
+                    timer: TimerKind::Pace,
+                },
+            );
         }
-        f.app_timer.sync(f.app.deadline(), &mut self.q, Event::Timer { flow, timer: TimerKind::App });
+        f.app_timer.sync(
+            f.app.deadline(),
+            &mut self.q,
+            Event::Timer {
+                flow,
+                timer: TimerKind::App,
+            },
+        );
     }
 
     fn on_trace_sample(&mut self, now: SimTime) {
@@ -558,7 +659,11 @@ impl Simulation {
             let a = t.arrivals.get_mut(slot).map(std::mem::take).unwrap_or_default();
             if let Some(v) = &mut series.throughput_bps {
                 // Sample 0 closes no interval: nothing can have arrived before time 0.
-                v.push(if now == 0 { 0.0 } else { a.bytes as f64 * 8.0 / interval_s });
+                v.push(if now == 0 {
+                    0.0
+                } else {
+                    a.bytes as f64 * 8.0 / interval_s
+                });
             }
             if let Some(v) = &mut series.delay_s {
                 v.push((a.count > 0).then(|| a.delay_ns as f64 / a.count as f64 / 1e9));
@@ -607,7 +712,10 @@ mod tests {
             "outputs": {"trace_interval_s": 0.5, "trace": ["throughput", "delay"]}}"#;
         let r = crate::run_json(scenario).unwrap();
         let t = r.traces.as_ref().unwrap();
-        let (rate, delay) = (t.flows[0].throughput_bps.as_ref().unwrap(), t.flows[0].delay_s.as_ref().unwrap());
+        let (rate, delay) = (
+            t.flows[0].throughput_bps.as_ref().unwrap(),
+            t.flows[0].delay_s.as_ref().unwrap(),
+        );
         assert!(t.flows[0].cwnd.is_none() && t.links.is_empty());
         assert_eq!((rate.len(), delay.len()), (21, 21));
         assert_eq!((rate[0], delay[0]), (0.0, None));
@@ -615,7 +723,10 @@ mod tests {
         assert!(window.iter().all(|&b| b > 7e6 && b <= 10e6 * 1.01), "{window:?}");
         let mean = window.iter().sum::<f64>() / window.len() as f64;
         let goodput = r.flows[0].goodput_bps;
-        assert!((mean - goodput).abs() / goodput < 0.06, "{mean} against the goodput {goodput}");
+        assert!(
+            (mean - goodput).abs() / goodput < 0.06,
+            "{mean} against the goodput {goodput}"
+        );
         // At least the 20 ms of one-way propagation; at most that, three transmissions and a
         // full queue (20 × 0.83 ms).
         for d in delay[1..].iter().map(|d| d.expect("packets arrive in every interval")) {

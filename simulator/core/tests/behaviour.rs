@@ -53,7 +53,12 @@ fn recovery_rtts(variant: &str, drops: &[u64], tcp: Value) -> (RunResult, f64) {
 fn min_cwnd_after(r: &RunResult, after_s: f64) -> f64 {
     let t = r.traces.as_ref().unwrap();
     let cwnd = t.flows[0].cwnd.as_ref().unwrap();
-    t.time_s.iter().zip(cwnd).filter(|(t, _)| **t > after_s).map(|(_, c)| *c).fold(f64::INFINITY, f64::min)
+    t.time_s
+        .iter()
+        .zip(cwnd)
+        .filter(|(t, _)| **t > after_s)
+        .map(|(_, c)| *c)
+        .fold(f64::INFINITY, f64::min)
 }
 
 const ONE_DROP: &[u64] = &[100];
@@ -74,9 +79,15 @@ fn with_one_drop_reno_and_both_newrenos_fast_recover_at_half_the_window() {
         let f = flow(&r);
         assert_eq!((f.fast_recoveries, f.timeouts, f.retransmits), (1, 0, 1), "{variant}");
         let floor = min_cwnd_after(&r, 0.5);
-        assert!((15.0..=25.0).contains(&floor), "{variant}: cwnd fell to {floor}, expected about half of ~40");
+        assert!(
+            (15.0..=25.0).contains(&floor),
+            "{variant}: cwnd fell to {floor}, expected about half of ~40"
+        );
         let (_, tahoe_extra) = recovery_rtts("tahoe", ONE_DROP, json!({}));
-        assert!(extra + 1.0 < tahoe_extra, "{variant} lost {extra:.2} RTTs, tahoe {tahoe_extra:.2}");
+        assert!(
+            extra + 1.0 < tahoe_extra,
+            "{variant} lost {extra:.2} RTTs, tahoe {tahoe_extra:.2}"
+        );
     }
 }
 
@@ -88,7 +99,10 @@ fn with_three_drops_in_a_window_reno_leaves_recovery_on_the_partial_ack_and_suff
     // Out of recovery after the first hole, Reno needs further fast retransmits (halving
     // again) or a timeout for the other two.
     assert!(f.fast_retransmits > 1 || f.timeouts > 0, "{f:?}");
-    assert!(reno_extra > newreno_extra + 1.0, "reno {reno_extra:.2} RTTs vs newreno {newreno_extra:.2}");
+    assert!(
+        reno_extra > newreno_extra + 1.0,
+        "reno {reno_extra:.2} RTTs vs newreno {newreno_extra:.2}"
+    );
 }
 
 /// How long the fast recovery lasted, in round trips (one recovery, ended by a full ACK).
@@ -127,7 +141,10 @@ fn with_many_drops_and_rto_between_two_and_three_rtts_impatient_times_out_and_sl
     assert_eq!(flow(&sbs).timeouts, 0, "{:?}", flow(&sbs));
     assert_eq!(flow(&sbs).retransmits, 8);
     assert!(flow(&imp).timeouts >= 1, "{:?}", flow(&imp));
-    assert!(min_cwnd_after(&imp, 0.5) == 1.0, "the timeout collapses Impatient's window");
+    assert!(
+        min_cwnd_after(&imp, 0.5) == 1.0,
+        "the timeout collapses Impatient's window"
+    );
 }
 
 #[test]
@@ -159,7 +176,11 @@ fn vegas_keeps_between_alpha_and_beta_packets_queued_on_a_lossless_bottleneck() 
         "mean queue {:.2} packets, expected between alpha = 1 and beta = 3",
         bottleneck.mean_queue_pkts
     );
-    assert!(bottleneck.utilization > 0.95, "Vegas still fills the link: {}", bottleneck.utilization);
+    assert!(
+        bottleneck.utilization > 0.95,
+        "Vegas still fills the link: {}",
+        bottleneck.utilization
+    );
 }
 
 #[test]
@@ -182,15 +203,33 @@ fn with_a_window_of_three_limited_transmit_turns_a_timeout_into_a_fast_retransmi
     let tcp = |lt: bool| json!({"initial_cwnd_pkts": 3, "initial_ssthresh_pkts": 3, "limited_transmit": lt});
     let without = run(&scenario("newreno-sbs", &[4], tcp(false)));
     let with = run(&scenario("newreno-sbs", &[4], tcp(true)));
-    assert_eq!((flow(&without).timeouts, flow(&without).fast_retransmits), (1, 0), "{:?}", flow(&without));
-    assert_eq!((flow(&with).timeouts, flow(&with).fast_retransmits), (0, 1), "{:?}", flow(&with));
+    assert_eq!(
+        (flow(&without).timeouts, flow(&without).fast_retransmits),
+        (1, 0),
+        "{:?}",
+        flow(&without)
+    );
+    assert_eq!(
+        (flow(&with).timeouts, flow(&with).fast_retransmits),
+        (0, 1),
+        "{:?}",
+        flow(&with)
+    );
 }
 
 // ---- CUBIC (RFC 9438) --------------------------------------------------------------------
 
 /// An endless CUBIC (or other) flow on a dumbbell with a queue too large to drop, a loss module
 /// on its path, and cwnd and ssthresh traced every `trace_s`.
-fn long_flow(variant: &str, rate_mbps: f64, rtt_ms: f64, duration_s: f64, loss: Value, tcp: Value, trace_s: f64) -> Value {
+fn long_flow(
+    variant: &str,
+    rate_mbps: f64,
+    rtt_ms: f64,
+    duration_s: f64,
+    loss: Value,
+    tcp: Value,
+    trace_s: f64,
+) -> Value {
     json!({
         "duration_s": duration_s, "seed": 1,
         "topology": {"dumbbell": {"bottleneck": {"rate_mbps": rate_mbps, "delay_ms": rtt_ms / 10.0,
@@ -203,12 +242,20 @@ fn long_flow(variant: &str, rate_mbps: f64, rtt_ms: f64, duration_s: f64, loss: 
 /// The traced (time, cwnd) pairs of the first flow.
 fn cwnd_trace(r: &RunResult) -> Vec<(f64, f64)> {
     let t = r.traces.as_ref().unwrap();
-    t.time_s.iter().copied().zip(t.flows[0].cwnd.as_ref().unwrap().iter().copied()).collect()
+    t.time_s
+        .iter()
+        .copied()
+        .zip(t.flows[0].cwnd.as_ref().unwrap().iter().copied())
+        .collect()
 }
 
 /// The first reduction of the window: (its time, the largest window before it).
 fn first_reduction(trace: &[(f64, f64)]) -> (f64, f64) {
-    let i = trace.windows(2).position(|w| w[1].1 < w[0].1 - 0.5).expect("the window is reduced") + 1;
+    let i = trace
+        .windows(2)
+        .position(|w| w[1].1 < w[0].1 - 0.5)
+        .expect("the window is reduced")
+        + 1;
     (trace[i].0, trace[..i].iter().map(|p| p.1).fold(0.0, f64::max))
 }
 
@@ -224,15 +271,25 @@ fn with_one_drop_cubic_reduces_its_window_to_seven_tenths_not_half() {
     let (at, peak) = first_reduction(&cwnd_trace(&r));
     let floor = min_cwnd_after(&r, at - 0.001);
     let ratio = floor / peak;
-    assert!((0.67..=0.73).contains(&ratio), "cwnd {peak:.1} -> {floor:.1}: {ratio:.3}, expected β_cubic = 0.7");
+    assert!(
+        (0.67..=0.73).contains(&ratio),
+        "cwnd {peak:.1} -> {floor:.1}: {ratio:.3}, expected β_cubic = 0.7"
+    );
 }
 
 #[test]
 fn after_a_loss_cubic_grows_concave_up_to_the_old_window_then_convex_beyond_it() {
     // 100 Mb/s and 100 ms: the window (~200) stays far below the path's 1200 packets, so one
     // scheduled drop is the only loss, and cubic growth outpaces the Reno-friendly estimate.
-    let s = long_flow("cubic", 100.0, 100.0, 14.0, json!({"type": "scheduled", "packets": [1000]}),
-                      json!({"initial_ssthresh_pkts": 200}), 0.01);
+    let s = long_flow(
+        "cubic",
+        100.0,
+        100.0,
+        14.0,
+        json!({"type": "scheduled", "packets": [1000]}),
+        json!({"initial_ssthresh_pkts": 200}),
+        0.01,
+    );
     let r = run(&s);
     assert_eq!((flow(&r).fast_recoveries, flow(&r).timeouts), (1, 0));
     let trace = cwnd_trace(&r);
@@ -240,9 +297,18 @@ fn after_a_loss_cubic_grows_concave_up_to_the_old_window_then_convex_beyond_it()
     let k = (w_max * (1.0 - 0.7) / 0.4).cbrt(); // RFC 9438 eq. 2 with cwnd_epoch = 0.7·W_max
     let w = |x: f64| cwnd_at(&trace, at + x * k);
     let (w0, w_half, w_k, w_3half, w_2) = (w(0.05), w(0.5), w(1.0), w(1.5), w(2.0));
-    assert!(w_half - w0 > 2.0 * (w_k - w_half), "concave below W_max: {w0:.1}, {w_half:.1}, {w_k:.1}");
-    assert!((w_k - w_max).abs() < 0.04 * w_max, "W_max {w_max:.1} reached about K = {k:.2} s later: {w_k:.1}");
-    assert!(w_2 - w_3half > 2.0 * (w_3half - w_k), "convex above W_max: {w_k:.1}, {w_3half:.1}, {w_2:.1}");
+    assert!(
+        w_half - w0 > 2.0 * (w_k - w_half),
+        "concave below W_max: {w0:.1}, {w_half:.1}, {w_k:.1}"
+    );
+    assert!(
+        (w_k - w_max).abs() < 0.04 * w_max,
+        "W_max {w_max:.1} reached about K = {k:.2} s later: {w_k:.1}"
+    );
+    assert!(
+        w_2 - w_3half > 2.0 * (w_3half - w_k),
+        "convex above W_max: {w_k:.1}, {w_3half:.1}, {w_2:.1}"
+    );
 }
 
 #[test]
@@ -250,8 +316,15 @@ fn on_a_short_rtt_path_cubic_grows_in_its_reno_friendly_region() {
     // 4 ms RTT: K is seconds, hundreds of round trips, so the cubic curve barely moves in 20
     // round trips while W_est adds α_cubic = 0.53 segments per round trip (RFC 9438 §4.3).
     let rtt = 0.004;
-    let s = long_flow("cubic", 100.0, rtt * 1000.0, 2.0, json!({"type": "scheduled", "packets": [300]}),
-                      json!({"initial_ssthresh_pkts": 40}), 0.001);
+    let s = long_flow(
+        "cubic",
+        100.0,
+        rtt * 1000.0,
+        2.0,
+        json!({"type": "scheduled", "packets": [300]}),
+        json!({"initial_ssthresh_pkts": 40}),
+        0.001,
+    );
     let r = run(&s);
     let trace = cwnd_trace(&r);
     let (at, w_max) = first_reduction(&trace);
@@ -259,14 +332,27 @@ fn on_a_short_rtt_path_cubic_grows_in_its_reno_friendly_region() {
     let grown = cwnd_at(&trace, start + 20.0 * rtt) - cwnd_at(&trace, start);
     let k = (w_max * 0.3 / 0.4).cbrt();
     let cubic_only = 0.4 * ((22.0 * rtt - k).powi(3) - (2.0 * rtt - k).powi(3)) + 1.0;
-    assert!((0.35 * 20.0..=0.75 * 20.0).contains(&grown), "grew {grown:.2} segments in 20 round trips");
-    assert!(grown > 3.0 * cubic_only, "{grown:.2} vs the cubic curve's {cubic_only:.2}");
+    assert!(
+        (0.35 * 20.0..=0.75 * 20.0).contains(&grown),
+        "grew {grown:.2} segments in 20 round trips"
+    );
+    assert!(
+        grown > 3.0 * cubic_only,
+        "{grown:.2} vs the cubic curve's {cubic_only:.2}"
+    );
 }
 
 #[test]
 fn after_a_timeout_cubic_slow_starts_to_seven_tenths_of_its_window_and_grows_on() {
-    let s = long_flow("cubic", 10.0, 100.0, 6.0, json!({"type": "outage", "start_s": 1.5, "end_s": 2.0}),
-                      json!({"initial_ssthresh_pkts": 40}), 0.005);
+    let s = long_flow(
+        "cubic",
+        10.0,
+        100.0,
+        6.0,
+        json!({"type": "outage", "start_s": 1.5, "end_s": 2.0}),
+        json!({"initial_ssthresh_pkts": 40}),
+        0.005,
+    );
     let r = run(&s);
     let f = flow(&r);
     assert!(f.timeouts >= 1 && f.fast_recoveries == 0, "{f:?}");
@@ -275,7 +361,10 @@ fn after_a_timeout_cubic_slow_starts_to_seven_tenths_of_its_window_and_grows_on(
     assert_eq!(min_cwnd_after(&r, 1.5), 1.0, "RFC 5681: one segment after a timeout");
     let t = r.traces.as_ref().unwrap();
     let ssthresh = t.flows[0].ssthresh.as_ref().unwrap().last().unwrap().expect("finite");
-    assert!((ssthresh / before - 0.7).abs() < 0.03, "ssthresh {ssthresh:.1} after a window of {before:.1}");
+    assert!(
+        (ssthresh / before - 0.7).abs() < 0.03,
+        "ssthresh {ssthresh:.1} after a window of {before:.1}"
+    );
     let end = trace.last().unwrap().1;
     assert!(end > ssthresh + 2.0, "grows on past ssthresh: {end:.1}");
 }
@@ -288,7 +377,10 @@ fn with_three_drops_in_a_window_cubic_repairs_them_with_sack_in_one_reduction() 
     assert!(recovery_length_rtts(f) < 1.6, "{:.2} RTTs", recovery_length_rtts(f));
     let (at, peak) = first_reduction(&cwnd_trace(&r));
     let ratio = min_cwnd_after(&r, at - 0.001) / peak;
-    assert!((0.67..=0.73).contains(&ratio), "one reduction to 0.7, not one per hole: {ratio:.3}");
+    assert!(
+        (0.67..=0.73).contains(&ratio),
+        "one reduction to 0.7, not one per hole: {ratio:.3}"
+    );
     // With SACK off CUBIC recovers as NewReno: one hole per round trip, still one reduction.
     let r = run(&scenario("cubic", THREE_DROPS, json!({"sack": false})));
     let f = flow(&r);
@@ -301,12 +393,20 @@ fn with_three_drops_in_a_window_cubic_repairs_them_with_sack_in_one_reduction() 
 /// (time, cwnd) samples of the first flow's trace.
 fn cwnd_samples(r: &RunResult) -> Vec<(f64, f64)> {
     let t = r.traces.as_ref().unwrap();
-    t.time_s.iter().copied().zip(t.flows[0].cwnd.as_ref().unwrap().iter().copied()).collect()
+    t.time_s
+        .iter()
+        .copied()
+        .zip(t.flows[0].cwnd.as_ref().unwrap().iter().copied())
+        .collect()
 }
 
 /// When the window first fell, and the largest window before that.
 fn first_fall(samples: &[(f64, f64)]) -> (f64, f64) {
-    let i = samples.windows(2).position(|w| w[1].1 < w[0].1).expect("the window fell") + 1;
+    let i = samples
+        .windows(2)
+        .position(|w| w[1].1 < w[0].1)
+        .expect("the window fell")
+        + 1;
     (samples[i].0, samples[..i].iter().map(|s| s.1).fold(0.0, f64::max))
 }
 
@@ -326,14 +426,24 @@ fn smooth_start_reaches_ssthresh_later_than_slow_start_and_sooner_than_congestio
         let mut s = scenario(variant, &[], tcp);
         s["flows"][0]["app"]["bytes"] = json!(3_000_000);
         let r = run(&s);
-        cwnd_samples(&r).iter().find(|s| s.1 >= 40.0).expect("cwnd reaches 40").0
+        cwnd_samples(&r)
+            .iter()
+            .find(|s| s.1 >= 40.0)
+            .expect("cwnd reaches 40")
+            .0
     };
     let slow = reached("reno", json!({}));
     let smooth = reached("ssdr", json!({}));
     // Congestion avoidance all the way from the quarter of ssthresh where smooth start slows.
     let avoidance = reached("reno", json!({"initial_cwnd_pkts": 10, "initial_ssthresh_pkts": 10}));
-    assert!(smooth > slow + 5.0 * RTT_S, "smooth start {smooth:.2} s, slow start {slow:.2} s");
-    assert!(smooth < avoidance, "smooth start {smooth:.2} s, avoidance {avoidance:.2} s");
+    assert!(
+        smooth > slow + 5.0 * RTT_S,
+        "smooth start {smooth:.2} s, slow start {slow:.2} s"
+    );
+    assert!(
+        smooth < avoidance,
+        "smooth start {smooth:.2} s, avoidance {avoidance:.2} s"
+    );
 }
 
 #[test]
@@ -351,7 +461,11 @@ fn pseudo_rate_keeps_about_its_queue_length_of_packets_queued_where_reno_overflo
     let bottleneck = &r.links[0];
     assert_eq!(bottleneck.drops, 0);
     // The window bound keeps q = 2 of its segments queued.
-    assert!((1.0..=3.0).contains(&bottleneck.mean_queue_pkts), "mean queue {:.2}", bottleneck.mean_queue_pkts);
+    assert!(
+        (1.0..=3.0).contains(&bottleneck.mean_queue_pkts),
+        "mean queue {:.2}",
+        bottleneck.mean_queue_pkts
+    );
     assert!(bottleneck.utilization > 0.95, "{}", bottleneck.utilization);
 }
 
@@ -360,10 +474,17 @@ fn with_one_drop_fack_rate_halving_ssdr_and_pseudo_rate_fast_recover_to_half_the
     for variant in ["fack", "rate-halving", "ssdr", "pseudo-rate"] {
         let r = run(&scenario(variant, ONE_DROP, json!({})));
         let f = flow(&r);
-        assert_eq!((f.fast_recoveries, f.timeouts, f.retransmits), (1, 0, 1), "{variant}: {f:?}");
+        assert_eq!(
+            (f.fast_recoveries, f.timeouts, f.retransmits),
+            (1, 0, 1),
+            "{variant}: {f:?}"
+        );
         let (at, peak) = first_fall(&cwnd_samples(&r));
         let ratio = min_cwnd_after(&r, at - 0.001) / peak;
-        assert!((0.4..=0.55).contains(&ratio), "{variant}: fell to {ratio:.2} of {peak:.1}");
+        assert!(
+            (0.4..=0.55).contains(&ratio),
+            "{variant}: fell to {ratio:.2} of {peak:.1}"
+        );
     }
 }
 
@@ -372,13 +493,20 @@ fn with_three_drops_in_a_window_fack_and_rate_halving_repair_them_in_about_one_r
     for variant in ["fack", "rate-halving"] {
         let r = run(&scenario(variant, THREE_DROPS, json!({})));
         let f = flow(&r);
-        assert_eq!((f.fast_recoveries, f.timeouts, f.retransmits), (1, 0, 3), "{variant}: {f:?}");
+        assert_eq!(
+            (f.fast_recoveries, f.timeouts, f.retransmits),
+            (1, 0, 3),
+            "{variant}: {f:?}"
+        );
         let rtts = recovery_length_rtts(f);
         assert!(rtts < 1.6, "{variant}: {rtts:.2} RTTs");
     }
     let (_, reno_extra) = recovery_rtts("reno", THREE_DROPS, json!({}));
     let (_, fack_extra) = recovery_rtts("fack", THREE_DROPS, json!({}));
-    assert!(fack_extra + 5.0 < reno_extra, "fack lost {fack_extra:.2} RTTs, reno {reno_extra:.2}");
+    assert!(
+        fack_extra + 5.0 < reno_extra,
+        "fack lost {fack_extra:.2} RTTs, reno {reno_extra:.2}"
+    );
 }
 
 #[test]
@@ -410,7 +538,11 @@ fn with_eight_drops_in_a_window_and_a_tight_rto_fack_rate_halving_and_ssdr_do_no
     for variant in ["fack", "rate-halving", "ssdr"] {
         let r = run(&scenario(variant, &drops, rto.clone()));
         let f = flow(&r);
-        assert_eq!((f.fast_recoveries, f.timeouts, f.retransmits), (1, 0, 8), "{variant}: {f:?}");
+        assert_eq!(
+            (f.fast_recoveries, f.timeouts, f.retransmits),
+            (1, 0, 8),
+            "{variant}: {f:?}"
+        );
     }
     let reno = run(&scenario("reno", &drops, rto));
     assert!(flow(&reno).timeouts > 0);
@@ -479,7 +611,10 @@ fn rate_halving_and_ssdr_bring_the_window_down_over_the_recovery_where_fack_halv
         let samples = cwnd_samples(&r);
         let (at, peak) = first_fall(&samples);
         let floor = min_cwnd_after(&r, at - 0.001);
-        let descent = samples.iter().skip_while(|s| s.0 < at).take_while(|s| s.1 > floor + 0.5);
+        let descent = samples
+            .iter()
+            .skip_while(|s| s.0 < at)
+            .take_while(|s| s.1 > floor + 0.5);
         let n = descent.filter(|s| s.1 < peak - 1.0).count();
         (n, peak, floor)
     };
@@ -512,11 +647,25 @@ fn when_a_second_connection_arrives_pseudo_rate_drops_the_old_window_at_once_and
     };
     let pr = run(&s("pseudo-rate"));
     let vegas = run(&s("vegas"));
-    assert!(old_window_kept(&pr) < 0.75, "pseudo-rate kept {:.2}", old_window_kept(&pr));
-    assert!(old_window_kept(&vegas) > 0.85, "vegas kept {:.2}", old_window_kept(&vegas));
+    assert!(
+        old_window_kept(&pr) < 0.75,
+        "pseudo-rate kept {:.2}",
+        old_window_kept(&pr)
+    );
+    assert!(
+        old_window_kept(&vegas) > 0.85,
+        "vegas kept {:.2}",
+        old_window_kept(&vegas)
+    );
     let goodput = |r: &RunResult, i: usize| r.flows[i].goodput_bps;
-    assert!(goodput(&pr, 1) > goodput(&pr, 0), "pseudo-rate: the new connection does better");
-    assert!(goodput(&vegas, 1) < goodput(&vegas, 0), "vegas: the old connection does better");
+    assert!(
+        goodput(&pr, 1) > goodput(&pr, 0),
+        "pseudo-rate: the new connection does better"
+    );
+    assert!(
+        goodput(&vegas, 1) < goodput(&vegas, 0),
+        "vegas: the old connection does better"
+    );
     assert_eq!((pr.links[0].drops, vegas.links[0].drops), (0, 0));
 }
 
@@ -543,11 +692,19 @@ fn one_bbr(loss: Value, duration_s: f64, warmup_s: f64) -> RunResult {
 /// The bottleneck queue's traced (time, packets).
 fn queue_trace(r: &RunResult) -> Vec<(f64, f64)> {
     let t = r.traces.as_ref().unwrap();
-    t.time_s.iter().copied().zip(t.links[0].queue.iter().map(|&q| q as f64)).collect()
+    t.time_s
+        .iter()
+        .copied()
+        .zip(t.links[0].queue.iter().map(|&q| q as f64))
+        .collect()
 }
 
 fn max_between(trace: &[(f64, f64)], from: f64, to: f64) -> f64 {
-    trace.iter().filter(|p| p.0 >= from && p.0 <= to).map(|p| p.1).fold(f64::NEG_INFINITY, f64::max)
+    trace
+        .iter()
+        .filter(|p| p.0 >= from && p.0 <= to)
+        .map(|p| p.1)
+        .fold(f64::NEG_INFINITY, f64::max)
 }
 
 #[test]
@@ -555,13 +712,22 @@ fn bbr_startup_reaches_the_bottleneck_rate_then_drains_its_queue_and_cruises_at_
     let r = one_bbr(json!({"type": "scheduled", "packets": []}), 5.0, 1.0);
     let queue = queue_trace(&r);
     let peak = max_between(&queue, 0.0, 1.0);
-    assert!(peak > BBR_BDP / 2.0, "Startup's 2/ln 2 overshoots into the queue: peak {peak}");
+    assert!(
+        peak > BBR_BDP / 2.0,
+        "Startup's 2/ln 2 overshoots into the queue: peak {peak}"
+    );
     let after = max_between(&queue, 1.0, 5.0);
-    assert!(after < 0.25 * BBR_BDP + 8.0, "Drain emptied it; ProbeBW's 1.25 phase adds ~BDP/4: {after}");
+    assert!(
+        after < 0.25 * BBR_BDP + 8.0,
+        "Drain emptied it; ProbeBW's 1.25 phase adds ~BDP/4: {after}"
+    );
     assert!(r.links[0].utilization > 0.95, "{}", r.links[0].utilization);
     // ProbeBW: cwnd = 2·BtlBw·RTprop + 3 send quanta of 2 segments.
     let cwnd = cwnd_at(&cwnd_trace(&r), 4.0);
-    assert!((cwnd - (2.0 * BBR_BDP + 6.0)).abs() < 0.1 * BBR_BDP, "cwnd {cwnd:.1}, BDP {BBR_BDP:.1}");
+    assert!(
+        (cwnd - (2.0 * BBR_BDP + 6.0)).abs() < 0.1 * BBR_BDP,
+        "cwnd {cwnd:.1}, BDP {BBR_BDP:.1}"
+    );
 }
 
 #[test]
@@ -571,11 +737,20 @@ fn bbr_keeps_almost_no_standing_queue_where_reno_and_cubic_fill_the_buffer() {
         run(&bbr_dumbbell(flows, 35.0, 5.0, 100, 1.0)).links[0].clone()
     };
     let bbr = run_one("bbr");
-    assert!(bbr.mean_queue_pkts < 10.0 && bbr.drops == 0, "bbr: {:.1} packets queued, {} drops", bbr.mean_queue_pkts, bbr.drops);
+    assert!(
+        bbr.mean_queue_pkts < 10.0 && bbr.drops == 0,
+        "bbr: {:.1} packets queued, {} drops",
+        bbr.mean_queue_pkts,
+        bbr.drops
+    );
     assert!(bbr.utilization > 0.95, "{}", bbr.utilization);
     for variant in ["reno", "cubic"] {
         let l = run_one(variant);
-        assert!(l.mean_queue_pkts > 50.0 && l.drops > 0, "{variant}: {:.1} packets queued", l.mean_queue_pkts);
+        assert!(
+            l.mean_queue_pkts > 50.0 && l.drops > 0,
+            "{variant}: {:.1} packets queued",
+            l.mean_queue_pkts
+        );
     }
 }
 
@@ -592,11 +767,17 @@ fn bbr_probes_rtt_about_every_ten_seconds_holding_four_segments_for_200_ms() {
     assert_eq!(episodes.len(), 3, "{episodes:?}");
     for e in &episodes {
         let held = e.1 - e.0;
-        assert!((0.2..0.3).contains(&held), "200 ms and a round trip at 4 segments: {episodes:?}");
+        assert!(
+            (0.2..0.3).contains(&held),
+            "200 ms and a round trip at 4 segments: {episodes:?}"
+        );
     }
     for w in episodes.windows(2) {
         let gap = w[1].0 - w[0].0;
-        assert!((9.9..10.6).contains(&gap), "RTprop expires 10 s after it was last set: {episodes:?}");
+        assert!(
+            (9.9..10.6).contains(&gap),
+            "RTprop expires 10 s after it was last set: {episodes:?}"
+        );
     }
 }
 
@@ -606,7 +787,12 @@ fn with_one_drop_bbr_keeps_its_window_and_its_rate() {
     let r = one_bbr(json!({"type": "scheduled", "packets": [4000]}), 6.0, 2.0);
     let f = flow(&r);
     assert_eq!((f.fast_recoveries, f.timeouts, f.retransmits), (1, 0, 1), "{f:?}");
-    assert!(f.goodput_bps > 0.998 * flow(&lossless).goodput_bps, "{} vs {}", f.goodput_bps, flow(&lossless).goodput_bps);
+    assert!(
+        f.goodput_bps > 0.998 * flow(&lossless).goodput_bps,
+        "{} vs {}",
+        f.goodput_bps,
+        flow(&lossless).goodput_bps
+    );
     let trace = cwnd_trace(&r);
     let steady = trace.iter().position(|p| p.0 >= 2.0).unwrap();
     let (at, before) = first_reduction(&trace[steady..]);
@@ -629,7 +815,10 @@ fn drops_spread_over_a_window_come_off_bbrs_window_as_the_scoreboard_marks_each_
     // 0.9 BDP (one drop, above; 57 segments here without the deduction). The holes found lost
     // one by one as SACKs arrive come off it too.
     let low = min_cwnd_after(&r, at - 0.001);
-    assert!(low < 0.9 * BBR_BDP, "lowest cwnd in recovery {low:.1}, one BDP {BBR_BDP:.1}");
+    assert!(
+        low < 0.9 * BBR_BDP,
+        "lowest cwnd in recovery {low:.1}, one BDP {BBR_BDP:.1}"
+    );
     assert!(low >= 4.0);
     assert_eq!(cwnd_at(&trace, at + 0.5), before, "the window from before recovery");
 }
@@ -650,7 +839,11 @@ fn after_a_timeout_bbr_regrows_its_window_from_one_segment_without_a_new_startup
     assert_eq!(min_cwnd_after(&r, 3.0), 1.0);
     let trace = cwnd_trace(&r);
     let before = cwnd_at(&trace, 2.9);
-    let back = trace.iter().find(|p| p.0 > 3.5 && p.1 >= before).expect("the window comes back").0;
+    let back = trace
+        .iter()
+        .find(|p| p.0 > 3.5 && p.1 >= before)
+        .expect("the window comes back")
+        .0;
     // The retransmission waits for the backed-off timer; from then on the window doubles per
     // round trip up to its target, and the old window is restored when the loss is repaired.
     assert!(back < 4.2, "back to {before:.0} at {back:.2} s");
@@ -698,9 +891,18 @@ fn after_a_timeout_duplicate_acks_of_needless_resends_start_a_recovery_only_unde
     let ns2 = single_loss_event("newreno-impatient", 10, json!({"recover_guard": "ack_passes_recover"}));
     let (a, b) = (flow(&rfc), flow(&ns2));
     assert_eq!((a.timeouts, b.timeouts), (1, 1));
-    assert_eq!(a.fast_retransmits, 2, "RFC 6582/6675: the ACK covers recover, so a second fast retransmit: {a:?}");
-    assert_eq!(b.fast_retransmits, 1, "ns-2's guard waits for an ACK past recover: {b:?}");
-    assert!(b.retransmits < a.retransmits && b.goodput_bps > a.goodput_bps, "{a:?}\n{b:?}");
+    assert_eq!(
+        a.fast_retransmits, 2,
+        "RFC 6582/6675: the ACK covers recover, so a second fast retransmit: {a:?}"
+    );
+    assert_eq!(
+        b.fast_retransmits, 1,
+        "ns-2's guard waits for an ACK past recover: {b:?}"
+    );
+    assert!(
+        b.retransmits < a.retransmits && b.goodput_bps > a.goodput_bps,
+        "{a:?}\n{b:?}"
+    );
 }
 
 #[test]
@@ -713,7 +915,10 @@ fn integer_ssthresh_rounds_the_halved_window_down_to_whole_segments() {
         let t = r.traces.as_ref().unwrap();
         let ss = t.flows[0].ssthresh.as_ref().unwrap();
         let cwnd = t.flows[0].cwnd.as_ref().unwrap();
-        let i = cwnd.iter().position(|&c| c == 1.0).expect("the timeout's one-segment window");
+        let i = cwnd
+            .iter()
+            .position(|&c| c == 1.0)
+            .expect("the timeout's one-segment window");
         ss[i].expect("ssthresh set")
     };
     assert_eq!(ssthresh_after_timeout(json!({})), 7.5);
@@ -728,10 +933,25 @@ fn a_second_timeout_of_the_same_data_holds_ssthresh_unless_asked_to_halve_it_aga
         let r = single_loss_event("newreno-sbs", 31, tcp);
         assert_eq!(flow(&r).timeouts, 2, "{:?}", flow(&r));
         let t = r.traces.as_ref().unwrap();
-        t.flows[0].ssthresh.as_ref().unwrap().last().copied().flatten().expect("ssthresh set")
+        t.flows[0]
+            .ssthresh
+            .as_ref()
+            .unwrap()
+            .last()
+            .copied()
+            .flatten()
+            .expect("ssthresh set")
     };
-    assert_eq!(ssthresh_at_end(json!({})), 15.0, "RFC 5681 §3.1: held at the first timeout's value");
-    assert_eq!(ssthresh_at_end(json!({"repeated_timeout_ssthresh": "halve"})), 2.0, "ns-2.35: halved from one segment");
+    assert_eq!(
+        ssthresh_at_end(json!({})),
+        15.0,
+        "RFC 5681 §3.1: held at the first timeout's value"
+    );
+    assert_eq!(
+        ssthresh_at_end(json!({"repeated_timeout_ssthresh": "halve"})),
+        2.0,
+        "ns-2.35: halved from one segment"
+    );
 }
 
 #[test]
@@ -745,8 +965,18 @@ fn limited_transmit_after_a_timeout_lets_go_back_n_resend_on_the_first_two_dupli
     };
     let (rfc, ns2) = (run_with(false), run_with(true));
     assert_eq!((rfc.timeouts, ns2.timeouts), (1, 1));
-    assert!(ns2.retransmits > rfc.retransmits, "more of go-back-N goes out early: {} vs {}", ns2.retransmits, rfc.retransmits);
-    assert!(ns2.packets_sent > rfc.packets_sent, "{} vs {}", ns2.packets_sent, rfc.packets_sent);
+    assert!(
+        ns2.retransmits > rfc.retransmits,
+        "more of go-back-N goes out early: {} vs {}",
+        ns2.retransmits,
+        rfc.retransmits
+    );
+    assert!(
+        ns2.packets_sent > rfc.packets_sent,
+        "{} vs {}",
+        ns2.packets_sent,
+        rfc.packets_sent
+    );
 }
 
 #[test]
@@ -756,7 +986,10 @@ fn tahoe_resends_only_the_lost_segment_after_its_fast_retransmit_even_with_ns2_l
     let tcp = json!({"limited_transmit": true, "limited_transmit_after_timeout": true});
     let one_drop = flow(&single_loss_event("tahoe", 1, tcp)).clone();
     assert_eq!((one_drop.fast_retransmits, one_drop.timeouts), (1, 0), "{one_drop:?}");
-    assert_eq!(one_drop.retransmits, 1, "the receiver holds everything after the hole: {one_drop:?}");
+    assert_eq!(
+        one_drop.retransmits, 1,
+        "the receiver holds everything after the hole: {one_drop:?}"
+    );
 }
 
 #[test]
@@ -770,13 +1003,22 @@ fn ns2s_fack_restarts_from_one_segment_and_leaves_recovery_above_ssthresh() {
         let t = r.traces.as_ref().expect("traces");
         let c = t.flows[0].cwnd.as_ref().expect("cwnd trace");
         // After slow start (the drop is at about 7.3 s).
-        t.time_s.iter().zip(c).filter(|(s, _)| **s > 5.0).map(|(_, w)| *w).fold(f64::INFINITY, f64::min)
+        t.time_s
+            .iter()
+            .zip(c)
+            .filter(|(s, _)| **s > 5.0)
+            .map(|(_, w)| *w)
+            .fold(f64::INFINITY, f64::min)
     };
     assert_eq!(lowest(&paper), 15.0, "halved at once, never below ssthresh");
     assert_eq!(flow(&paper).fast_retransmits, 1);
     assert_eq!(flow(&ns2).fast_retransmits, 1);
-    assert!(flow(&ns2).packets_sent > flow(&paper).packets_sent,
-            "ns-2's window leaves recovery above ssthresh: {} vs {}", flow(&ns2).packets_sent, flow(&paper).packets_sent);
+    assert!(
+        flow(&ns2).packets_sent > flow(&paper).packets_sent,
+        "ns-2's window leaves recovery above ssthresh: {} vs {}",
+        flow(&ns2).packets_sent,
+        flow(&paper).packets_sent
+    );
 }
 
 #[test]
@@ -788,7 +1030,10 @@ fn ns2s_sack1_stalls_into_a_timeout_on_twenty_holes_where_rfc_6675_repairs_them_
     let ns2 = flow(&single_loss_event("sack", 20, json!({"sack_recovery": "ns2_sack1"}))).clone();
     assert_eq!((rfc.timeouts, rfc.retransmits), (0, 20), "{rfc:?}");
     assert_eq!(ns2.timeouts, 1, "{ns2:?}");
-    assert!(ns2.retransmits > 20, "go-back-N after the timeout resends SACKed segments too: {ns2:?}");
+    assert!(
+        ns2.retransmits > 20,
+        "go-back-N after the timeout resends SACKed segments too: {ns2:?}"
+    );
 }
 
 #[test]
@@ -799,7 +1044,12 @@ fn with_an_odd_window_ns2_leaves_recovery_with_the_halved_window_not_its_whole_p
         let r = single_loss_event("newreno-sbs", 1, tcp);
         let t = r.traces.as_ref().expect("traces");
         let c = t.flows[0].cwnd.as_ref().expect("cwnd trace");
-        t.time_s.iter().zip(c).filter(|(s, _)| **s > 5.0).map(|(_, w)| *w).fold(f64::INFINITY, f64::min)
+        t.time_s
+            .iter()
+            .zip(c)
+            .filter(|(s, _)| **s > 5.0)
+            .map(|(_, w)| *w)
+            .fold(f64::INFINITY, f64::min)
     };
     assert_eq!(exit_cwnd(false), 14.0);
     assert_eq!(exit_cwnd(true), 14.5);

@@ -39,8 +39,8 @@ fn compare(name: &str, scenario: &Value) -> Result<(), String> {
         fs::write(&path, &now).unwrap();
         return Ok(());
     }
-    let kept = fs::read_to_string(&path)
-        .unwrap_or_else(|e| panic!("{}: {e} (TCPSIM_BLESS=1 writes it)", path.display()));
+    let kept =
+        fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e} (TCPSIM_BLESS=1 writes it)", path.display()));
     if kept == now {
         return Ok(());
     }
@@ -50,10 +50,7 @@ fn compare(name: &str, scenario: &Value) -> Result<(), String> {
         .enumerate()
         .find(|(_, (a, b))| a != b)
         .map(|(i, pair)| (i + 1, pair))
-        .unwrap_or((
-            kept.lines().count().min(now.lines().count()) + 1,
-            ("<end>", "<end>"),
-        ));
+        .unwrap_or((kept.lines().count().min(now.lines().count()) + 1, ("<end>", "<end>")));
     Err(format!(
         "{name}: no longer bit-identical to {}, first at line {line}:\n  kept: {was}\n  now:  {is}",
         path.display()
@@ -108,10 +105,7 @@ fn a_snapshot_leaves_out_only_the_version_and_the_stats() {
     let text = snapshot(&short_lossy("reno"));
     let v: Value = serde_json::from_str(&text).unwrap();
     let keys: Vec<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();
-    assert!(
-        !keys.contains(&"stats") && !keys.contains(&"core_version"),
-        "{keys:?}"
-    );
+    assert!(!keys.contains(&"stats") && !keys.contains(&"core_version"), "{keys:?}");
     for key in ["seed", "flows", "links", "fairness", "traces"] {
         assert!(keys.contains(&key), "{key} missing from {keys:?}");
     }

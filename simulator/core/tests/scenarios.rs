@@ -39,7 +39,9 @@ fn the_same_scenario_and_seed_give_bit_identical_results_and_another_seed_does_n
 
 #[test]
 fn flows_sharing_a_bottleneck_fill_it_and_share_it_fairly() {
-    let r = run(&dumbbell(json!([{"name": "f", "count": 4, "variant": "reno", "rtt_ms": 40}])));
+    let r = run(&dumbbell(
+        json!([{"name": "f", "count": 4, "variant": "reno", "rtt_ms": 40}]),
+    ));
     let bottleneck = &r.links[0];
     assert!(bottleneck.utilization > 0.97, "{}", bottleneck.utilization);
     assert!(bottleneck.queue_drops > 0);
@@ -47,7 +49,10 @@ fn flows_sharing_a_bottleneck_fill_it_and_share_it_fairly() {
     assert!(jain > 0.9, "equal RTTs share fairly: {jain}");
     assert_eq!(r.fairness.uf_percent, None, "UF needs two RTT classes");
     let goodput: f64 = r.flows.iter().map(|f| f.goodput_bps).sum();
-    assert!(goodput < 10e6 * 1000.0 / 1040.0 * 1.001, "goodput {goodput} cannot beat the link");
+    assert!(
+        goodput < 10e6 * 1000.0 / 1040.0 * 1.001,
+        "goodput {goodput} cannot beat the link"
+    );
 }
 
 #[test]
@@ -85,7 +90,11 @@ fn paper_002s_six_node_graph_routes_tcp_and_cbr_through_the_shared_link() {
     assert_eq!(tcp.rtt_propagation_s, 0.028);
     assert!((cbr.goodput_bps - 4e6).abs() < 0.1e6 || cbr.drops > 0, "{cbr:?}");
     let core = r.links.iter().find(|l| l.name == "core").unwrap();
-    assert!(core.utilization > 0.95, "TCP takes what CBR leaves: {}", core.utilization);
+    assert!(
+        core.utilization > 0.95,
+        "TCP takes what CBR leaves: {}",
+        core.utilization
+    );
     assert!(tcp.goodput_bps > 4e6, "{}", tcp.goodput_bps);
     let idle = r.links.iter().find(|l| l.name == "n0-n2-rev").unwrap();
     assert!(idle.packets > 0, "ACKs come back on the reverse direction");
@@ -112,7 +121,9 @@ fn http_sessions_download_pareto_files_and_think_between_them() {
 
 #[test]
 fn an_ftp_download_of_a_given_size_reports_its_response_time() {
-    let r = run(&dumbbell(json!([{"variant": "reno", "rtt_ms": 40, "app": {"type": "ftp", "bytes": 1_000_000}}])));
+    let r = run(&dumbbell(
+        json!([{"variant": "reno", "rtt_ms": 40, "app": {"type": "ftp", "bytes": 1_000_000}}]),
+    ));
     let t = r.flows[0].download_time_s.unwrap();
     // 1 MB at 10 Mb/s is 0.8 s; slow start and a loss or two add a few round trips.
     assert!((0.8..3.0).contains(&t), "{t}");
@@ -128,7 +139,10 @@ fn red_keeps_the_average_queue_between_its_thresholds() {
     assert!((10.0..=70.0).contains(&q), "mean queue {q}");
     let mut droptail = s.clone();
     droptail["topology"]["dumbbell"]["bottleneck"]["queue"] = json!({"type": "droptail", "limit_pkts": 150});
-    assert!(run(&droptail).links[0].mean_queue_pkts > q, "Drop-Tail keeps a fuller queue");
+    assert!(
+        run(&droptail).links[0].mean_queue_pkts > q,
+        "Drop-Tail keeps a fuller queue"
+    );
 }
 
 #[test]
@@ -200,7 +214,10 @@ fn a_stop_signalled_from_another_thread_ends_a_long_run_within_moments() {
         other => panic!("{other:?}"),
     }
     let latency = ended.saturating_duration_since(signalled);
-    assert!(latency < std::time::Duration::from_millis(500), "stopped {latency:?} after the signal");
+    assert!(
+        latency < std::time::Duration::from_millis(500),
+        "stopped {latency:?} after the signal"
+    );
 }
 
 #[test]
@@ -228,20 +245,56 @@ fn bad_values_are_refused_with_the_path_of_the_field() {
         (json!({"duration_s": -1}), "$.duration_s"),
         (json!({"warmup_s": 30}), "$.warmup_s"),
         (json!({"flows": []}), "$.flows"),
-        (json!({"flows": [{"rtt_ms": 40, "variant": "cubicle"}]}), "$.flows[0].variant"),
+        (
+            json!({"flows": [{"rtt_ms": 40, "variant": "cubicle"}]}),
+            "$.flows[0].variant",
+        ),
         (json!({"flows": [{"rtt_ms": 10}]}), "$.flows[0].rtt_ms"),
         (json!({"flows": [{}]}), "$.flows[0].rtt_ms"),
-        (json!({"flows": [{"rtt_ms": 40, "tcp": {"min_rto_s": 2, "max_rto_s": 1}}]}), "$.flows[0].tcp.max_rto_s"),
-        (json!({"flows": [{"rtt_ms": 40, "loss": {"type": "bernoulli_events", "p": 1.5, "m": 3}}]}), "$.flows[0].loss.p"),
-        (json!({"flows": [{"rtt_ms": 40, "loss": {"type": "bernoulli_events", "p": 0.1, "m": 0}}]}), "$.flows[0].loss.m"),
-        (json!({"flows": [{"rtt_ms": 40, "app": {"type": "http", "shape": 0.9}}]}), "$.flows[0].app.shape"),
-        (json!({"flows": [{"rtt_ms": 40, "app": {"type": "cbr", "rate_mbps": 1}}]}), "$.flows[0].app"),
-        (json!({"flows": [{"rtt_ms": 40, "name": "x"}, {"rtt_ms": 40, "name": "x"}]}), "$.flows[1].name"),
-        (json!({"flows": [{"rtt_ms": {"uniform": [300, 100]}}]}), "$.flows[0].rtt_ms.uniform"),
-        (json!({"flows": [{"rtt_ms": 40, "variant": "sack", "tcp": {"sack": false}}]}), "$.flows[0].tcp.sack"),
-        (json!({"flows": [{"rtt_ms": 40, "variant": "rate-halving", "tcp": {"sack": false}}]}), "$.flows[0].tcp.sack"),
-        (json!({"flows": [{"rtt_ms": 40, "tcp": {"initial_rto_s": 1e-10, "min_rto_s": 1e-10}}]}), "$.flows[0].tcp.initial_rto_s"),
-        (json!({"outputs": {"trace_interval_s": 4e-10}}), "$.outputs.trace_interval_s"),
+        (
+            json!({"flows": [{"rtt_ms": 40, "tcp": {"min_rto_s": 2, "max_rto_s": 1}}]}),
+            "$.flows[0].tcp.max_rto_s",
+        ),
+        (
+            json!({"flows": [{"rtt_ms": 40, "loss": {"type": "bernoulli_events", "p": 1.5, "m": 3}}]}),
+            "$.flows[0].loss.p",
+        ),
+        (
+            json!({"flows": [{"rtt_ms": 40, "loss": {"type": "bernoulli_events", "p": 0.1, "m": 0}}]}),
+            "$.flows[0].loss.m",
+        ),
+        (
+            json!({"flows": [{"rtt_ms": 40, "app": {"type": "http", "shape": 0.9}}]}),
+            "$.flows[0].app.shape",
+        ),
+        (
+            json!({"flows": [{"rtt_ms": 40, "app": {"type": "cbr", "rate_mbps": 1}}]}),
+            "$.flows[0].app",
+        ),
+        (
+            json!({"flows": [{"rtt_ms": 40, "name": "x"}, {"rtt_ms": 40, "name": "x"}]}),
+            "$.flows[1].name",
+        ),
+        (
+            json!({"flows": [{"rtt_ms": {"uniform": [300, 100]}}]}),
+            "$.flows[0].rtt_ms.uniform",
+        ),
+        (
+            json!({"flows": [{"rtt_ms": 40, "variant": "sack", "tcp": {"sack": false}}]}),
+            "$.flows[0].tcp.sack",
+        ),
+        (
+            json!({"flows": [{"rtt_ms": 40, "variant": "rate-halving", "tcp": {"sack": false}}]}),
+            "$.flows[0].tcp.sack",
+        ),
+        (
+            json!({"flows": [{"rtt_ms": 40, "tcp": {"initial_rto_s": 1e-10, "min_rto_s": 1e-10}}]}),
+            "$.flows[0].tcp.initial_rto_s",
+        ),
+        (
+            json!({"outputs": {"trace_interval_s": 4e-10}}),
+            "$.outputs.trace_interval_s",
+        ),
     ];
     for (patch, path) in cases {
         let mut s = dumbbell(json!([{"rtt_ms": 40}]));
@@ -294,7 +347,9 @@ mod never_panics {
             Just(Value::Null),
             any::<bool>().prop_map(Value::Bool),
             any::<i64>().prop_map(|n| json!(n)),
-            any::<f64>().prop_filter("JSON numbers are finite", |x| x.is_finite()).prop_map(|x| json!(x)),
+            any::<f64>()
+                .prop_filter("JSON numbers are finite", |x| x.is_finite())
+                .prop_map(|x| json!(x)),
             prop_oneof![Just(0.0), Just(-1.0), Just(1e300), Just(1e-300), Just(4294967296.0)].prop_map(|x| json!(x)),
             "[a-z_]{0,12}".prop_map(Value::String),
         ];
@@ -349,12 +404,26 @@ mod never_panics {
         for extra in ["mean_think_s", "request_timeout_s", "mean_file_bytes", "shape"] {
             paths.push(vec!["flows".into(), "1".into(), "app".into(), extra.into()]);
         }
-        for extra in ["delack_timeout_s", "initial_rto_s", "max_rto_s", "min_rto_s", "max_window_pkts", "mss_bytes"] {
+        for extra in [
+            "delack_timeout_s",
+            "initial_rto_s",
+            "max_rto_s",
+            "min_rto_s",
+            "max_window_pkts",
+            "mss_bytes",
+        ] {
             paths.push(vec!["flows".into(), "0".into(), "tcp".into(), extra.into()]);
         }
         assert!(paths.len() > 30, "{}", paths.len());
         for path in &paths {
-            for extreme in [json!(0), json!(-1), json!(1e300), json!(1e-300), json!(4294967296u64), json!(1.5)] {
+            for extreme in [
+                json!(0),
+                json!(-1),
+                json!(1e300),
+                json!(1e-300),
+                json!(4294967296u64),
+                json!(1.5),
+            ] {
                 let mut s = base();
                 let mut slot = &mut s;
                 for key in path {
@@ -397,8 +466,10 @@ mod never_panics {
 
 #[test]
 fn with_no_warmup_every_packet_of_the_run_is_counted() {
-    let mut s = dumbbell(json!([{"variant": "reno", "rtt_ms": 40, "app": {"type": "ftp", "bytes": 100_000},
-                                 "tcp": {"initial_cwnd_pkts": 10}}]));
+    let mut s = dumbbell(
+        json!([{"variant": "reno", "rtt_ms": 40, "app": {"type": "ftp", "bytes": 100_000},
+                                 "tcp": {"initial_cwnd_pkts": 10}}]),
+    );
     s["warmup_s"] = json!(0);
     s["topology"]["dumbbell"]["bottleneck"]["queue"] = json!({"type": "droptail", "limit_pkts": 1000});
     let f = &run(&s).flows[0];

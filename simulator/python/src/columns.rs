@@ -85,7 +85,11 @@ trait Scalar {
 impl Scalar for f64 {
     fn to_object<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         // serde_json writes a non-finite float as null.
-        Ok(if self.is_finite() { PyFloat::new(py, *self).into_any() } else { py.None().into_bound(py) })
+        Ok(if self.is_finite() {
+            PyFloat::new(py, *self).into_any()
+        } else {
+            py.None().into_bound(py)
+        })
     }
 }
 
@@ -213,7 +217,14 @@ fn traces(py: Python<'_>, traces: Traces) -> PyResult<Bound<'_, PyDict>> {
     let dict = PyDict::new(py);
     dict.set_item("time_s", floats(py, time_s))?;
     let flow_series = PyList::empty(py);
-    for FlowTrace { name, cwnd, ssthresh, throughput_bps, delay_s } in flows {
+    for FlowTrace {
+        name,
+        cwnd,
+        ssthresh,
+        throughput_bps,
+        delay_s,
+    } in flows
+    {
         let item = PyDict::new(py);
         item.set_item(pyo3::intern!(py, "name"), name)?;
         if let Some(cwnd) = cwnd {
@@ -241,7 +252,10 @@ fn traces(py: Python<'_>, traces: Traces) -> PyResult<Bound<'_, PyDict>> {
     for LinkTrace { name, queue } in links {
         let item = PyDict::new(py);
         item.set_item(pyo3::intern!(py, "name"), name)?;
-        item.set_item(pyo3::intern!(py, "queue"), array(py, queue.into_iter().map(i64::from).collect()))?;
+        item.set_item(
+            pyo3::intern!(py, "queue"),
+            array(py, queue.into_iter().map(i64::from).collect()),
+        )?;
         link_series.append(item)?;
     }
     dict.set_item("links", link_series)?;
@@ -250,8 +264,17 @@ fn traces(py: Python<'_>, traces: Traces) -> PyResult<Bound<'_, PyDict>> {
 
 /// The whole result, keys in the JSON path's order.
 pub(crate) fn result(py: Python<'_>, result: RunResult) -> PyResult<Bound<'_, PyDict>> {
-    let RunResult { core_version, seed, measured_from_s, measured_to_s, flows, links, fairness, traces: series, stats } =
-        result;
+    let RunResult {
+        core_version,
+        seed,
+        measured_from_s,
+        measured_to_s,
+        flows,
+        links,
+        fairness,
+        traces: series,
+        stats,
+    } = result;
     let dict = PyDict::new(py);
     dict.set_item("core_version", core_version)?;
     dict.set_item("seed", seed)?;
@@ -285,6 +308,19 @@ pub(crate) fn result(py: Python<'_>, result: RunResult) -> PyResult<Bound<'_, Py
     if let Some(series) = series {
         dict.set_item("traces", traces(py, series)?)?;
     }
-    dict.set_item("stats", record!(py, &stats, Stats { events, wall_s, events_per_s, simulated_s, peak_packets }))?;
+    dict.set_item(
+        "stats",
+        record!(
+            py,
+            &stats,
+            Stats {
+                events,
+                wall_s,
+                events_per_s,
+                simulated_s,
+                peak_packets
+            }
+        ),
+    )?;
     Ok(dict)
 }

@@ -48,7 +48,9 @@ where
     T: Send,
     F: FnOnce() -> Result<T, Failure> + Send,
 {
-    py.detach(|| catch_unwind(AssertUnwindSafe(f)).unwrap_or_else(|payload| Err(Failure::Internal(panic_message(&*payload)))))
+    py.detach(|| {
+        catch_unwind(AssertUnwindSafe(f)).unwrap_or_else(|payload| Err(Failure::Internal(panic_message(&*payload))))
+    })
 }
 
 fn panic_message(payload: &(dyn Any + Send)) -> String {
@@ -138,7 +140,9 @@ struct StopToken {
 impl StopToken {
     #[new]
     fn new() -> Self {
-        StopToken { signal: StopSignal::new() }
+        StopToken {
+            signal: StopSignal::new(),
+        }
     }
 
     /// Asks the runs holding this token to stop. Idempotent; safe from any thread.

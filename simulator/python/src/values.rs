@@ -35,7 +35,10 @@ pub fn canonical_python<'py>(py: Python<'py>, value: &Value) -> PyResult<Bound<'
         }
         Value::String(s) => PyString::new(py, s).into_any(),
         Value::Array(items) => {
-            let converted = items.iter().map(|v| canonical_python(py, v)).collect::<PyResult<Vec<_>>>()?;
+            let converted = items
+                .iter()
+                .map(|v| canonical_python(py, v))
+                .collect::<PyResult<Vec<_>>>()?;
             PyList::new(py, converted)?.into_any()
         }
         Value::Object(map) => {

@@ -60,10 +60,16 @@ pub enum Mode {
     Startup,
     Drain,
     /// `phase` indexes `PACING_GAIN_CYCLE`; it began at `since`.
-    ProbeBw { phase: usize, since: SimTime },
+    ProbeBw {
+        phase: usize,
+        since: SimTime,
+    },
     /// `done` is set once in-flight has fallen to the minimum window: then 200 ms and a round
     /// trip (`round_done`) must pass.
-    ProbeRtt { done: Option<SimTime>, round_done: bool },
+    ProbeRtt {
+        done: Option<SimTime>,
+        round_done: bool,
+    },
 }
 
 /// Windowed maximum over the last `BTLBW_FILTER_ROUNDS` round trips, exact: a deque of
@@ -79,7 +85,11 @@ impl MaxFilter {
             self.samples.pop_back();
         }
         self.samples.push_back((round, value));
-        while self.samples.front().is_some_and(|&(r, _)| r + BTLBW_FILTER_ROUNDS <= round) {
+        while self
+            .samples
+            .front()
+            .is_some_and(|&(r, _)| r + BTLBW_FILTER_ROUNDS <= round)
+        {
             self.samples.pop_front();
         }
     }
@@ -183,8 +193,13 @@ impl Bbr {
     }
 
     fn save_cwnd(&mut self, s: &SocketState) {
-        let in_loss_or_probe = matches!(s.ca_state, CaState::Recovery | CaState::Loss) || matches!(self.mode, Mode::ProbeRtt { .. });
-        self.prior_cwnd = if in_loss_or_probe { self.prior_cwnd.max(s.cwnd) } else { s.cwnd };
+        let in_loss_or_probe =
+            matches!(s.ca_state, CaState::Recovery | CaState::Loss) || matches!(self.mode, Mode::ProbeRtt { .. });
+        self.prior_cwnd = if in_loss_or_probe {
+            self.prior_cwnd.max(s.cwnd)
+        } else {
+            s.cwnd
+        };
     }
 
     fn set_mode(&mut self, mode: Mode) {
@@ -222,7 +237,9 @@ impl Bbr {
     /// §4.3.3: move to the next gain phase after an RTprop; the 1.25 phase also waits until
     /// the extra data is in flight, the 0.75 phase leaves early once the queue is drained.
     fn update_cycle_phase(&mut self, rs: &RateSample, now: SimTime) {
-        let Mode::ProbeBw { phase, since } = self.mode else { return };
+        let Mode::ProbeBw { phase, since } = self.mode else {
+            return;
+        };
         let full_length = self.rtprop.is_some_and(|r| now.saturating_sub(since) > r);
         let prior_inflight = (rs.in_flight + rs.newly_delivered) as f64;
         let gain = PACING_GAIN_CYCLE[phase];
@@ -234,7 +251,10 @@ impl Bbr {
             full_length
         };
         if next {
-            self.set_mode(Mode::ProbeBw { phase: (phase + 1) % PACING_GAIN_CYCLE.len(), since: now });
+            self.set_mode(Mode::ProbeBw {
+                phase: (phase + 1) % PACING_GAIN_CYCLE.len(),
+                since: now,
+            });
         }
     }
 
@@ -274,18 +294,29 @@ impl Bbr {
         }
         if expired && !matches!(self.mode, Mode::ProbeRtt { .. }) {
             self.save_cwnd(s);
-            self.set_mode(Mode::ProbeRtt { done: None, round_done: false });
+            self.set_mode(Mode::ProbeRtt {
+                done: None,
+                round_done: false,
+            });
         }
-        let Mode::ProbeRtt { done, round_done } = self.mode else { return };
+        let Mode::ProbeRtt { done, round_done } = self.mode else {
+            return;
+        };
         match done {
             None if (rs.in_flight as f64) <= MIN_CWND => {
-                self.mode = Mode::ProbeRtt { done: Some(now + PROBE_RTT_DURATION), round_done: false };
+                self.mode = Mode::ProbeRtt {
+                    done: Some(now + PROBE_RTT_DURATION),
+                    round_done: false,
+                };
                 self.next_round_delivered = rs.delivered_total;
             }
             None => {}
             Some(done) => {
                 let round_done = round_done || self.round_start;
-                self.mode = Mode::ProbeRtt { done: Some(done), round_done };
+                self.mode = Mode::ProbeRtt {
+                    done: Some(done),
+                    round_done,
+                };
                 if round_done && now > done {
                     // §4.3.4.3: leave with a fresh RTprop and the window from before.
                     self.rtprop_stamp = now;
@@ -434,8 +465,18 @@ mod tests {
 
     impl Path {
         fn new() -> Self {
-            let bbr = Bbr::new(&TcpConfig { initial_cwnd_pkts: 10.0, ..TcpConfig::default() });
-            Path { bbr, s: SocketState::new(10.0, f64::INFINITY, 100_000), delivered: 0, now: 0, queued: 0, phases: Vec::new() }
+            let bbr = Bbr::new(&TcpConfig {
+                initial_cwnd_pkts: 10.0,
+                ..TcpConfig::default()
+            });
+            Path {
+                bbr,
+                s: SocketState::new(10.0, f64::INFINITY, 100_000),
+                delivered: 0,
+                now: 0,
+                queued: 0,
+                phases: Vec::new(),
+            }
         }
 
         /// One round trip at `rate` segments/s (capped by cwnd), RTT `rtt` ms.
@@ -482,7 +523,10 @@ mod tests {
             assert!(rounds < 20, "Startup never ended");
         }
         assert!((p.bbr.btlbw() - 1000.0).abs() < 1.0, "{}", p.bbr.btlbw());
-        assert!(rounds <= 3 + 4, "{rounds} rounds: three without 25 % growth after reaching the rate");
+        assert!(
+            rounds <= 3 + 4,
+            "{rounds} rounds: three without 25 % growth after reaching the rate"
+        );
         // Drain, then ProbeBW once the flight fits the BDP.
         p.round(1000.0, 50);
         assert!(matches!(p.bbr.mode(), Mode::ProbeBw { .. }), "{:?}", p.bbr.mode());
@@ -526,7 +570,11 @@ mod tests {
         }
         let at = probe_rtt_at.expect("ProbeRTT");
         assert!((10_000 * MS..10_700 * MS).contains(&at), "{} ms", at / MS);
-        assert!(matches!(p.bbr.mode(), Mode::ProbeBw { .. }), "left after 200 ms: {:?}", p.bbr.mode());
+        assert!(
+            matches!(p.bbr.mode(), Mode::ProbeBw { .. }),
+            "left after 200 ms: {:?}",
+            p.bbr.mode()
+        );
         assert!(p.s.cwnd > 50.0, "the window from before is restored: {}", p.s.cwnd);
         assert_eq!(p.bbr.rtprop, Some(60 * MS), "the expired RTprop took the new sample");
     }
@@ -552,11 +600,21 @@ mod tests {
         let before = p.s.cwnd;
         assert_eq!(p.bbr.ssthresh(&p.s, p.now), before, "no multiplicative decrease");
         p.s.ca_state = CaState::Recovery;
-        let rs = RateSample { newly_delivered: 1, delivered_total: p.delivered + 1, in_flight: 30, ..RateSample::default() };
+        let rs = RateSample {
+            newly_delivered: 1,
+            delivered_total: p.delivered + 1,
+            in_flight: 30,
+            ..RateSample::default()
+        };
         p.bbr.on_delivery(&mut p.s, &rs, p.now);
         assert_eq!(p.s.cwnd, 31.0, "packet conservation: in flight + delivered");
         p.s.ca_state = CaState::Open;
-        let rs = RateSample { newly_delivered: 1, delivered_total: p.delivered + 2, in_flight: 30, ..RateSample::default() };
+        let rs = RateSample {
+            newly_delivered: 1,
+            delivered_total: p.delivered + 2,
+            in_flight: 30,
+            ..RateSample::default()
+        };
         p.bbr.on_delivery(&mut p.s, &rs, p.now);
         assert_eq!(p.s.cwnd, before, "restored on leaving recovery");
     }
@@ -568,22 +626,45 @@ mod tests {
             p.round(1000.0, 50);
         }
         p.s.ca_state = CaState::Recovery;
-        let rs = RateSample { newly_delivered: 1, delivered_total: p.delivered + 1, in_flight: 80, ..RateSample::default() };
+        let rs = RateSample {
+            newly_delivered: 1,
+            delivered_total: p.delivered + 1,
+            in_flight: 80,
+            ..RateSample::default()
+        };
         p.bbr.on_delivery(&mut p.s, &rs, p.now);
         assert_eq!(p.s.cwnd, 81.0);
         // Ten more holes taken as lost: cwnd falls by ten, then packet conservation lifts it
         // to what is still in flight plus what this ACK delivered.
-        let rs = RateSample { newly_delivered: 1, delivered_total: p.delivered + 2, in_flight: 60, losses: 10, ..RateSample::default() };
+        let rs = RateSample {
+            newly_delivered: 1,
+            delivered_total: p.delivered + 2,
+            in_flight: 60,
+            losses: 10,
+            ..RateSample::default()
+        };
         p.bbr.on_delivery(&mut p.s, &rs, p.now);
         assert_eq!(p.s.cwnd, 71.0, "81 - 10, above the 61 conservation asks");
-        let rs = RateSample { newly_delivered: 1, delivered_total: p.delivered + 3, in_flight: 68, losses: 30, ..RateSample::default() };
+        let rs = RateSample {
+            newly_delivered: 1,
+            delivered_total: p.delivered + 3,
+            in_flight: 68,
+            losses: 30,
+            ..RateSample::default()
+        };
         p.bbr.on_delivery(&mut p.s, &rs, p.now);
-        assert_eq!(p.s.cwnd, 69.0, "71 - 30 = 41 is below in flight + delivered: conservation holds 69");
+        assert_eq!(
+            p.s.cwnd, 69.0,
+            "71 - 30 = 41 is below in flight + delivered: conservation holds 69"
+        );
     }
 
     #[test]
     fn sack_off_recovers_as_newreno_and_the_initial_pacing_rate_assumes_one_millisecond() {
-        let cfg = TcpConfig { sack: Some(false), ..TcpConfig::default() };
+        let cfg = TcpConfig {
+            sack: Some(false),
+            ..TcpConfig::default()
+        };
         let b = Bbr::new(&cfg);
         assert_eq!(b.recovery(), Recovery::NewReno(PartialAckTimer::EveryPartialAck));
         assert!((b.pacing_rate().unwrap() - HIGH_GAIN * 2.0 / 1e-3).abs() < 1e-6);

@@ -63,7 +63,15 @@ impl Cubic {
         } else {
             Recovery::Sack
         };
-        Cubic { recovery, w_max: 0.0, cwnd_prior: 0.0, k: 0.0, epoch_start: None, w_est: 0.0, restart_from_epoch: true }
+        Cubic {
+            recovery,
+            w_max: 0.0,
+            cwnd_prior: 0.0,
+            k: 0.0,
+            epoch_start: None,
+            w_est: 0.0,
+            restart_from_epoch: true,
+        }
     }
 
     /// §4.2: the stage begins with the window it starts from, cwnd_epoch.
@@ -119,7 +127,11 @@ impl CongestionControl for Cubic {
         let cwnd = s.window_in_use();
         // §4.7, fast convergence: a flow whose window fell short of the last W_max releases
         // bandwidth by remembering a lower saturation point.
-        self.w_max = if cwnd < self.w_max { cwnd * (1.0 + BETA) / 2.0 } else { cwnd };
+        self.w_max = if cwnd < self.w_max {
+            cwnd * (1.0 + BETA) / 2.0
+        } else {
+            cwnd
+        };
         self.cwnd_prior = cwnd; // §4.6
         self.epoch_start = None;
         self.restart_from_epoch = false;
@@ -166,7 +178,10 @@ mod tests {
         let s = ca_state(100.0);
         assert!((cc.ssthresh(&s, 0) - 70.0).abs() < 1e-9);
         assert_eq!((cc.w_max, cc.cwnd_prior), (100.0, 100.0));
-        assert!((cc.ssthresh(&ca_state(2.0), 0) - 2.0).abs() < 1e-9, "at least two segments");
+        assert!(
+            (cc.ssthresh(&ca_state(2.0), 0) - 2.0).abs() < 1e-9,
+            "at least two segments"
+        );
     }
 
     #[test]
@@ -174,7 +189,11 @@ mod tests {
         let mut cc = Cubic::new(&TcpConfig::default());
         cc.ssthresh(&ca_state(100.0), 0);
         cc.ssthresh(&ca_state(80.0), 0);
-        assert!((cc.w_max - 68.0).abs() < 1e-9, "80·(1 + 0.7)/2 = 68, not 80: {}", cc.w_max);
+        assert!(
+            (cc.w_max - 68.0).abs() < 1e-9,
+            "80·(1 + 0.7)/2 = 68, not 80: {}",
+            cc.w_max
+        );
         assert_eq!(cc.cwnd_prior, 80.0);
     }
 
@@ -208,7 +227,10 @@ mod tests {
         grow(&mut cc, &mut s, now, k / 2.0);
         let later = s.cwnd;
         assert!(half - 700.0 > at_k - half, "concave: {half:.1} then {at_k:.1}");
-        assert!((at_k - 1000.0).abs() < 15.0, "W_max is reached about K after the loss: {at_k:.1}");
+        assert!(
+            (at_k - 1000.0).abs() < 15.0,
+            "W_max is reached about K after the loss: {at_k:.1}"
+        );
         assert!(later - after > after - at_k, "convex: {after:.1} then {later:.1}");
     }
 
@@ -219,7 +241,7 @@ mod tests {
         s.cwnd = cc.ssthresh(&s, 0); // 14; K = ∛15 = 2.47 s
         s.ssthresh = s.cwnd;
         let now = grow(&mut cc, &mut s, 0, 1.0); // ten round trips
-        // W_est: 14 + 10·0.53 ≈ 19.3, where W_cubic(1 s) = 20 − 0.4·1.47³ ≈ 18.7.
+                                                 // W_est: 14 + 10·0.53 ≈ 19.3, where W_cubic(1 s) = 20 − 0.4·1.47³ ≈ 18.7.
         assert!((18.8..19.8).contains(&s.cwnd), "{}", s.cwnd);
         // Once W_est passes cwnd_prior = 20 it grows Reno's one segment per round trip.
         let before = s.cwnd;
@@ -250,7 +272,13 @@ mod tests {
     #[test]
     fn sack_off_recovers_as_newreno() {
         assert_eq!(Cubic::new(&TcpConfig::default()).recovery(), Recovery::Sack);
-        let cfg = TcpConfig { sack: Some(false), ..TcpConfig::default() };
-        assert_eq!(Cubic::new(&cfg).recovery(), Recovery::NewReno(PartialAckTimer::EveryPartialAck));
+        let cfg = TcpConfig {
+            sack: Some(false),
+            ..TcpConfig::default()
+        };
+        assert_eq!(
+            Cubic::new(&cfg).recovery(),
+            Recovery::NewReno(PartialAckTimer::EveryPartialAck)
+        );
     }
 }

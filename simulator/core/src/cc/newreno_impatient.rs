@@ -5,5 +5,7 @@
 use super::aimd::Aimd;
 use crate::tcp::{PartialAckTimer, Recovery};
 
-pub const NEWRENO_IMPATIENT: Aimd =
-    Aimd::new("newreno-impatient", Recovery::NewReno(PartialAckTimer::FirstPartialAckOnly));
+pub const NEWRENO_IMPATIENT: Aimd = Aimd::new(
+    "newreno-impatient",
+    Recovery::NewReno(PartialAckTimer::FirstPartialAckOnly),
+);

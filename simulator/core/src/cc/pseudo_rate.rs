@@ -44,7 +44,13 @@ pub struct PseudoRate {
 
 impl Default for PseudoRate {
     fn default() -> Self {
-        PseudoRate { queue_pkts: QUEUE_PKTS, base_rtt: None, last_rtt: None, timed: None, bound: None }
+        PseudoRate {
+            queue_pkts: QUEUE_PKTS,
+            base_rtt: None,
+            last_rtt: None,
+            timed: None,
+            bound: None,
+        }
     }
 }
 
@@ -55,7 +61,9 @@ impl PseudoRate {
 
     /// The cycle's measurement is in: BaseRTT × (cwnd / RTT) + q, and the direct drop.
     fn end_cycle(&mut self, s: &mut SocketState) {
-        let (Some(rtt), Some(base)) = (self.last_rtt, self.base_rtt) else { return };
+        let (Some(rtt), Some(base)) = (self.last_rtt, self.base_rtt) else {
+            return;
+        };
         let bound = (s.cwnd * base as f64 / rtt as f64 + self.queue_pkts).max(2.0);
         self.bound = Some(bound);
         if bound < s.cwnd {
@@ -118,7 +126,12 @@ mod tests {
     fn a_bound_below_the_window_drops_it_there_at_once() {
         // Vegas would shrink by one segment this round (`cc/vegas.rs`); pseudo-rate drops to
         // the bound: 40 · 100/200 + 2 = 22.
-        let mut cc = PseudoRate { base_rtt: Some(100 * MS), timed: Some(10), bound: Some(40.0), ..PseudoRate::new() };
+        let mut cc = PseudoRate {
+            base_rtt: Some(100 * MS),
+            timed: Some(10),
+            bound: Some(40.0),
+            ..PseudoRate::new()
+        };
         let mut s = SocketState::new(40.0, 20.0, 10_000);
         s.snd_una = 11;
         s.snd_nxt = 50;

@@ -125,7 +125,10 @@ mod tests {
         let slow = acks_to_reach(&mut aimd::Aimd::new("x", Recovery::Reno), 2.0, 40.0, 40.0);
         let avoidance = acks_to_reach(&mut aimd::Aimd::new("x", Recovery::Reno), 10.0, 10.0, 40.0);
         assert_eq!(slow, 38);
-        assert!(slow * 5 < smooth && smooth < avoidance, "slow {slow}, smooth {smooth}, avoidance {avoidance}");
+        assert!(
+            slow * 5 < smooth && smooth < avoidance,
+            "slow {slow}, smooth {smooth}, avoidance {avoidance}"
+        );
     }
 
     #[test]

@@ -24,7 +24,14 @@ pub struct Vegas {
 
 impl Vegas {
     pub fn new(p: &VegasParams) -> Self {
-        Vegas { alpha: p.alpha, beta: p.beta, gamma: p.gamma, base_rtt: None, round_min_rtt: None, round_end: 0 }
+        Vegas {
+            alpha: p.alpha,
+            beta: p.beta,
+            gamma: p.gamma,
+            base_rtt: None,
+            round_min_rtt: None,
+            round_end: 0,
+        }
     }
 
     /// A decrease must not drop the window below ssthresh, or the next ACK would slow-start

@@ -33,7 +33,15 @@ struct FlowEvent {
 
 impl BernoulliEvents {
     pub fn new(p: f64, m: u32, spare_retransmissions: bool, span: Option<SimTime>, rng: SimRng) -> Self {
-        BernoulliEvents { p, m, spare_retransmissions, span, spacing: EventSpacing::Random, rng, flows: Vec::new() }
+        BernoulliEvents {
+            p,
+            m,
+            spare_retransmissions,
+            span,
+            spacing: EventSpacing::Random,
+            rng,
+            flows: Vec::new(),
+        }
     }
 
     pub fn spaced(self, spacing: EventSpacing) -> Self {
@@ -96,7 +104,10 @@ mod tests {
     }
 
     fn data(flow: u32, retransmission: bool) -> Packet {
-        Packet { retransmission, ..Packet::new(flow, PacketKind::Data, 0, 0, 1040, 0) }
+        Packet {
+            retransmission,
+            ..Packet::new(flow, PacketKind::Data, 0, 0, 1040, 0)
+        }
     }
 
     #[test]
@@ -156,13 +167,15 @@ mod tests {
         let starts = |seed: u64| {
             let rng = SimRng::new(seed, StreamId::FlowLoss(0));
             let mut module = BernoulliEvents::new(0.001, 3, true, None, rng).spaced(EventSpacing::Periodic);
-            let drops: Vec<usize> =
-                (0..10_000).filter(|_| module.drops(&data(0, false), 0)).collect();
+            let drops: Vec<usize> = (0..10_000).filter(|_| module.drops(&data(0, false), 0)).collect();
             assert_eq!(drops.len() % 3, 0);
-            drops.chunks(3).map(|c| {
-                assert_eq!((c[1] - c[0], c[2] - c[1]), (1, 1), "m consecutive packets");
-                c[0]
-            }).collect::<Vec<_>>()
+            drops
+                .chunks(3)
+                .map(|c| {
+                    assert_eq!((c[1] - c[0], c[2] - c[1]), (1, 1), "m consecutive packets");
+                    c[0]
+                })
+                .collect::<Vec<_>>()
         };
         let a = starts(1);
         assert!(a[0] < 1000, "the first event within the first period: {a:?}");
@@ -180,6 +193,10 @@ mod tests {
             assert!(!module.drops(&data(0, true), 0));
         }
         let next = (start + 1..start + 101).find(|_| module.drops(&data(0, false), 0));
-        assert_eq!(next, Some(start + 100), "retransmissions between them took no place in the period");
+        assert_eq!(
+            next,
+            Some(start + 100),
+            "retransmissions between them took no place in the period"
+        );
     }
 }

@@ -13,11 +13,22 @@ pub struct GilbertElliott {
 
 impl GilbertElliott {
     pub fn new(p_good_to_bad: f64, p_bad_to_good: f64, loss_good: f64, loss_bad: f64, rng: SimRng) -> Self {
-        GilbertElliott { p_good_to_bad, p_bad_to_good, loss_good, loss_bad, bad: false, rng }
+        GilbertElliott {
+            p_good_to_bad,
+            p_bad_to_good,
+            loss_good,
+            loss_bad,
+            bad: false,
+            rng,
+        }
     }
 
     pub fn drops(&mut self) -> bool {
-        let flip = if self.bad { self.p_bad_to_good } else { self.p_good_to_bad };
+        let flip = if self.bad {
+            self.p_bad_to_good
+        } else {
+            self.p_good_to_bad
+        };
         if self.rng.chance(flip) {
             self.bad = !self.bad;
         }
@@ -45,6 +56,10 @@ mod tests {
         let seq: Vec<bool> = (0..100_000).map(|_| m.drops()).collect();
         let losses = seq.iter().filter(|&&d| d).count();
         let bursts = seq.windows(2).filter(|w| w[1] && !w[0]).count();
-        assert!(losses as f64 / bursts as f64 > 3.0, "mean burst {}", losses as f64 / bursts as f64);
+        assert!(
+            losses as f64 / bursts as f64 > 3.0,
+            "mean burst {}",
+            losses as f64 / bursts as f64
+        );
     }
 }

@@ -31,19 +31,31 @@ impl LossModule {
     pub fn new(spec: &LossSpec, rng: SimRng) -> Self {
         match spec {
             LossSpec::Uniform { rate } => LossModule::Uniform(Uniform::new(*rate, rng)),
-            LossSpec::BernoulliEvents { p, m, spare_retransmissions, event_span_s, spacing } => {
-                LossModule::BernoulliEvents(
-                    BernoulliEvents::new(*p, *m, *spare_retransmissions, event_span_s.map(from_secs), rng)
-                        .spaced(*spacing),
-                )
-            }
+            LossSpec::BernoulliEvents {
+                p,
+                m,
+                spare_retransmissions,
+                event_span_s,
+                spacing,
+            } => LossModule::BernoulliEvents(
+                BernoulliEvents::new(*p, *m, *spare_retransmissions, event_span_s.map(from_secs), rng).spaced(*spacing),
+            ),
             LossSpec::Scheduled { packets } => LossModule::Scheduled(Scheduled::new(packets)),
             LossSpec::Outage { start_s, end_s, rate } => {
                 LossModule::Outage(Outage::new(from_secs(*start_s), from_secs(*end_s), *rate, rng))
             }
-            LossSpec::GilbertElliott { p_good_to_bad, p_bad_to_good, loss_good, loss_bad } => LossModule::GilbertElliott(
-                GilbertElliott::new(*p_good_to_bad, *p_bad_to_good, *loss_good, *loss_bad, rng),
-            ),
+            LossSpec::GilbertElliott {
+                p_good_to_bad,
+                p_bad_to_good,
+                loss_good,
+                loss_bad,
+            } => LossModule::GilbertElliott(GilbertElliott::new(
+                *p_good_to_bad,
+                *p_bad_to_good,
+                *loss_good,
+                *loss_bad,
+                rng,
+            )),
         }
     }
 

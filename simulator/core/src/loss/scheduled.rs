@@ -14,7 +14,10 @@ impl Scheduled {
         let mut packets = packets.to_vec();
         packets.sort_unstable();
         packets.dedup();
-        Scheduled { packets, seen: Vec::new() }
+        Scheduled {
+            packets,
+            seen: Vec::new(),
+        }
     }
 
     pub fn drops(&mut self, flow: u32) -> bool {

@@ -40,7 +40,9 @@ struct InFlight {
 pub enum Admission {
     /// Accepted; `first_arrival` is set when the pipe was empty and the owner must schedule
     /// the link's arrival event.
-    Accepted { first_arrival: Option<SimTime> },
+    Accepted {
+        first_arrival: Option<SimTime>,
+    },
     DroppedByQueue,
     DroppedByLoss,
 }
@@ -172,7 +174,11 @@ impl Link {
         let tx_start = self.busy_until.max(now);
         self.busy_until = tx_start + transmission_time(packet.size, self.rate_bps);
         let arrival = self.busy_until + self.delay;
-        self.in_flight.push_back(InFlight { packet: *packet, tx_start, arrival });
+        self.in_flight.push_back(InFlight {
+            packet: *packet,
+            tx_start,
+            arrival,
+        });
         let wait = tx_start - now;
         self.counters.wait_ns += wait as u128;
         if wait > 0 && !matches!(self.name, Name::OfFlow { .. }) {
@@ -184,7 +190,10 @@ impl Link {
 
     /// Takes the packet whose arrival is due; returns it and the next arrival to schedule.
     pub fn take_arrival(&mut self) -> (Packet, Option<SimTime>) {
-        let head = self.in_flight.pop_front().expect("an arrival event always has a packet in the pipe");
+        let head = self
+            .in_flight
+            .pop_front()
+            .expect("an arrival event always has a packet in the pipe");
         self.first_waiting = self.first_waiting.saturating_sub(1);
         self.counters.delivered_bytes += head.packet.size as u64;
         self.counters.delivered_packets += 1;
@@ -200,7 +209,14 @@ mod tests {
 
     fn link(limit: u32) -> Link {
         // 8 Mb/s: a 1000-byte packet takes 1 ms; 10 ms propagation.
-        Link::new("l".into(), (0, 1), 8_000_000, 10_000_000, QueueDiscipline::DropTail(DropTail::new(limit)), None)
+        Link::new(
+            "l".into(),
+            (0, 1),
+            8_000_000,
+            10_000_000,
+            QueueDiscipline::DropTail(DropTail::new(limit)),
+            None,
+        )
     }
 
     fn packet(seq: u32) -> Packet {
@@ -210,7 +226,12 @@ mod tests {
     #[test]
     fn back_to_back_packets_leave_one_transmission_time_apart() {
         let mut l = link(10);
-        assert_eq!(l.offer(&packet(0), 0), Admission::Accepted { first_arrival: Some(11_000_000) });
+        assert_eq!(
+            l.offer(&packet(0), 0),
+            Admission::Accepted {
+                first_arrival: Some(11_000_000)
+            }
+        );
         assert_eq!(l.offer(&packet(1), 0), Admission::Accepted { first_arrival: None });
         assert_eq!(l.take_arrival().1, Some(12_000_000));
         let (last, next) = l.take_arrival();
@@ -267,7 +288,10 @@ mod tests {
     #[test]
     fn a_flows_own_access_link_reports_its_mean_wait_but_keeps_no_percentiles() {
         let mut l = link(10);
-        l.name = Name::OfFlow { flow: 0, part: "src-access" };
+        l.name = Name::OfFlow {
+            flow: 0,
+            part: "src-access",
+        };
         l.open_window();
         for id in 0..3 {
             l.offer(&packet(id), 0);

@@ -31,17 +31,27 @@ impl QueueDiscipline {
     pub fn new(spec: &QueueSpec, rate_bps: u64, rng: SimRng) -> Self {
         match spec {
             QueueSpec::Droptail { limit_pkts } => QueueDiscipline::DropTail(DropTail::new(*limit_pkts)),
-            QueueSpec::Red { limit_pkts, max_p, weight, gentle, mean_pkt_bytes, .. } => {
+            QueueSpec::Red {
+                limit_pkts,
+                max_p,
+                weight,
+                gentle,
+                mean_pkt_bytes,
+                ..
+            } => {
                 let (min_th, max_th) = spec.red_thresholds();
-                QueueDiscipline::Red(Box::new(Red::new(red::RedParams {
-                    limit: *limit_pkts,
-                    min_th,
-                    max_th,
-                    max_p: *max_p,
-                    weight: *weight,
-                    gentle: *gentle,
-                    mean_packet_time: transmission_time(*mean_pkt_bytes, rate_bps).max(1),
-                }, rng)))
+                QueueDiscipline::Red(Box::new(Red::new(
+                    red::RedParams {
+                        limit: *limit_pkts,
+                        min_th,
+                        max_th,
+                        max_p: *max_p,
+                        weight: *weight,
+                        gentle: *gentle,
+                        mean_packet_time: transmission_time(*mean_pkt_bytes, rate_bps).max(1),
+                    },
+                    rng,
+                )))
             }
         }
     }

@@ -45,7 +45,14 @@ mod tests {
     fn a_flows_part_is_spelled_after_the_flow_and_a_given_name_as_given() {
         let flows = ["web-0", "web-1"];
         let of = |i: u32| flows[i as usize];
-        assert_eq!(Name::OfFlow { flow: 1, part: "src-access" }.spell(of), "web-1.src-access");
+        assert_eq!(
+            Name::OfFlow {
+                flow: 1,
+                part: "src-access"
+            }
+            .spell(of),
+            "web-1.src-access"
+        );
         assert_eq!(Name::from("bottleneck").spell(of), "bottleneck");
         assert!(std::mem::size_of::<Name>() <= 24);
     }

@@ -28,7 +28,12 @@ pub struct Red {
 
 impl Red {
     pub fn new(params: RedParams, rng: SimRng) -> Self {
-        Red { params, avg: 0.0, count: -1, rng }
+        Red {
+            params,
+            avg: 0.0,
+            count: -1,
+            rng,
+        }
     }
 
     pub fn average(&self) -> f64 {
@@ -80,7 +85,15 @@ mod tests {
 
     fn red(gentle: bool) -> Red {
         Red::new(
-            RedParams { limit: 150, min_th: 50.0, max_th: 100.0, max_p: 0.1, weight: 0.002, gentle, mean_packet_time: 1000 },
+            RedParams {
+                limit: 150,
+                min_th: 50.0,
+                max_th: 100.0,
+                max_p: 0.1,
+                weight: 0.002,
+                gentle,
+                mean_packet_time: 1000,
+            },
             SimRng::new(1, StreamId::LinkQueue(0)),
         )
     }

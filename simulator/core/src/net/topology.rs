@@ -41,7 +41,10 @@ struct Span {
 
 impl Routes {
     fn with_capacity(flows: usize, links_per_flow: usize) -> Self {
-        Routes { links: Vec::with_capacity(flows * links_per_flow), spans: Vec::with_capacity(flows) }
+        Routes {
+            links: Vec::with_capacity(flows * links_per_flow),
+            spans: Vec::with_capacity(flows),
+        }
     }
 
     /// Appends the next flow's paths; each crosses at most 65,535 links (a packet's hop
@@ -53,7 +56,11 @@ impl Routes {
         let start = u32::try_from(self.links.len()).map_err(|_| "the routes together may cross at most 2^32 links")?;
         self.links.extend_from_slice(forward);
         self.links.extend_from_slice(reverse);
-        self.spans.push(Span { start, forward: f, reverse: r });
+        self.spans.push(Span {
+            start,
+            forward: f,
+            reverse: r,
+        });
         Ok(())
     }
 
@@ -105,15 +112,22 @@ impl Builder {
         let id = self.links.len() as LinkId;
         let rate_bps = (l.rate_mbps * 1e6).round().max(1.0) as u64;
         let queue = QueueDiscipline::new(l.queue, rate_bps, SimRng::new(self.seed, StreamId::LinkQueue(id)));
-        let loss = l.loss.map(|s| LossModule::new(s, SimRng::new(self.seed, StreamId::LinkLoss(id))));
-        self.links.push(Link::new(l.name, l.ends, rate_bps, l.delay, queue, loss));
+        let loss = l
+            .loss
+            .map(|s| LossModule::new(s, SimRng::new(self.seed, StreamId::LinkLoss(id))));
+        self.links
+            .push(Link::new(l.name, l.ends, rate_bps, l.delay, queue, loss));
         id
     }
 }
 
 /// Builds the network and one route per flow (same order as `flows`).
 pub fn build(topology: &Topology, flows: &[FlowPlan], seed: u64) -> Result<(Network, Routes)> {
-    let mut b = Builder { seed, nodes: Vec::new(), links: Vec::new() };
+    let mut b = Builder {
+        seed,
+        nodes: Vec::new(),
+        links: Vec::new(),
+    };
     match topology {
         Topology::Dumbbell(d) => {
             // Exact sizes: at 10,000 flows a doubling Vec of links would hold a third more.
@@ -161,30 +175,55 @@ pub fn build(topology: &Topology, flows: &[FlowPlan], seed: u64) -> Result<(Netw
                 let s_down = access_link(&mut b, "src-access-rev", (left, src));
                 let d_down = access_link(&mut b, "dst-access", (right, dst));
                 let d_up = access_link(&mut b, "dst-access-rev", (dst, right));
-                routes.push(&[s_up, fwd, d_down], &[d_up, rev, s_down]).expect("three links each way");
+                routes
+                    .push(&[s_up, fwd, d_down], &[d_up, rev, s_down])
+                    .expect("three links each way");
             }
-            Ok((Network { nodes: b.nodes, links: b.links, default_traced_links: vec![fwd] }, routes))
+            Ok((
+                Network {
+                    nodes: b.nodes,
+                    links: b.links,
+                    default_traced_links: vec![fwd],
+                },
+                routes,
+            ))
         }
         Topology::Graph(g) => {
             let mut index = HashMap::new();
             for (i, n) in g.nodes.iter().enumerate() {
                 if index.insert(n.as_str(), b.node(n.as_str().into())).is_some() {
-                    return Err(SimError::invalid(format!("$.topology.graph.nodes[{i}]"), format!("duplicate node name {n:?}")));
+                    return Err(SimError::invalid(
+                        format!("$.topology.graph.nodes[{i}]"),
+                        format!("duplicate node name {n:?}"),
+                    ));
                 }
             }
             let lookup = |name: &str, path: String| {
-                index.get(name).copied().ok_or_else(|| SimError::invalid(path, format!("no node named {name:?} in topology.graph.nodes")))
+                index
+                    .get(name)
+                    .copied()
+                    .ok_or_else(|| SimError::invalid(path, format!("no node named {name:?} in topology.graph.nodes")))
             };
             for (i, l) in g.links.iter().enumerate() {
                 let path = format!("$.topology.graph.links[{i}]");
                 let a = lookup(&l.from, format!("{path}.from"))?;
                 let z = lookup(&l.to, format!("{path}.to"))?;
                 if a == z {
-                    return Err(SimError::invalid(format!("{path}.to"), "a link must join two different nodes"));
+                    return Err(SimError::invalid(
+                        format!("{path}.to"),
+                        "a link must join two different nodes",
+                    ));
                 }
                 let name = l.name.clone().unwrap_or_else(|| format!("{}-{}", l.from, l.to));
                 let delay = from_millis(l.delay_ms);
-                b.link(OneWay { name: name.as_str().into(), ends: (a, z), rate_mbps: l.rate_mbps, delay, queue: &l.queue, loss: l.loss.as_ref() });
+                b.link(OneWay {
+                    name: name.as_str().into(),
+                    ends: (a, z),
+                    rate_mbps: l.rate_mbps,
+                    delay,
+                    queue: &l.queue,
+                    loss: l.loss.as_ref(),
+                });
                 b.link(OneWay {
                     name: format!("{name}-rev").into(),
                     ends: (z, a),
@@ -196,7 +235,9 @@ pub fn build(topology: &Topology, flows: &[FlowPlan], seed: u64) -> Result<(Netw
             }
             let mut seen = HashMap::new();
             for (i, l) in b.links.iter().enumerate() {
-                let name = l.name.spell(|_| unreachable!("a graph's links are named by the scenario"));
+                let name = l
+                    .name
+                    .spell(|_| unreachable!("a graph's links are named by the scenario"));
                 if let Some(j) = seen.insert(name.clone(), i) {
                     return Err(SimError::invalid(
                         format!("$.topology.graph.links[{}].name", i / 2),
@@ -208,28 +249,49 @@ pub fn build(topology: &Topology, flows: &[FlowPlan], seed: u64) -> Result<(Netw
             let mut routes = Routes::default();
             for f in flows {
                 let path = format!("$.flows[{}]", f.spec_index);
-                let from = f.from.as_deref().ok_or_else(|| SimError::invalid(format!("{path}.from"), "graph flows need `from` and `to` node names"))?;
-                let to = f.to.as_deref().ok_or_else(|| SimError::invalid(format!("{path}.to"), "graph flows need `from` and `to` node names"))?;
+                let from = f.from.as_deref().ok_or_else(|| {
+                    SimError::invalid(format!("{path}.from"), "graph flows need `from` and `to` node names")
+                })?;
+                let to = f.to.as_deref().ok_or_else(|| {
+                    SimError::invalid(format!("{path}.to"), "graph flows need `from` and `to` node names")
+                })?;
                 let src = lookup(from, format!("{path}.from"))?;
                 let dst = lookup(to, format!("{path}.to"))?;
                 if src == dst {
-                    return Err(SimError::invalid(format!("{path}.to"), "a flow needs two different end nodes"));
+                    return Err(SimError::invalid(
+                        format!("{path}.to"),
+                        "a flow needs two different end nodes",
+                    ));
                 }
                 let mut route = |a: NodeId, z: NodeId| {
-                    let tree = trees.entry(a).or_insert_with(|| shortest_path_tree(&b.nodes, &b.links, a));
+                    let tree = trees
+                        .entry(a)
+                        .or_insert_with(|| shortest_path_tree(&b.nodes, &b.links, a));
                     path_to(tree, &b.links, z)
                 };
                 let forward = route(src, dst);
                 let reverse = route(dst, src);
                 match (forward, reverse) {
-                    (Some(forward), Some(reverse)) => {
-                        routes.push(&forward, &reverse).map_err(|why| SimError::invalid("$.topology.graph", why))?
+                    (Some(forward), Some(reverse)) => routes
+                        .push(&forward, &reverse)
+                        .map_err(|why| SimError::invalid("$.topology.graph", why))?,
+                    _ => {
+                        return Err(SimError::invalid(
+                            format!("{path}.to"),
+                            format!("no path between {from:?} and {to:?}"),
+                        ))
                     }
-                    _ => return Err(SimError::invalid(format!("{path}.to"), format!("no path between {from:?} and {to:?}"))),
                 }
             }
             let traced = (0..b.links.len() as LinkId).step_by(2).collect();
-            Ok((Network { nodes: b.nodes, links: b.links, default_traced_links: traced }, routes))
+            Ok((
+                Network {
+                    nodes: b.nodes,
+                    links: b.links,
+                    default_traced_links: traced,
+                },
+                routes,
+            ))
         }
     }
 }

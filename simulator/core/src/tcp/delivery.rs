@@ -73,7 +73,10 @@ pub struct DeliveryRate {
 impl DeliveryRate {
     pub fn reset(&mut self) {
         self.sent.clear();
-        *self = DeliveryRate { sent: std::mem::take(&mut self.sent), ..DeliveryRate::default() };
+        *self = DeliveryRate {
+            sent: std::mem::take(&mut self.sent),
+            ..DeliveryRate::default()
+        };
     }
 
     /// SACKed segments above the cumulative ACK point (delivered, though not acknowledged).
@@ -114,7 +117,13 @@ impl DeliveryRate {
     /// GenerateRateSample): `newly_sacked` are the segments it SACKed for the first time (the
     /// scoreboard's, so SACK blocks are not walked twice), `cum` its cumulative point.
     /// `min_rtt` guards against intervals shorter than a round trip.
-    pub fn on_ack(&mut self, cum: u32, newly_sacked: &[SeqRange], now: SimTime, min_rtt: Option<SimTime>) -> RateSample {
+    pub fn on_ack(
+        &mut self,
+        cum: u32,
+        newly_sacked: &[SeqRange],
+        now: SimTime,
+        min_rtt: Option<SimTime>,
+    ) -> RateSample {
         let mut newly = 0u32;
         let mut newest: Option<Sent> = None;
         let mut take = |p: Sent| {
@@ -148,7 +157,11 @@ impl DeliveryRate {
         if self.app_limited != 0 && self.delivered > self.app_limited {
             self.app_limited = 0;
         }
-        let mut rs = RateSample { newly_delivered: newly, delivered_total: self.delivered, ..RateSample::default() };
+        let mut rs = RateSample {
+            newly_delivered: newly,
+            delivered_total: self.delivered,
+            ..RateSample::default()
+        };
         let Some(p) = newest else { return rs };
         self.first_sent_time = p.sent_time;
         rs.prior_delivered = p.delivered;
@@ -182,7 +195,10 @@ mod tests {
         for seq in 0..10u32 {
             last = d.on_ack(seq + 1, &[], (50 + seq as SimTime) * MS, Some(50 * MS));
         }
-        assert_eq!((last.newly_delivered, last.delivered_total, last.rtt), (1, 10, Some(50 * MS)));
+        assert_eq!(
+            (last.newly_delivered, last.delivered_total, last.rtt),
+            (1, 10, Some(50 * MS))
+        );
         // Segment 9 was sent with nothing delivered yet: 10 segments over the 59 ms since the
         // flight began (the send phase, 9 ms, is shorter).
         assert_eq!((last.delivered, last.interval), (10, 59 * MS));

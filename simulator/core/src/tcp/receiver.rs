@@ -154,7 +154,14 @@ impl TcpReceiver {
     /// Builds the ACK; SACK blocks list the range holding `trigger` first (RFC 2018 §4), then
     /// the highest others.
     fn send_ack(&mut self, trigger: u32, now: SimTime, out: &mut Vec<Packet>) {
-        let mut a = Packet::new(self.flow, PacketKind::Ack, self.epoch, self.rcv_nxt, self.ack_bytes, now);
+        let mut a = Packet::new(
+            self.flow,
+            PacketKind::Ack,
+            self.epoch,
+            self.rcv_nxt,
+            self.ack_bytes,
+            now,
+        );
         a.timestamp = self.echo;
         if self.sack && !self.ooo.is_empty() {
             let first = self.held_range(trigger);

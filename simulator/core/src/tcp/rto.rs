@@ -83,7 +83,13 @@ mod tests {
     use super::*;
 
     fn cfg() -> TcpConfig {
-        TcpConfig { min_rto_s: 0.2, timer_granularity_s: 0.01, initial_rto_s: 3.0, max_rto_s: 60.0, ..TcpConfig::default() }
+        TcpConfig {
+            min_rto_s: 0.2,
+            timer_granularity_s: 0.01,
+            initial_rto_s: 3.0,
+            max_rto_s: 60.0,
+            ..TcpConfig::default()
+        }
     }
 
     #[test]
@@ -103,7 +109,10 @@ mod tests {
 
     #[test]
     fn the_first_sample_sets_rto_to_three_rtts_rounded_to_the_tick() {
-        let mut e = RtoEstimator::new(&TcpConfig { min_rto_s: 0.001, ..cfg() });
+        let mut e = RtoEstimator::new(&TcpConfig {
+            min_rto_s: 0.001,
+            ..cfg()
+        });
         e.sample(100_000_000);
         // srtt = 100 ms, rttvar = 50 ms: 100 + 4·50 = 300 ms.
         assert_eq!(e.current(), 300_000_000);

@@ -78,7 +78,10 @@ impl Scoreboard {
             if f & SACKED != 0 {
                 self.sacked -= 1;
                 if i < resent {
-                    self.resend.as_mut().expect("resent > 0 only while resending").sacked_below -= 1;
+                    self.resend
+                        .as_mut()
+                        .expect("resent > 0 only while resending")
+                        .sacked_below -= 1;
                 }
             } else if f & RETRANSMITTED != 0 {
                 self.retransmitted_unsacked -= 1;
@@ -206,7 +209,10 @@ impl Scoreboard {
     }
 
     fn flag(&self, seq: u32) -> u8 {
-        seq.checked_sub(self.base).and_then(|i| self.flags.get(i as usize)).copied().unwrap_or(0)
+        seq.checked_sub(self.base)
+            .and_then(|i| self.flags.get(i as usize))
+            .copied()
+            .unwrap_or(0)
     }
 
     pub fn has_sacks(&self) -> bool {
@@ -237,7 +243,11 @@ impl Scoreboard {
             let f = self.flag(seq);
             if f & SACKED != 0 {
                 // Skip the whole SACKed run.
-                seq = self.sacked_ranges.range(..=seq).next_back().map_or(seq + 1, |(_, &end)| end);
+                seq = self
+                    .sacked_ranges
+                    .range(..=seq)
+                    .next_back()
+                    .map_or(seq + 1, |(_, &end)| end);
             } else if f & RETRANSMITTED != 0 {
                 seq += 1;
             } else {
@@ -267,7 +277,10 @@ impl Scoreboard {
 
     /// A timeout: go-back-N starts again from the cumulative ACK point.
     pub fn begin_resend(&mut self) {
-        self.resend = Some(Resend { next: self.base, sacked_below: 0 });
+        self.resend = Some(Resend {
+            next: self.base,
+            sacked_below: 0,
+        });
     }
 
     /// Everything outstanding at the timeout is acknowledged: go-back-N is over.
@@ -299,11 +312,24 @@ impl Scoreboard {
     /// SACKed runs at a time.
     pub fn mark_lost(&mut self, high_tx: u32, dupthresh: u32) -> u32 {
         let start = self.lost_upto.max(self.base);
-        let boundary = if dupthresh == 0 { Some(high_tx) } else { self.lost_below(dupthresh) };
-        let Some(boundary) = boundary.filter(|&b| b > start) else { return 0 };
-        let first = self.sacked_ranges.range(..=start).next_back().map_or(start, |(&s, _)| s);
-        let sacked_between: u32 =
-            self.sacked_ranges.range(first..boundary).map(|(&s, &e)| e.min(boundary).saturating_sub(s.max(start))).sum();
+        let boundary = if dupthresh == 0 {
+            Some(high_tx)
+        } else {
+            self.lost_below(dupthresh)
+        };
+        let Some(boundary) = boundary.filter(|&b| b > start) else {
+            return 0;
+        };
+        let first = self
+            .sacked_ranges
+            .range(..=start)
+            .next_back()
+            .map_or(start, |(&s, _)| s);
+        let sacked_between: u32 = self
+            .sacked_ranges
+            .range(first..boundary)
+            .map(|(&s, &e)| e.min(boundary).saturating_sub(s.max(start)))
+            .sum();
         self.lost_upto = boundary;
         boundary - start - sacked_between
     }
@@ -351,7 +377,11 @@ impl Scoreboard {
     /// data, is the caller's, between the two.
     pub fn next_hole(&mut self, lost_only: bool, dupthresh: u32) -> Option<u32> {
         let highest = self.sacked_end()? - 1;
-        let bound = if lost_only { self.lost_below(dupthresh)?.min(highest) } else { highest };
+        let bound = if lost_only {
+            self.lost_below(dupthresh)?.min(highest)
+        } else {
+            highest
+        };
         let seq = self.first_unmarked();
         (seq < bound).then_some(seq)
     }
@@ -411,7 +441,11 @@ mod tests {
         sb.mark_retransmitted(13);
         assert_eq!(sb.next_hole_below(15), None, "nothing at or above fack is a hole");
         sb.mark_sacked(&[(12, 13)], 20);
-        assert_eq!(sb.retransmitted_in_flight(), 2, "a SACKed retransmission has left the network");
+        assert_eq!(
+            sb.retransmitted_in_flight(),
+            2,
+            "a SACKed retransmission has left the network"
+        );
         sb.advance(16);
         assert_eq!((sb.fack(16), sb.retransmitted_in_flight()), (16, 0));
     }
@@ -447,7 +481,9 @@ mod tests {
         /// Marks every unSACKed segment IsLost holds and no earlier mark took; how many.
         fn mark_lost(&mut self, high_tx: u32, dupthresh: u32) -> u32 {
             let newly: Vec<u32> = (self.base..high_tx)
-                .filter(|&s| !self.sacked.contains(&s) && self.sacked_above(s) >= dupthresh && !self.marked_lost.contains(&s))
+                .filter(|&s| {
+                    !self.sacked.contains(&s) && self.sacked_above(s) >= dupthresh && !self.marked_lost.contains(&s)
+                })
                 .collect();
             self.marked_lost.extend(&newly);
             newly.len() as u32
@@ -455,7 +491,10 @@ mod tests {
         fn next_hole(&self, lost_only: bool, dupthresh: u32, high_tx: u32) -> Option<u32> {
             (self.base..high_tx).find(|&s| {
                 let above = self.sacked_above(s);
-                !self.sacked.contains(&s) && !self.retransmitted.contains(&s) && above > 0 && (!lost_only || above >= dupthresh)
+                !self.sacked.contains(&s)
+                    && !self.retransmitted.contains(&s)
+                    && above > 0
+                    && (!lost_only || above >= dupthresh)
             })
         }
     }
@@ -474,7 +513,8 @@ mod tests {
     fn op() -> impl Strategy<Value = Op> {
         prop_oneof![
             (1u32..40).prop_map(Op::Send),
-            prop::collection::vec((0u32..120, 1u32..30), 1..4).prop_map(|b| Op::Sack(b.into_iter().map(|(s, l)| (s, s + l)).collect())),
+            prop::collection::vec((0u32..120, 1u32..30), 1..4)
+                .prop_map(|b| Op::Sack(b.into_iter().map(|(s, l)| (s, s + l)).collect())),
             (0u32..120).prop_map(Op::Retransmit),
             (0u32..20).prop_map(Op::Advance),
             Just(Op::Timeout),

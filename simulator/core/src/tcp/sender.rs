@@ -122,7 +122,11 @@ impl TcpSender {
 
     fn fresh_state(cfg: &TcpConfig) -> SocketState {
         let ssthresh = cfg.initial_ssthresh_pkts.unwrap_or(f64::INFINITY);
-        SocketState::new(cfg.initial_cwnd_pkts.min(cfg.max_window_pkts as f64), ssthresh, cfg.max_window_pkts)
+        SocketState::new(
+            cfg.initial_cwnd_pkts.min(cfg.max_window_pkts as f64),
+            ssthresh,
+            cfg.max_window_pkts,
+        )
     }
 
     /// The variant's name, as the scenario gave it (every variant reports its own).
@@ -136,7 +140,10 @@ impl TcpSender {
 
     /// Runs `f` with the loss recovery and the sender, which it may change.
     fn with_recovery<T>(&mut self, f: impl FnOnce(&mut dyn LossRecovery, &mut Self) -> T) -> T {
-        let mut recovery = self.recovery.take().expect("a recovery method never calls back into recovery");
+        let mut recovery = self
+            .recovery
+            .take()
+            .expect("a recovery method never calls back into recovery");
         let value = f(recovery.as_mut(), self);
         self.recovery = Some(recovery);
         value
@@ -358,7 +365,10 @@ impl TcpSender {
             self.board.mark_sacked(ack.sack_blocks(), self.s.high_tx);
         }
         let newly_sacked = if sack { self.board.newly_sacked() } else { &[] };
-        let sample = self.rate.as_mut().map(|r| r.on_ack(cum, newly_sacked, now, self.s.min_rtt));
+        let sample = self
+            .rate
+            .as_mut()
+            .map(|r| r.on_ack(cum, newly_sacked, now, self.s.min_rtt));
         if cum > self.s.snd_una {
             let rtt = now.saturating_sub(ack.timestamp);
             self.counters.rtt_sum_ns += rtt as u128;
@@ -383,7 +393,10 @@ impl TcpSender {
                     self.board.pipe(self.s.high_tx, self.cfg.dupack_threshold)
                 }
                 // After a timeout: what went out again since, less what is SACKed.
-                _ => self.s.flight().saturating_sub(self.rate.as_ref().map_or(0, |r| r.sacked())),
+                _ => self
+                    .s
+                    .flight()
+                    .saturating_sub(self.rate.as_ref().map_or(0, |r| r.sacked())),
             };
             if self.sack {
                 rs.losses = self.board.mark_lost(self.s.high_tx, self.cfg.dupack_threshold);
@@ -415,7 +428,11 @@ impl TcpSender {
         let mut restart = true;
         match self.s.ca_state {
             CaState::Recovery => {
-                let partial = if full { PartialAck::Exit } else { self.with_recovery(|r, tx| r.on_partial_ack(tx, acked, now, out)) };
+                let partial = if full {
+                    PartialAck::Exit
+                } else {
+                    self.with_recovery(|r, tx| r.on_partial_ack(tx, acked, now, out))
+                };
                 match partial {
                     PartialAck::Stay { restart_timer } => restart = restart_timer,
                     PartialAck::Exit => {
@@ -447,7 +464,9 @@ impl TcpSender {
         self.dupacks += 1;
         match self.s.ca_state {
             CaState::Recovery => self.with_recovery(|r, tx| r.on_duplicate_ack(tx)),
-            _ if self.dupacks == self.cfg.dupack_threshold && self.may_start_recovery() => self.enter_fast_retransmit(now, out),
+            _ if self.dupacks == self.cfg.dupack_threshold && self.may_start_recovery() => {
+                self.enter_fast_retransmit(now, out)
+            }
             CaState::Open => self.s.ca_state = CaState::Disorder,
             _ => {}
         }
@@ -507,7 +526,10 @@ mod tests {
     }
 
     fn sender(variant: &str) -> (TcpSender, Vec<Packet>) {
-        let cfg = TcpConfig { initial_cwnd_pkts: 10.0, ..TcpConfig::default() };
+        let cfg = TcpConfig {
+            initial_cwnd_pkts: 10.0,
+            ..TcpConfig::default()
+        };
         let mut s = TcpSender::new(0, variant, cfg.clone().into());
         let mut out = Vec::new();
         s.start(None, 0, 0, &mut out);
@@ -553,7 +575,11 @@ mod tests {
     }
 
     fn timed_out_then_acked(sampling: RttSampling) -> (SimTime, SimTime) {
-        let cfg = TcpConfig { initial_cwnd_pkts: 4.0, rtt_sampling: sampling, ..TcpConfig::default() };
+        let cfg = TcpConfig {
+            initial_cwnd_pkts: 4.0,
+            rtt_sampling: sampling,
+            ..TcpConfig::default()
+        };
         let mut s = TcpSender::new(0, "reno", cfg.clone().into());
         let mut out = Vec::new();
         s.start(None, 0, 0, &mut out);
@@ -611,14 +637,21 @@ mod tests {
     #[test]
     fn a_paced_variant_spaces_its_segments_and_a_window_based_one_never_waits() {
         let (mut bbr, out) = sender("bbr");
-        assert_eq!(out.len(), 1, "the rest of the initial window waits for the pacing timer");
+        assert_eq!(
+            out.len(),
+            1,
+            "the rest of the initial window waits for the pacing timer"
+        );
         let next = bbr.pace_deadline.expect("the pacing timer is armed");
         let mut out = Vec::new();
         bbr.on_pace_timer(next, &mut out);
         assert_eq!(out.len(), 1);
         assert!(bbr.pace_deadline.unwrap() > next);
         let (reno, out) = sender("reno");
-        assert_eq!((out.len(), reno.pace_deadline, reno.pace_next, reno.rate.is_some()), (10, None, None, false));
+        assert_eq!(
+            (out.len(), reno.pace_deadline, reno.pace_next, reno.rate.is_some()),
+            (10, None, None, false)
+        );
     }
 
     #[test]

@@ -63,7 +63,11 @@ impl SocketState {
     /// The window the sender is really allowed, without fast recovery's temporary inflation.
     pub fn window_in_use(&self) -> f64 {
         let inflated = self.ca_state == CaState::Recovery && !self.cwnd_uninflated_in_recovery;
-        let w = if inflated { self.cwnd.min(self.ssthresh) } else { self.cwnd };
+        let w = if inflated {
+            self.cwnd.min(self.ssthresh)
+        } else {
+            self.cwnd
+        };
         w.min(self.max_window as f64)
     }
 

@@ -15,7 +15,14 @@ pub struct Cbr {
 impl Cbr {
     pub fn new(rate_mbps: f64, size: u32, start: SimTime, stop: Option<SimTime>) -> Self {
         let interval = ((size as f64 * 8.0) / (rate_mbps * 1e6) * 1e9).round().max(1.0) as SimTime;
-        Cbr { interval, size, next: start, stop, seq: 0, done: false }
+        Cbr {
+            interval,
+            size,
+            next: start,
+            stop,
+            seq: 0,
+            done: false,
+        }
     }
 
     pub fn deadline(&self) -> Option<SimTime> {
@@ -27,7 +34,14 @@ impl Cbr {
             self.done = true;
             return;
         }
-        ctx.out.push(Packet::new(ctx.flow, PacketKind::Datagram, 0, self.seq, self.size, ctx.now));
+        ctx.out.push(Packet::new(
+            ctx.flow,
+            PacketKind::Datagram,
+            0,
+            self.seq,
+            self.size,
+            ctx.now,
+        ));
         self.seq = self.seq.wrapping_add(1);
         self.next = self.next.saturating_add(self.interval);
     }
@@ -45,7 +59,13 @@ mod tests {
         let mut out = Vec::new();
         let mut downloads = Downloads::default();
         while let Some(t) = cbr.deadline() {
-            cbr.on_timer(&mut AppCtx { flow: 0, now: t, ends: &mut ends, out: &mut out, downloads: &mut downloads });
+            cbr.on_timer(&mut AppCtx {
+                flow: 0,
+                now: t,
+                ends: &mut ends,
+                out: &mut out,
+                downloads: &mut downloads,
+            });
         }
         let times: Vec<SimTime> = out.iter().map(|p| p.timestamp).collect();
         assert_eq!(times, vec![0, 8_000_000, 16_000_000]);

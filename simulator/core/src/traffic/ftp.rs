@@ -12,7 +12,13 @@ pub struct Ftp {
 
 impl Ftp {
     pub fn new(bytes: Option<u64>, start: SimTime, stop: Option<SimTime>) -> Self {
-        Ftp { bytes, start, stop, started: false, stopped: false }
+        Ftp {
+            bytes,
+            start,
+            stop,
+            started: false,
+            stopped: false,
+        }
     }
 
     pub fn deadline(&self) -> Option<SimTime> {

@@ -35,7 +35,14 @@ enum Phase {
 
 impl Http {
     pub fn new(p: HttpParams, start: SimTime, stop: Option<SimTime>, rng: SimRng) -> Self {
-        Http { p, rng, stop, epoch: 0, requested_at: start, phase: Phase::Idle { next_request: start } }
+        Http {
+            p,
+            rng,
+            stop,
+            epoch: 0,
+            requested_at: start,
+            phase: Phase::Idle { next_request: start },
+        }
     }
 
     pub fn deadline(&self) -> Option<SimTime> {
@@ -47,8 +54,17 @@ impl Http {
     }
 
     fn send_request(&mut self, ctx: &mut AppCtx) {
-        ctx.out.push(Packet::new(ctx.flow, PacketKind::Request, self.epoch, 0, self.p.request_size, ctx.now));
-        self.phase = Phase::AwaitingResponse { retry_at: ctx.now.saturating_add(self.p.request_timeout) };
+        ctx.out.push(Packet::new(
+            ctx.flow,
+            PacketKind::Request,
+            self.epoch,
+            0,
+            self.p.request_size,
+            ctx.now,
+        ));
+        self.phase = Phase::AwaitingResponse {
+            retry_at: ctx.now.saturating_add(self.p.request_timeout),
+        };
     }
 
     pub fn on_timer(&mut self, ctx: &mut AppCtx) {
@@ -80,6 +96,8 @@ impl Http {
     pub fn on_transfer_complete(&mut self, ctx: &mut AppCtx) {
         ctx.downloads.record(to_secs(ctx.now - self.requested_at));
         let think = from_secs(self.rng.exponential(self.p.mean_think_s));
-        self.phase = Phase::Idle { next_request: ctx.now.saturating_add(think) };
+        self.phase = Phase::Idle {
+            next_request: ctx.now.saturating_add(think),
+        };
     }
 }

@@ -19,7 +19,10 @@ use crate::time::{from_secs, SimTime};
 /// flows live in one Vec and the TCP path is the hot one.
 #[allow(clippy::large_enum_variant)]
 pub enum Endpoints {
-    Tcp { sender: TcpSender, receiver: TcpReceiver },
+    Tcp {
+        sender: TcpSender,
+        receiver: TcpReceiver,
+    },
     /// UDP has no state beyond the flow's counters.
     Udp,
 }
@@ -68,8 +71,17 @@ impl App {
     pub fn new(spec: &AppSpec, start: SimTime, stop: Option<SimTime>, header_bytes: u32, rng: SimRng) -> Self {
         match spec {
             AppSpec::Ftp { bytes } => App::Ftp(Ftp::new(*bytes, start, stop)),
-            AppSpec::Cbr { rate_mbps, packet_bytes } => App::Cbr(Cbr::new(*rate_mbps, *packet_bytes, start, stop)),
-            AppSpec::Http { mean_file_bytes, shape, mean_think_s, request_bytes, request_timeout_s } => App::Http(Box::new(Http::new(
+            AppSpec::Cbr {
+                rate_mbps,
+                packet_bytes,
+            } => App::Cbr(Cbr::new(*rate_mbps, *packet_bytes, start, stop)),
+            AppSpec::Http {
+                mean_file_bytes,
+                shape,
+                mean_think_s,
+                request_bytes,
+                request_timeout_s,
+            } => App::Http(Box::new(Http::new(
                 http::HttpParams {
                     mean_file_bytes: *mean_file_bytes,
                     shape: *shape,

@@ -99,7 +99,11 @@ mod tests {
     }
 
     fn sender() -> (TcpSender, Vec<Packet>) {
-        let cfg = TcpConfig { initial_cwnd_pkts: 20.0, initial_ssthresh_pkts: Some(20.0), ..TcpConfig::default() };
+        let cfg = TcpConfig {
+            initial_cwnd_pkts: 20.0,
+            initial_ssthresh_pkts: Some(20.0),
+            ..TcpConfig::default()
+        };
         let mut s = TcpSender::new(0, "ssdr", cfg.clone().into());
         let mut out = Vec::new();
         s.start(None, 0, 0, &mut out);

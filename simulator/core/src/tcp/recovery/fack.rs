@@ -59,7 +59,11 @@ fn fack(tx: &TcpSender) -> u32 {
 /// ssthresh, 1/cwnd above it), which its FACK agent calls on every ACK of a recovery.
 fn opened(tx: &TcpSender) -> f64 {
     let cwnd = tx.s.cwnd;
-    if cwnd < tx.s.ssthresh { cwnd + 1.0 } else { cwnd + 1.0 / cwnd }
+    if cwnd < tx.s.ssthresh {
+        cwnd + 1.0
+    } else {
+        cwnd + 1.0 / cwnd
+    }
 }
 
 /// FACK's awnd: segments believed to be in the network.
@@ -100,7 +104,11 @@ impl LossRecovery for Fack {
     }
 
     fn exit_window(&self, tx: &TcpSender) -> f64 {
-        if self.is_ns2(tx) { opened(tx) } else { tx.s.ssthresh }
+        if self.is_ns2(tx) {
+            opened(tx)
+        } else {
+            tx.s.ssthresh
+        }
     }
 
     /// In recovery, while awnd < cwnd: a hole below snd.fack, else new data. (Before recovery
@@ -136,7 +144,9 @@ impl LossRecovery for Fack {
                 self.fack = self.fack.max(fack);
                 false
             }
-            CaState::Open | CaState::Disorder => fack - tx.s.snd_una > tx.cfg.dupack_threshold && tx.may_start_recovery(),
+            CaState::Open | CaState::Disorder => {
+                fack - tx.s.snd_una > tx.cfg.dupack_threshold && tx.may_start_recovery()
+            }
             CaState::Loss => false,
         }
     }
@@ -159,7 +169,11 @@ mod tests {
     }
 
     fn sender(variant: &str, window: f64) -> (TcpSender, Vec<Packet>) {
-        let cfg = TcpConfig { initial_cwnd_pkts: window, initial_ssthresh_pkts: Some(window), ..TcpConfig::default() };
+        let cfg = TcpConfig {
+            initial_cwnd_pkts: window,
+            initial_ssthresh_pkts: Some(window),
+            ..TcpConfig::default()
+        };
         let mut s = TcpSender::new(0, variant, cfg.clone().into());
         let mut out = Vec::new();
         s.start(None, 0, 0, &mut out);
@@ -193,7 +207,11 @@ mod tests {
         s.on_ack(&sack_ack(0, &[(5, 13), (3, 4), (1, 2)]), T, &mut out);
         assert_eq!(s.s.ca_state, CaState::Recovery);
         let sent = |out: &Vec<Packet>| out.iter().map(|p| (p.seq, p.retransmission)).collect::<Vec<_>>();
-        assert_eq!(sent(&out), vec![(0, true), (2, true), (4, true)], "awnd 7 + 3 = cwnd 10");
+        assert_eq!(
+            sent(&out),
+            vec![(0, true), (2, true), (4, true)],
+            "awnd 7 + 3 = cwnd 10"
+        );
         out.clear();
         // Two more segments arrive above: two new ones go out.
         s.on_ack(&sack_ack(0, &[(5, 15), (3, 4), (1, 2)]), T, &mut out);

@@ -97,14 +97,24 @@ pub trait LossRecovery {
 
     /// A new ACK during recovery that leaves part of the window unacknowledged; `acked`
     /// segments it newly covers.
-    fn on_partial_ack(&mut self, _tx: &mut TcpSender, _acked: u32, _now: SimTime, _out: &mut Vec<Packet>) -> PartialAck {
+    fn on_partial_ack(
+        &mut self,
+        _tx: &mut TcpSender,
+        _acked: u32,
+        _now: SimTime,
+        _out: &mut Vec<Packet>,
+    ) -> PartialAck {
         PartialAck::Stay { restart_timer: true }
     }
 
     /// cwnd when the recovery ends: ssthresh, or with `recovery_keeps_half_window` the
     /// reduced window before rounding (ns-2's `cwnd_ = halfwin` beside `ssthresh_ = (int) halfwin`).
     fn exit_window(&self, tx: &TcpSender) -> f64 {
-        if tx.cfg.recovery_keeps_half_window { tx.halved_window } else { tx.s.ssthresh }
+        if tx.cfg.recovery_keeps_half_window {
+            tx.halved_window
+        } else {
+            tx.s.ssthresh
+        }
     }
 
     /// Sends during recovery. False: the ordinary window rule decides (Reno's inflated window).
@@ -116,7 +126,6 @@ pub trait LossRecovery {
     fn after_ack(&mut self, _tx: &mut TcpSender) -> bool {
         false
     }
-
 }
 
 /// How a FACK sender brings cwnd down after a loss.

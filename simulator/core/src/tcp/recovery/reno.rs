@@ -31,7 +31,13 @@ impl LossRecovery for Reno {
     }
 
     /// Step 6: any new ACK deflates the window and ends recovery.
-    fn on_partial_ack(&mut self, _tx: &mut TcpSender, _acked: u32, _now: SimTime, _out: &mut Vec<Packet>) -> PartialAck {
+    fn on_partial_ack(
+        &mut self,
+        _tx: &mut TcpSender,
+        _acked: u32,
+        _now: SimTime,
+        _out: &mut Vec<Packet>,
+    ) -> PartialAck {
         PartialAck::Exit
     }
 }

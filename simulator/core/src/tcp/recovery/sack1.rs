@@ -46,7 +46,13 @@ impl LossRecovery for Sack1 {
         self.pipe -= 1;
     }
 
-    fn on_partial_ack(&mut self, _tx: &mut TcpSender, _acked: u32, _now: SimTime, _out: &mut Vec<Packet>) -> PartialAck {
+    fn on_partial_ack(
+        &mut self,
+        _tx: &mut TcpSender,
+        _acked: u32,
+        _now: SimTime,
+        _out: &mut Vec<Packet>,
+    ) -> PartialAck {
         self.pipe -= 2;
         PartialAck::Stay { restart_timer: true }
     }
@@ -78,7 +84,6 @@ impl LossRecovery for Sack1 {
         }
         true
     }
-
 }
 
 #[cfg(test)]
@@ -167,7 +172,11 @@ mod tests {
         for _ in 0..3 {
             s.on_ack(&sack_ack(0, &[(1, 2)]), T, &mut out);
         }
-        assert_ne!(s.s.ca_state, CaState::Recovery, "the same SACK four times is one duplicate");
+        assert_ne!(
+            s.s.ca_state,
+            CaState::Recovery,
+            "the same SACK four times is one duplicate"
+        );
         assert!(out.is_empty());
     }
 }
