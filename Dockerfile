@@ -37,8 +37,9 @@ COPY pyproject.toml uv.lock ./
 COPY simulator ./simulator
 # The client package is a path dependency of the project (uv needs it to check the lock).
 COPY client ./client
-# The service's dependencies, tcpsim (built from simulator/python) and the client, no dev
-# tools; --no-editable: the runtime stage copies the venv alone.
+# The service's dependencies and tcpsim (built from simulator/python); no dev tools and no
+# client (a dev dependency: the server imports none of it); --no-editable: the runtime stage
+# copies the venv alone.
 RUN uv sync --locked --no-dev --no-editable --python /usr/local/bin/python3.11 \
     && /app/.venv/bin/python -c "import tcpsim; print('tcpsim', tcpsim.__version__)"
 
