@@ -7,6 +7,7 @@ Run alone it lists every stale path: `python tests/test_docs_paths.py`.
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
@@ -56,17 +57,24 @@ def candidates(text: str) -> list[tuple[int, str]]:
 
 
 def _tracked() -> set[str]:
-    """Files and folders in the repository (tracked or new): a doc may name one before commit."""
-    names = subprocess.run(
-        ["git", "ls-files", "--cached", "--others", "--exclude-standard"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout.split()
-    files = set(names)
+    """Files and folders of the repository (tracked or new: a doc may name one before commit);
+    outside a git checkout, the tree on disk less what a build or a run makes."""
+    try:
+        names = subprocess.run(
+            ["git", "ls-files", "--cached", "--others", "--exclude-standard"],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.split()
+    except (OSError, subprocess.CalledProcessError):
+        names = []
+        for folder, subfolders, files in os.walk(ROOT):
+            here = Path(folder).relative_to(ROOT)
+            subfolders[:] = [d for d in subfolders if d != ".git" and not GENERATED.search(str(here / d))]
+            names += [str(here / f) for f in files]
     folders = {str(Path(*Path(n).parts[:i])) for n in names for i in range(1, len(Path(n).parts))}
-    return files | folders
+    return set(names) | folders
 
 
 def is_ours(path: str, tracked: set[str]) -> bool:
