@@ -23,7 +23,7 @@ FENCE = re.compile(r"^\s*```")
 GENERATED = re.compile(r"(^|/)(\.state|\.venv[^/]*|artifacts|bench-results|target|build|dist)(/|$)")
 # In prose, a repository path without backticks ("see docs/presets.md"): a top folder, a file.
 PROSE = re.compile(
-    r"(?<![\w/.`-])((?:api|bench|client|docs|migrations|services|simulator|tests|worker)/[\w./-]*\.(?:py|rs|md|json|toml|yml|yaml|html|js|css|svg))\b"
+    r"(?<![\w/.`-])((?:api|bench|client|docs|infra|migrations|services|simulator|tests|worker)/[\w./-]*\.(?:py|rs|md|json|toml|yml|yaml|html|js|css|svg))\b"
 )
 # A placeholder or a pattern, not one file.
 PLACEHOLDER = re.compile(r"[{}<>*…|?$%]|NNN|\dX\b|\.\.\.")
