@@ -11,7 +11,8 @@
 
 All on the paper's six-node topology (`six_node_graph`). The paper's numbers are in
 `data/002_published.json`, transcribed from its text for tcplab (the paper publishes no table;
-its figures are not in the text). `bench/paper002.py` runs the experiments and
+its figures are not in the text). `services/reproductions/paper002.py` runs the experiments
+as sweeps and judges each conclusion (`bench/reproduce.py 002` in process);
 docs/validation/paper002.md compares them with the paper.
 """
 
@@ -179,10 +180,10 @@ run per point.
 - Throughput unit: the paper prints "Mbps", and its numbers do not fit one unit. At low \
 congestion they fit megabytes per second (in §4.1 two flows of 0.56 plus 1 Mb/s of CBR fill \
 the 10 Mb/s link only as 2 x 0.56 x 8 + 1 = 10 Mb/s; beside 2 Mb/s of CBR a flow gets "1", \
-i.e. 8 Mb/s); at high congestion (§4.2) ours match them read as Mb/s. bench/paper002.py \
-prints ours in both. Latency is the mean one-way delay of a flow's packets; the core reports \
-no per-packet delay, so the bench derives it from each link's mean queue (Little's law) plus \
-transmission and propagation.
+i.e. 8 Mb/s); at high congestion (§4.2) ours match them read as Mb/s. The reproduction \
+(services/reproductions/paper002.py) prints ours in both. Latency: the paper's is the mean \
+one-way delay of a flow's packets; the reproduction compares the flow's mean RTT as the core \
+measures it (the paper's latency plus the ACK's way back).
 - 10 simulated seconds (not given; §2.4's staggered runs are "a bit longer (15s)")."""
 
 EXP1_DESCRIPTION = """\
@@ -222,7 +223,7 @@ and `topology.graph.links[2].queue.limit_pkts` (100, 300).
 
 - The CBR flow (not given): 8 Mb/s (`flows[1].app.rate_mbps`) of 3,000-byte packets, as in \
 experiment 1 ("the same as experiment 1"), at a rate where experiment 1 is congested. \
-bench/paper002.py also runs 6 and 10 Mb/s.
+The reproduction (services/reproductions/paper002.py) also runs 6 and 10 Mb/s.
 - Only N2-N3 has the experiment's buffer; the other links keep ns-2's 50-packet Drop-Tail \
 (they never queue). The trace records the TCP window and N2-N3's queue every 50 ms.
 {red_text}

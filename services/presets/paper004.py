@@ -369,7 +369,7 @@ CONCLUSIONS: dict[str, tuple[dict[str, Any], ...]] = {
          "text": "Reno with SACK has the highest throughput and goodput", "where": "§4.2.3, Figs. 9-10"},
     ),
 }
-"""Each paper conclusion in a form bench/paper004.py can check: `best`/`worst` (the variant's
+"""Each paper conclusion in a form services/reproductions/paper004.py can check: `best`/`worst` (the variant's
 mean is the best/worst of the four), `better_than`/`worse_than` (than each of `others`),
 `similar` (means within `tolerance`, relative), `one_loss_recovery` (per-variant counts)."""
 

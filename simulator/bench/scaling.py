@@ -4,7 +4,7 @@
     .venv/bin/python simulator/bench/scaling.py                  # the whole matrix (what `make bench` runs)
     .venv/bin/python simulator/bench/scaling.py --quick          # a small subset, ~20 s
     .venv/bin/python simulator/bench/scaling.py --flows 1,10 --rates 1G --rtts 100 --variants newreno,sack
-    .venv/bin/python simulator/bench/scaling.py --from bench-results/scaling-X.json --markdown --plot docs/img/scaling.svg
+    .venv/bin/python simulator/bench/scaling.py --from bench-results/scaling-X.json --markdown --plot docs/img/scaling-us-per-pkt.svg
 
 The matrix: N ∈ {1, 10, 100, 1000, 10000} flows × bottleneck rate ∈ {10 Mb/s, 100 Mb/s, 1 Gb/s,
 10 Gb/s} × RTT ∈ {10, 100, 200 ms} × variant ∈ {newreno (newreno-sbs), sack, cubic, bbr}. Every

@@ -10,7 +10,7 @@ and the model errors |sim - model| / sim; then the crossover m_t, in simulation 
 models. `--markdown FILE` also writes the table as the committed document shows it.
 
 Usage: .venv/bin/python simulator/validation/fig2.py [--p 0.0005] [--seeds 3] [--duration 1000]
-       [--m 1-40] [--jobs 2] [--markdown docs/validation/fig2a.md]
+       [--m 1-40] [--jobs 2] [--markdown docs/validation/fig2.md]
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 //! One JSON document describes a whole run: `topology`, `flows`, `duration_s`, `warmup_s`,
 //! `seed`, `outputs`, `limits`. Unknown fields are rejected (a typo must not silently fall back
 //! to a default), and every error names the JSON path of the offending field. Defaults follow
-//! ns-2 (what paper 000 used) unless a comment says otherwise; `docs/scenario.md` lists them.
+//! ns-2 (what paper 000 used) unless a comment says otherwise; `docs/simulator.md` lists them.
 
 use serde::{Deserialize, Serialize};
 
