@@ -13,13 +13,20 @@ Student-t interval is taken there and mapped back. The interval then stays insid
 metric's range — a throughput's never reaches below zero, as the plain t interval did at
 −14 pkts/RTT with three spread-out replications — is asymmetric where the data are skewed,
 and matches the plain one when se/m is small. `interval` says which was used.
+
+Comparing two variants, every caller (comparisons, the papers' reproductions, schedules) uses
+the functions of the second half: the paired difference and the side of zero its interval lies
+on (`paired_difference`, `significant_direction`), Fieller's interval for a ratio of paired
+means (`fieller_interval`), Welch's test for two independent samples (`welch_direction`), and a
+relative tolerance below which two numbers are one (`differs`). Each caller keeps its own words
+for the outcome (b_better, more, better, up …).
 """
 
 from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -80,7 +87,13 @@ def t_quantile(count: int, confidence: float = DEFAULT_CONFIDENCE) -> float:
     """The two-sided Student-t critical value for `count` values (count - 1 degrees of freedom)."""
     if count < 2:
         raise ValueError("a t interval needs at least two values")
-    return float(_scipy_stats.t.ppf(0.5 + confidence / 2, count - 1))
+    return t_critical(count - 1, confidence)
+
+
+def t_critical(dof: float, confidence: float = DEFAULT_CONFIDENCE) -> float:
+    """The two-sided Student-t critical value for `dof` degrees of freedom, not necessarily a
+    whole number (Welch–Satterthwaite's is not)."""
+    return float(_scipy_stats.t.ppf(0.5 + confidence / 2, dof))
 
 
 def summary_of_moments(
@@ -141,3 +154,106 @@ def _summary(n: int, mean: float, std: float, confidence: float, bounds: Bounds)
 
 def _expit(x: float) -> float:
     return 1.0 / (1.0 + math.exp(-x)) if x >= 0 else math.exp(x) / (1.0 + math.exp(x))
+
+
+# ---- comparing two samples ------------------------------------------------------------------
+
+
+def paired_difference(
+    pairs: Iterable[tuple[float | None, float | None]], confidence: float = DEFAULT_CONFIDENCE
+) -> Summary:
+    """The summary of b − a over the pairs (a, b) where neither is None: its mean, and the
+    Student-t interval that `significant_direction` reads. Paired because replication r runs
+    every side with the same seed (common random numbers): the difference cancels the noise the
+    sides share, so its interval is much narrower than that of two independent means. A
+    difference that is not a finite number (a side NaN or infinite, or b − a overflowing) is left
+    out, as `summarize` leaves it out."""
+    return summarize([b - a for a, b in pairs if a is not None and b is not None], confidence)
+
+
+def significant_direction(summary: Summary) -> Literal[-1, 0, 1] | None:
+    """Where zero lies against the interval of a difference: 1 when the whole interval is above
+    it (b significantly larger), −1 when below, 0 when the interval contains it (no significant
+    difference); None without an interval (fewer than two values), where callers differ on
+    what to say."""
+    if summary.ci_low is None or summary.ci_high is None:
+        return None
+    if summary.ci_low > 0:
+        return 1
+    if summary.ci_high < 0:
+        return -1
+    return 0
+
+
+def fieller_interval(
+    a: np.ndarray, b: np.ndarray, confidence: float = DEFAULT_CONFIDENCE
+) -> tuple[float | None, float | None, str | None]:
+    """Fieller's interval for mean(b) / mean(a) from paired samples: (low, high, None), or
+    (None, None, why) when it is unbounded or undefined.
+
+    The set of ρ with (b̄ − ρā)² ≤ t²·(s_bb − 2ρ s_ab + ρ² s_aa)/n, t Student's with n − 1
+    degrees of freedom. Chosen over a t interval on the per-pair ratios b_i/a_i because it is an
+    interval for the ratio of means (the mean of ratios is another, biased estimate that one
+    near-zero a_i ruins), it uses the pairing (the covariance s_ab), and it agrees exactly with
+    the paired difference: ρ = 1 lies in it iff the t interval of b − a contains 0. It is
+    unbounded when ā itself is not significantly different from 0."""
+    n = a.size
+    if n < 2:
+        return None, None, "fewer than two pairs: no interval"
+    t2 = t_quantile(n, confidence) ** 2
+    ma, mb = float(a.mean()), float(b.mean())
+    cov = np.cov(np.vstack([a, b]), ddof=1) / n
+    vaa, vbb, vab = float(cov[0, 0]), float(cov[1, 1]), float(cov[0, 1])
+    qa = ma * ma - t2 * vaa
+    qb = ma * mb - t2 * vab
+    qc = mb * mb - t2 * vbb
+    if not all(math.isfinite(x) for x in (qa, qb, qc)):
+        return None, None, "the values are too large for an interval in double precision"
+    if qa <= 0:
+        return None, None, "mean_a is not significantly different from 0: the ratio's interval is unbounded"
+    disc = qb * qb - qa * qc
+    if disc < 0:  # only by rounding: with qa > 0 the interval is bounded and not empty
+        disc = 0.0
+    root = math.sqrt(disc)
+    low, high = (qb - root) / qa, (qb + root) / qa
+    if not (math.isfinite(low) and math.isfinite(high)):
+        return None, None, "the values are too large for an interval in double precision"
+    return low, high, None
+
+
+def welch_direction(
+    a: Sequence[float] | np.ndarray, b: Sequence[float] | np.ndarray, confidence: float = DEFAULT_CONFIDENCE
+) -> Literal[-1, 0, 1]:
+    """The sign of mean(a) − mean(b) when Welch's t test finds the means different at
+    `confidence`, else 0 (also when a side is empty).
+
+    For two samples that are not paired and need not share a variance (a schedule's firing
+    against its baseline): different when |ā − b̄| > t(ν)·√(s_a²/n_a + s_b²/n_b), ν by
+    Welch–Satterthwaite. A side with one value adds no variance term; with no variance at all
+    any difference counts, so callers first decide what is a difference at all (`differs`)."""
+    x, y = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    if x.size == 0 or y.size == 0:
+        return 0
+    diff = float(x.mean() - y.mean())
+    terms = [(float(s.var(ddof=1)) / s.size, s.size - 1) for s in (x, y) if s.size >= 2]
+    variance = sum(v for v, _ in terms)
+    if variance > 0:
+        if 1e-150 < variance < 1e150:
+            dof = variance**2 / sum(v * v / d for v, d in terms if v > 0)
+        else:  # the squares would underflow to 0 or overflow: the same ratio on v / Σv
+            dof = 1.0 / sum((v / variance) ** 2 / d for v, d in terms if v > 0)
+        if abs(diff) <= t_critical(dof, confidence) * math.sqrt(variance):
+            return 0
+    return 1 if diff > 0 else -1 if diff < 0 else 0
+
+
+_TINY = 1e-300
+"""The floor of `differs`' scale: two numbers this close to 0 are one."""
+
+
+def differs(a: float, b: float, tolerance: float) -> bool:
+    """Whether a and b differ by more than `tolerance` of the larger magnitude: the tie rule for
+    numbers that should be equal but for rounding (a mean over 15 copies of a value and over 3
+    may differ in the last bit) or whose difference is too small to matter. Symmetric in a
+    and b; NaN differs from nothing."""
+    return abs(a - b) > tolerance * max(abs(a), abs(b), _TINY)

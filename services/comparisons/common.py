@@ -133,10 +133,6 @@ def check_flow(observations: Sequence[ObservationLike], flow: str, path: str) ->
     return flow
 
 
-def ci_excludes_zero(low: float | None, high: float | None) -> bool:
-    return low is not None and high is not None and (low > 0 or high < 0)
-
-
 def relative(ours: float | None, theirs: float | None) -> float | None:
     """(ours − theirs) / theirs, or None when either is undefined or theirs is 0."""
     if ours is None or theirs is None or theirs == 0:

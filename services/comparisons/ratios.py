@@ -15,18 +15,15 @@ Per point, over the n pairs (a_i, b_i) where both are defined:
 
 - ``mean_a``, ``mean_b`` and ``ratio`` = mean_b / mean_a (the ratio of means);
 - ``ratio_ci_low``/``ratio_ci_high``: **Fieller's** 95 % interval for mean_b / mean_a with the
-  paired covariance: the set of ρ with (b̄ − ρā)² ≤ t²·(s_bb − 2ρ s_ab + ρ² s_aa)/n, t Student's
-  with n − 1 degrees of freedom. Chosen over a t interval on the per-replication ratios b_i/a_i
-  because (1) it is an interval for the quantity reported, the ratio of means (the mean of
-  ratios is a different, biased estimate, and one near-zero a_i ruins it), (2) it uses the
-  pairing (the covariance s_ab) and (3) it agrees exactly with the verdict: ρ = 1 lies in it
-  iff the paired t interval of b − a contains 0. It is unbounded (null, with a note) when ā
-  itself is not significantly different from 0;
+  paired covariance (``services.stats.fieller_interval``, which says why Fieller's): an
+  interval for the ratio reported, using the pairing, and agreeing exactly with the verdict
+  (ρ = 1 lies in it iff the paired t interval of b − a contains 0). It is unbounded (null,
+  with a note) when ā itself is not significantly different from 0;
 - ``diff`` = mean of b_i − a_i with its paired Student-t 95 % interval (``services.stats.
-  summarize``), and ``verdict``: ``b_better`` / ``a_better`` when that interval excludes 0
-  (better meaning higher, or lower for a metric where less is better: loss rates, timeouts,
-  RTT …), ``no_significant_difference`` when it contains 0, ``insufficient_data`` with fewer
-  than two pairs.
+  paired_difference``), and ``verdict``: ``b_better`` / ``a_better`` when that interval excludes 0
+  (``services.stats.significant_direction``; better meaning higher, or lower for a metric where
+  less is better: loss rates, timeouts, RTT …), ``no_significant_difference`` when it contains 0,
+  ``insufficient_data`` with fewer than two pairs.
 
 :func:`regions` then groups the points along one axis into contiguous runs with the same
 verdict — the simulated counterpart of paper 000's regions (Fig. 2, §IV-B: "a region where
@@ -48,7 +45,6 @@ from services.comparisons.common import (
     axis_paths,
     check_flow,
     check_metric,
-    ci_excludes_zero,
     flows_of,
     higher_is_better,
     matches,
@@ -57,7 +53,7 @@ from services.comparisons.common import (
     value_key,
 )
 from services.errors import InvalidInputError
-from services.stats import DEFAULT_CONFIDENCE, summarize, t_quantile
+from services.stats import DEFAULT_CONFIDENCE, fieller_interval, paired_difference, significant_direction
 
 A_BETTER, B_BETTER, NO_DIFFERENCE, INSUFFICIENT = "a_better", "b_better", "no_significant_difference", "insufficient_data"
 VERDICTS = (A_BETTER, B_BETTER, NO_DIFFERENCE, INSUFFICIENT)
@@ -99,33 +95,6 @@ class PairedComparison:
         return dict(self.__dict__)
 
 
-def fieller(a: np.ndarray, b: np.ndarray, confidence: float = DEFAULT_CONFIDENCE) -> tuple[float | None, float | None, str | None]:
-    """Fieller's interval for mean(b) / mean(a) from paired samples (see the module docstring).
-    Returns (low, high, note); (None, None, why) when it is unbounded or undefined."""
-    n = a.size
-    if n < 2:
-        return None, None, "fewer than two pairs: no interval"
-    t2 = t_quantile(n, confidence) ** 2
-    ma, mb = float(a.mean()), float(b.mean())
-    cov = np.cov(np.vstack([a, b]), ddof=1) / n
-    vaa, vbb, vab = float(cov[0, 0]), float(cov[1, 1]), float(cov[0, 1])
-    qa = ma * ma - t2 * vaa
-    qb = ma * mb - t2 * vab
-    qc = mb * mb - t2 * vbb
-    if not all(math.isfinite(x) for x in (qa, qb, qc)):
-        return None, None, "the values are too large for an interval in double precision"
-    if qa <= 0:
-        return None, None, "mean_a is not significantly different from 0: the ratio's interval is unbounded"
-    disc = qb * qb - qa * qc
-    if disc < 0:  # only by rounding: with qa > 0 the interval is bounded and not empty
-        disc = 0.0
-    root = math.sqrt(disc)
-    low, high = (qb - root) / qa, (qb + root) / qa
-    if not (math.isfinite(low) and math.isfinite(high)):
-        return None, None, "the values are too large for an interval in double precision"
-    return low, high, None
-
-
 def compare_pairs(
     pairs: Sequence[tuple[float | None, float | None]],
     *,
@@ -141,7 +110,7 @@ def compare_pairs(
     b = np.array([y for _, y in clean])
     with np.errstate(all="ignore"):
         mean_a, mean_b = float(a.mean()), float(b.mean())
-        d = summarize((b - a).tolist(), confidence)
+        d = paired_difference(clean, confidence)
     notes: list[str] = []
     ratio = mean_b / mean_a if mean_a != 0 and math.isfinite(mean_a) and math.isfinite(mean_b) else None
     if ratio is not None and not math.isfinite(ratio):
@@ -149,14 +118,14 @@ def compare_pairs(
     if ratio is None:
         notes.append("mean_a is 0 or not finite: no ratio")
     with np.errstate(all="ignore"):
-        low, high, why = fieller(a, b, confidence) if n >= 2 else (None, None, None)
+        low, high, why = fieller_interval(a, b, confidence) if n >= 2 else (None, None, None)
     if why and n >= 2:
         notes.append(why)
     if n < 2 or d.mean is None:
         verdict = INSUFFICIENT
         notes.append("fewer than two pairs: no confidence interval, no verdict")
-    elif ci_excludes_zero(d.ci_low, d.ci_high):
-        verdict = B_BETTER if (d.mean > 0) == higher_better else A_BETTER
+    elif direction := significant_direction(d):
+        verdict = B_BETTER if (direction > 0) == higher_better else A_BETTER
     else:
         verdict = NO_DIFFERENCE
     return PairedComparison(

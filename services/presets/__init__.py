@@ -21,6 +21,7 @@ from services.presets.paper002 import PRESETS as _PAPER002
 from services.presets.paper003 import PRESETS as _PAPER003
 from services.presets.paper004 import PRESETS as _PAPER004
 from services.presets.registry import (
+    Column,
     Parameter,
     Preset,
     Published,
@@ -32,6 +33,7 @@ from services.presets.registry import (
 
 __all__ = [
     "PRESETS",
+    "Column",
     "Parameter",
     "Preset",
     "Published",

@@ -20,6 +20,7 @@ from services.scenarios.paths import PathError, apply_overrides
 from services.scenarios.schema import Scenario
 
 __all__ = [
+    "Column",
     "Parameter",
     "Preset",
     "Published",
@@ -78,10 +79,26 @@ class Parameter:
 
 
 @dataclass(frozen=True)
-class PublishedColumn:
+class Column:
+    """A column of a table of numbers: of the paper's (a preset's published table) or of ours
+    beside the paper's (a reproduction's table, ``services.reproductions.model.Table``) — one
+    type for both."""
+
     name: str
-    meaning: str
+    label: str
+    """What the column holds, in words: a sentence for the paper's ("loss event rate of the SBS
+    flow"), a header for ours ("ours p")."""
     unit: str | None = None
+
+    @property
+    def meaning(self) -> str:
+        """`label` under the name the presets API gives it (``columns[].meaning``), as a
+        Parameter's meaning."""
+        return self.label
+
+
+PublishedColumn = Column
+"""The published tables' name for `Column`."""
 
 
 @dataclass(frozen=True)
@@ -90,7 +107,7 @@ class PublishedTable:
 
     name: str
     caption: str
-    columns: tuple[PublishedColumn, ...]
+    columns: tuple[Column, ...]
     rows: tuple[Mapping[str, float | int], ...]
 
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from services.comparisons.common import ObservationLike, metric_of, value_key
+from services.presets.registry import Column  # one type with the presets' published columns
 from services.stats import summarize
 
 AGREE, PARTLY, DISAGREE, NO_DATA, NOT_RUN = "agree", "partly", "disagree", "no_data", "not_run"
@@ -63,13 +64,6 @@ def _product(values: Sequence[int]) -> int:
     for v in values:
         out *= v
     return out
-
-
-@dataclass(frozen=True)
-class Column:
-    name: str
-    label: str
-    unit: str | None = None
 
 
 @dataclass(frozen=True)

@@ -38,7 +38,7 @@ from services.reproductions.model import (
     Table,
     share,
 )
-from services.stats import summarize
+from services.stats import differs, paired_difference, significant_direction, summarize
 
 VARIANT = "flows[0].variant"
 ERROR_RATE = "topology.dumbbell.bottleneck.loss.rate"
@@ -54,7 +54,8 @@ ERROR_RATES = [0.0, 0.001, 0.005, 0.01, 0.02, 0.05]
 FIG5_SEEDS = 5
 TABLE_SEEDS = 10
 SIMILAR = 0.05
-"""Two means within 5 % are "≈" in the ranking even when the difference is significant."""
+"""Two means within 5 % (of the larger) are "≈" in the ranking even when the difference is
+significant."""
 NEW_SIMILAR = 0.25
 """§4.3 comment 2: new/old within 25 % is "similar" (the paper's own Table 3 has 0.70-1.02)."""
 NS_BUFFER = 50
@@ -140,15 +141,13 @@ def paired(a: Sequence[float | None], b: Sequence[float | None]) -> str:
     """`more`/`less` when the 95 % interval of the per-seed differences a - b excludes zero,
     `noise` when it does not (or when there are fewer than two pairs and they differ by
     nothing)."""
-    diffs = [x - y for x, y in zip(a, b, strict=False) if x is not None and y is not None]
-    s = summarize(diffs)
+    s = paired_difference(zip(b, a, strict=False))  # b_i, a_i: the differences a_i − b_i
     if s.mean is None:
         return "noise"
-    if s.half_width is None:
-        return "more" if s.mean > 0 else "less" if s.mean < 0 else "noise"
-    if abs(s.mean) <= s.half_width:
-        return "noise"
-    return "more" if s.mean > 0 else "less"
+    direction = significant_direction(s)
+    if direction is None:  # one pair: its sign
+        direction = 1 if s.mean > 0 else -1 if s.mean < 0 else 0
+    return {1: "more", -1: "less", 0: "noise"}[direction]
 
 
 def _mean(xs: Sequence[float | None]) -> float | None:
@@ -218,7 +217,7 @@ def judge_ranking(
     unlike = [
         (a, b)
         for a, b in similar
-        if paired(per_seed[a], per_seed[b]) != "noise" and abs(mean[a] - mean[b]) > SIMILAR * max(mean[a], mean[b])
+        if paired(per_seed[a], per_seed[b]) != "noise" and differs(mean[a], mean[b], SIMILAR)
     ]
     ours_order = sorted(mean, key=lambda n: -(mean[n] or 0.0))
     text = (

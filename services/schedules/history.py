@@ -14,7 +14,8 @@ Two kinds of metric, two tests (docs/schedules.md):
   group "core"): noisy, so a Welch test at 95 %: flagged when |mean − baseline mean| exceeds
   t(ν) · √(s²/n + s_b²/n_b) — the baseline's interval widened by this firing's own standard
   error, ν by Welch–Satterthwaite. A side with one value adds no variance term; with no
-  spread at all any difference beyond the tolerance is flagged.
+  spread at all any difference beyond the tolerance is flagged (`services.stats.welch_direction`;
+  the tolerance is `services.stats.differs`).
 
 The baseline is the values of up to the last `BASELINE_FIRINGS` previous firings that have
 any for the same point, group and metric, pooled; its interval is Student's t on them.
@@ -30,12 +31,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from scipy import stats as _scipy_stats
 from sqlalchemy.orm import Session
 
 from services.db.models import Sweep
 from services.schedules import repository as repo
-from services.stats import DEFAULT_CONFIDENCE, summarize
+from services.stats import DEFAULT_CONFIDENCE, differs, summarize, welch_direction
 from services.sweeps import NUMERIC_METRICS, observations
 from services.sweeps import repository as sweeps_repo
 from services.sweeps.spec import point_key
@@ -54,7 +54,7 @@ Values = Mapping[int, float]
 
 
 def _differ(a: float, b: float) -> bool:
-    return abs(a - b) > RELATIVE_TOLERANCE * max(abs(a), abs(b), 1e-300)
+    return differs(a, b, RELATIVE_TOLERANCE)
 
 
 def _direction(diff: float) -> str:
@@ -64,21 +64,15 @@ def _direction(diff: float) -> str:
 def welch_shift(
     current: Sequence[float], baseline: Sequence[float], confidence: float = DEFAULT_CONFIDENCE
 ) -> str | None:
-    """ "up"/"down" when the means differ at `confidence` by Welch's test, else None."""
+    """ "up"/"down" when the means differ beyond the tolerance and at `confidence` by Welch's
+    test (`services.stats.welch_direction`), else None."""
     cur, base = np.asarray(current, dtype=float), np.asarray(baseline, dtype=float)
     if cur.size == 0 or base.size == 0:
         return None
-    diff = float(cur.mean() - base.mean())
     if not _differ(float(cur.mean()), float(base.mean())):
         return None
-    terms = [(float(x.var(ddof=1)) / x.size, x.size - 1) for x in (cur, base) if x.size >= 2]
-    variance = sum(v for v, _ in terms)
-    if variance > 0:
-        dof = variance**2 / sum(v * v / d for v, d in terms if v > 0)
-        critical = float(_scipy_stats.t.ppf(0.5 + confidence / 2, dof))
-        if abs(diff) <= critical * math.sqrt(variance):
-            return None
-    return _direction(diff)
+    direction = welch_direction(cur, base, confidence)
+    return None if direction == 0 else "up" if direction > 0 else "down"
 
 
 def exact_shift(current: Values, previous: Sequence[Values]) -> tuple[str | None, bool]:

@@ -125,3 +125,13 @@ def test_a_runs_flows_become_one_observation_per_group() -> None:
     result = {"flows": [{"goodput_bps": 1.0}, {"goodput_bps": 3.0}, {"goodput_bps": 5.0}]}
     found = observations_of(result, canonical, values={"x": 1})
     assert [(o.flow, o.metrics["goodput_bps"], o.values) for o in found] == [("bg", 2.0, {"x": 1}), ("cbr", 5.0, {"x": 1})]
+
+
+def test_a_papers_published_column_and_a_reproductions_column_are_one_type() -> None:
+    from services.presets import Column, PublishedColumn, get_preset
+    from services.reproductions.model import Column as ReproductionColumn
+
+    assert PublishedColumn is Column is ReproductionColumn
+    (table,) = [t for t in get_preset("paper000-table2-droptail").published.tables if t.name == "Table II"]
+    first = table.columns[0]
+    assert isinstance(first, ReproductionColumn) and first.meaning == first.label and first.label
