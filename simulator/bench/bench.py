@@ -230,7 +230,7 @@ def run_tcpsim_once(binary: Path, scenario_path: Path) -> tuple[dict, Proc]:
 def summarize_tcpsim(r: dict) -> dict:
     flows = r["flows"]
     g = [f["goodput_bps"] / 1e6 for f in flows]
-    bn = next(l for l in r["links"] if l["name"] == "bottleneck")
+    bn = next(link for link in r["links"] if link["name"] == "bottleneck")
     st = r["stats"]
     return {
         "events": st["events"],
@@ -268,7 +268,7 @@ def bench_tcpsim(binary: Path, scenario: dict, name: str, tmp: Path, repeat: int
     whole = copy.deepcopy(scenario)
     whole["warmup_s"] = 0
     rw, _ = run_tcpsim_once(binary, write_scenario(tmp, whole, name + "-whole-run"))
-    bn_whole = next(l for l in rw["links"] if l["name"] == "bottleneck")
+    bn_whole = next(link for link in rw["links"] if link["name"] == "bottleneck")
 
     run_walls = [x["run_wall_s"] for x in runs]
     proc_walls = [x["process_wall_s"] for x in runs]
@@ -332,7 +332,7 @@ def lossy_scenario(ref: dict) -> dict:
 
 
 def fmt_num(x: float) -> str:
-    return ("%.6f" % x).rstrip("0").rstrip(".")
+    return f"{x:.6f}".rstrip("0").rstrip(".")
 
 
 def ns3_args_for(s: dict, ns3_variant: str = "TcpNewReno") -> tuple[list[str], list[str]]:
@@ -555,7 +555,7 @@ def table(rows: list[list[str]], header: list[str] | None = None) -> str:
     widths = [max(len(r[i]) for r in allrows) for i in range(len(allrows[0]))]
     lines = []
     for k, r in enumerate(allrows):
-        cells = [r[0].ljust(widths[0])] + [c.rjust(w) for c, w in zip(r[1:], widths[1:])]
+        cells = [r[0].ljust(widths[0])] + [c.rjust(w) for c, w in zip(r[1:], widths[1:], strict=True)]
         lines.append("  " + "  ".join(cells).rstrip())
         if header and k == 0:
             lines.append("  " + "  ".join("-" * w for w in widths))

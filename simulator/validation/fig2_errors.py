@@ -237,8 +237,8 @@ def point_readings(runs: list[dict], flow: str, p: float, m: int, r_meas: float,
     frs = [f.get("fast_recoveries") for f in fl]
     p_tcp = m_tcp = None
     if all(frs):
-        p_tcp = mean([fr / f["packets_sent"] for fr, f in zip(frs, fl)])
-        m_tcp = mean([f["drops"] / fr for fr, f in zip(frs, fl)])
+        p_tcp = mean([fr / f["packets_sent"] for fr, f in zip(frs, fl, strict=True)])
+        m_tcp = mean([f["drops"] / fr for fr, f in zip(frs, fl, strict=True)])
     nominal, measured, tcp_seen = model(p, m), model(p_meas, m_meas), model(p_tcp, m_tcp)
     return {
         "sim_sent_R": sent * r_meas,
@@ -337,7 +337,7 @@ def toggles(p: float, seed: int, duration: float, cache: dict) -> list[str]:
     lines = [f"| TCP (sent × R̄, pkts/RTT) | {head} |", "|---|" + "---:|" * len(TOGGLE_POINTS)]
     ns = [cache.get(("ns2-per", p, m, seed, duration)) for _, m in TOGGLE_POINTS]
     if all(ns):
-        lines.append("| ns-2.35 | " + " | ".join(f"{n[fl]['sent_per_s'] * 0.0703:.2f}" for n, (fl, _) in zip(ns, TOGGLE_POINTS)) + " |")
+        lines.append("| ns-2.35 | " + " | ".join(f"{n[fl]['sent_per_s'] * 0.0703:.2f}" for n, (fl, _) in zip(ns, TOGGLE_POINTS, strict=True)) + " |")
     cases = [("tcpsim default", DEFAULT_TCP)]
     cases += [(f"default + {k} {on}", {**DEFAULT_TCP, k: on}) for k, (on, _) in NS2_WAYS.items()]
     cases += [("ns2 profile", NS2_TCP)]

@@ -244,7 +244,7 @@ def render(recs: list[dict[str, Any]], markdown: bool) -> str:
                 f"{ms(col(rs, 'imp', 'pkts_per_rtt'), 1, False)} / {ms(col(t, 'imp', 'pkts_per_rtt'), 1, False)}",
                 f"{share[0] + share[1]:.2f} / {share[2]:.2f} / {share[3]:.2f}" if full else "—",
                 f"{statistics.fmean(x['bneck_util'] for x in rs):.3f}, {statistics.fmean(x['mean_queue_pkts'] for x in rs):.0f}",
-                f"{statistics.fmean(x['responses'] / w for x, w in zip(rs, win)):.1f}, "
+                f"{statistics.fmean(x['responses'] / w for x, w in zip(rs, win, strict=True)):.1f}, "
                 f"{statistics.fmean(x['mean_response_pkts'] for x in rs):.1f}" if full else
                 f"{statistics.fmean(x['responses'] / x['dur'] for x in rs):.1f} (whole run), —",
                 f"{ms(col(rs, 'sbs', 'timeouts'), 1, False)} / {ms(col(t, 'sbs', 'timeouts'), 1, False)}",

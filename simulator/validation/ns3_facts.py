@@ -16,8 +16,8 @@
 from pathlib import Path
 
 PEER = str(Path(__file__).resolve().parents[2].parent / "shared" / "peers" / "ns3" / "dumbbell.py")
-from ns import ns
-import cppyy
+from ns import ns  # noqa: E402 (ns-3 found through the path set above)
+import cppyy  # noqa: E402
 cppyy.cppdef(r"""
 namespace chk {
 uint32_t Ss(std::string type, uint32_t cwndSeg, uint32_t ssthSeg, uint32_t inflightSeg) {
@@ -99,7 +99,7 @@ void Register() { SpyVegas::GetTypeId(); }
 """)
 # 3 and 4 in one run (the peer script defines its helpers once per process): 2 SpyVegas flows,
 # 10 Mb/s, 60-packet buffer, 8 s; the RTT traces of flow 0's socket from 3 s on.
-import contextlib, importlib.util, io
+import contextlib, importlib.util, io  # noqa: E402, E401
 cppyy.gbl.spy.Register()
 spec = importlib.util.spec_from_file_location("peer", PEER)
 peer = importlib.util.module_from_spec(spec)

@@ -88,7 +88,7 @@ def test_lists_find_runs_and_sweeps_by_name_tags_preset_and_parameter(client):
     longer = client.post("/v1/runs", json={**FIG2, "overrides": {"duration_s": 7, "warmup_s": 1}}).json()
     client.patch(f"/v1/runs/{short['id']}", json={"tags": ["a", "b"]})
     client.patch(f"/v1/runs/{longer['id']}", json={"tags": ["a"]})
-    small = client.post("/v1/sweeps", json=sweep_body([1, 8], name="Fig2 small")).json()
+    client.post("/v1/sweeps", json=sweep_body([1, 8], name="Fig2 small"))
     big = client.post("/v1/sweeps", json=sweep_body([30, 60], name="fig2 BIG m")).json()
     client.patch(f"/v1/sweeps/{big['id']}", json={"tags": ["big"]})
 

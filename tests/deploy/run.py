@@ -171,7 +171,7 @@ def account(stack: Stack, facts: dict[str, Any], recorder: Recorder, report: Rep
         " count(distinct r.cache_key), min(r.attempts), max(r.attempts), count(distinct r.worker)"
         f" from runs r join users u on u.id = r.owner_id where r.owner_id in ({owners}) group by u.name"
     )
-    per_user = {row[0]: dict(zip(("runs", "succeeded", "with_result", "keys", "min_attempts", "max_attempts", "workers"), map(int, row[1:]))) for row in rows}
+    per_user = {row[0]: dict(zip(("runs", "succeeded", "with_result", "keys", "min_attempts", "max_attempts", "workers"), map(int, row[1:]), strict=True)) for row in rows}
     attempts = stack.psql(f"select attempts, count(*) from runs where owner_id in ({owners}) group by 1 order by 1")
     (stored,) = stack.psql(f"select count(*) from results where cache_key in (select cache_key from runs where owner_id in ({owners}))")[0]
     (doubled,) = stack.psql("select count(*) from (select cache_key from results group by cache_key having count(*) > 1) d")[0]

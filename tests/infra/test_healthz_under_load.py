@@ -41,7 +41,7 @@ def graph_body(size: int) -> bytes:
     link = len(json.dumps({"from": "n00000", "to": "n00001", "rate_mbps": 100, "delay_ms": 1})) + 10
     n = size // link
     nodes = [f"n{i:05d}" for i in range(n + 1)]
-    links = [{"from": a, "to": b, "rate_mbps": 100, "delay_ms": 1} for a, b in zip(nodes, nodes[1:])]
+    links = [{"from": a, "to": b, "rate_mbps": 100, "delay_ms": 1} for a, b in zip(nodes, nodes[1:], strict=False)]
     scenario = {
         "name": "a long chain",
         "duration_s": 0.1,
