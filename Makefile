@@ -85,7 +85,7 @@ test-deploy:
 
 # TCPLAB_PORT, TCPLAB_STATE_DIR, DATABASE_URL, REDIS_URL, ... : see services/settings.py.
 run: install
-	$(VENV)/bin/python -m api.launch
+	$(VENV)/bin/python -m infra.launch
 
 # Autogenerates against the database of DATABASE_URL, else the embedded one in .state/.
 MSG ?=

@@ -15,8 +15,8 @@ from typing import Any
 
 from celery import Celery
 
-from services.broker import kombu_url, redis_client
-from services.embedded import effective_redis_url
+from infra.broker import kombu_url, redis_client
+from infra.embedded import effective_redis_url
 from services.settings import Settings, get_settings
 
 # Modules whose tasks every worker imports at start: add new task modules here.

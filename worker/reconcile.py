@@ -39,9 +39,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from services.broker import UNACKED_HASH, queue_keys, redis_client
+from infra.broker import UNACKED_HASH, queue_keys, redis_client
 from services.db.session import session_scope
-from services.embedded import effective_redis_url
+from infra.embedded import effective_redis_url
 from services.runs import reclaim_abandoned
 from services.runs import repository as runs_repo
 from services.runs.dispatch import stale_in_flight

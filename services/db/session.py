@@ -92,14 +92,14 @@ def get_engine() -> Engine:
 
     With DATABASE_URL unset it is the embedded PostgreSQL of TCPLAB_STATE_DIR, if running.
     """
-    from services.embedded import effective_database_url
+    from infra.embedded import effective_database_url
     from services.settings import get_settings
 
     url = effective_database_url(get_settings())
     if url is None:
         raise RuntimeError(
             "DATABASE_URL is not set and no embedded PostgreSQL runs in TCPLAB_STATE_DIR: "
-            "start the service with `python -m api.launch` (make run), or set DATABASE_URL"
+            "start the service with `python -m infra.launch` (make run), or set DATABASE_URL"
         )
     return create_db_engine(url)
 

@@ -9,7 +9,7 @@ import time
 import uuid
 from typing import Any
 
-from services import broker
+from infra import broker
 from services.settings import Settings
 from tests.support import wait_for
 from worker.app import app as celery_app
