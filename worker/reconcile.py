@@ -47,7 +47,7 @@ from services.runs import repository as runs_repo
 from services.runs.dispatch import stale_in_flight
 from services.settings import Settings, get_settings
 from worker.app import app
-from worker.tasks import SIMULATE, fill_window
+from worker.enqueue import SIMULATE, fill_window
 
 RECONCILE = "tcplab.reconcile"
 

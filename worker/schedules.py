@@ -18,7 +18,7 @@ from services import schedules
 from services.db.session import get_session_factory
 from services.settings import get_settings
 from worker.app import app
-from worker.tasks import enqueue
+from worker.enqueue import enqueue
 
 FIRE_SCHEDULES = "tcplab.fire_schedules"
 

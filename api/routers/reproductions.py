@@ -18,7 +18,7 @@ from services.db.session import run_after_commit
 from services.errors import NotFoundError
 from services.reproductions import PAPERS, VERDICTS, Paper
 from services.reproductions import service as reproductions
-from worker.tasks import enqueue
+from worker.enqueue import enqueue
 
 router = APIRouter(prefix="/v1/reproductions", tags=["reproductions"], route_class=JsonBodyRoute)
 

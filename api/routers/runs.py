@@ -24,7 +24,7 @@ from services.experiments import service as experiments
 from services.runs import traces as run_traces
 from services.db.models import RunStatus
 from services.db.session import run_after_commit
-from worker.tasks import enqueue
+from worker.enqueue import enqueue
 
 router = APIRouter(prefix="/v1/runs", tags=["runs"], route_class=ScenarioBodyRoute)
 

@@ -20,7 +20,7 @@ from services.db.session import run_after_commit
 from services.errors import InvalidInputError
 from services.schedules import BASELINE_FIRINGS, HISTORY_METRICS, MEASURED_METRICS, ScheduleSpec, ScheduleUpdate
 from services.stats import DEFAULT_CONFIDENCE
-from worker.tasks import enqueue
+from worker.enqueue import enqueue
 
 router = APIRouter(prefix="/v1/schedules", tags=["schedules"], route_class=SweepBodyRoute)
 

@@ -29,7 +29,7 @@ from services.sweeps import NUMERIC_METRICS, SUMMARY_METRICS, Created, SweepExte
 from services.sweeps.spec import unknown_metric_message
 from services.sweeps.observations import points_json
 from services.sweeps.table import sweep_table
-from worker.tasks import enqueue
+from worker.enqueue import enqueue
 
 router = APIRouter(prefix="/v1/sweeps", tags=["sweeps"], route_class=SweepBodyRoute)
 

@@ -8,7 +8,7 @@ runs, oldest first, as many as the owner's latest core times say fill about
 one store and one dispatch per batch instead of per run, while another owner's run waits at
 most one batch for a slot; a run of unknown cost goes alone. Whenever room opens (a run was submitted, a run finished, the
 reconciler passes), the dispatcher picks the next runs and marks them dispatched; the caller
-commits and only then sends their ids (worker/tasks.py). So a 10,000-run sweep waits in
+commits and only then sends their ids (worker/enqueue.py). So a 10,000-run sweep waits in
 PostgreSQL, not in front of everyone else in Redis, and another user's run is the next one
 sent whenever it is that user's turn.
 
