@@ -58,7 +58,7 @@ V1_ROUTERS = (
     reproductions.router,
     users.router,
     sign_in.router,
-    dashboard.data.router,
+    models.regions_router,
 )
 OPEN_ROUTERS = (health.router, dashboard.pages.router, docs_page.router, sign_in.open_router)
 
