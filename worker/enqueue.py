@@ -13,7 +13,11 @@ import time
 import uuid
 from collections.abc import Iterable, Sequence
 
+from sqlalchemy.orm import Session, sessionmaker
+
+from services.db.session import get_session_factory
 from services.runs.dispatch import dispatch
+from services.settings import Settings, get_settings
 from worker.app import app
 
 # The simulate task's name (worker/tasks.py registers its body under it).
@@ -22,7 +26,12 @@ SIMULATE = "tcplab.simulate"
 log = logging.getLogger("tcplab.worker")
 
 
-def enqueue(run_ids: Iterable[uuid.UUID] = ()) -> None:
+def enqueue(
+    run_ids: Iterable[uuid.UUID] = (),
+    *,
+    factory: sessionmaker[Session] | None = None,
+    settings: Settings | None = None,
+) -> None:
     """Hands runs to the workers, fairly: asks for a pass of the dispatcher
     (services/runs/dispatch.py), which fills the window with whoever's turn it is among every
     owner's waiting runs, and sends those. Whoever stores runs calls it — submissions and
@@ -41,8 +50,11 @@ def enqueue(run_ids: Iterable[uuid.UUID] = ()) -> None:
     committed: the failure is logged, and the reconciler (worker/reconcile.py), which ends
     every pass with the dispatcher and re-sends dispatched runs the broker lost, moves them
     once both answer again.
+
+    ``factory`` and ``settings`` are the database and the dispatch window to use: the API
+    passes its app's (api/deps.py, ``EnqueueDep``); left out, the process's (a worker's).
     """
-    _DISPATCH.request()
+    _DISPATCH.request(factory, settings)
 
 
 class _DispatchThread:
@@ -62,44 +74,53 @@ class _DispatchThread:
         self._guard = threading.Lock()
         self._thread: threading.Thread | None = None
         self._pid = 0
+        # The databases with a pass requested, by factory (None: the process's); one pass each.
+        self._targets: dict[int, tuple[sessionmaker[Session] | None, Settings | None]] = {}
 
-    def request(self) -> None:
+    def request(self, factory: sessionmaker[Session] | None, settings: Settings | None) -> None:
         with self._guard:
             if self._thread is None or self._pid != os.getpid() or not self._thread.is_alive():
                 self._wanted = threading.Event()
                 self._pid = os.getpid()
                 self._thread = threading.Thread(target=self._serve, args=(self._wanted,), name="tcplab-dispatch", daemon=True)
                 self._thread.start()
+            self._targets[id(factory)] = (factory, settings)
             self._wanted.set()
 
-    @classmethod
-    def _serve(cls, wanted: threading.Event) -> None:
+    def _take_targets(self) -> list[tuple[sessionmaker[Session] | None, Settings | None]]:
+        with self._guard:
+            targets, self._targets = list(self._targets.values()), {}
+        return targets
+
+    def _serve(self, wanted: threading.Event) -> None:
         last_pass = -float("inf")
         while True:
             wanted.wait()
-            time.sleep(max(0.0, last_pass + cls.PASS_GAP_S - time.monotonic()))
+            time.sleep(max(0.0, last_pass + self.PASS_GAP_S - time.monotonic()))
             wanted.clear()
             last_pass = time.monotonic()
-            try:
-                fill_window()
-            except Exception as exc:  # noqa: BLE001 - committed runs wait; the reconciler dispatches them
-                log.warning(
-                    "the dispatcher did not run (%s: %s); queued runs wait in PostgreSQL for the next "
-                    "finished run or the reconciler",
-                    type(exc).__name__,
-                    exc,
-                )
+            for factory, settings in self._take_targets():
+                try:
+                    fill_window(factory, settings)
+                except Exception as exc:  # noqa: BLE001 - committed runs wait; the reconciler dispatches them
+                    log.warning(
+                        "the dispatcher did not run (%s: %s); queued runs wait in PostgreSQL for the next "
+                        "finished run or the reconciler",
+                        type(exc).__name__,
+                        exc,
+                    )
 
 
 _DISPATCH = _DispatchThread()
 
 
-def fill_window() -> list[uuid.UUID]:
+def fill_window(factory: sessionmaker[Session] | None = None, settings: Settings | None = None) -> list[uuid.UUID]:
     """Dispatches (marks and commits the next batches) and only then sends them, one message
     per batch; returns the runs sent. Raises the database's errors (the simulate task retries
     on them); a broker that does not take a message is logged: those runs stay marked
-    dispatched and the reconciler re-sends them."""
-    batches = dispatch()
+    dispatched and the reconciler re-sends them. ``factory`` and ``settings`` default to the
+    process's (the worker's, whose tasks and reconciler call this)."""
+    batches = dispatch(factory or get_session_factory(), settings or get_settings())
     send(batches)
     return [run_id for batch in batches for run_id in batch]
 

@@ -16,7 +16,7 @@ from sqlalchemy.orm import Session
 
 from api.auth import CurrentUser, Submitter
 from api.body_cache import BodyCache
-from api.deps import SessionDep, SettingsDep
+from api.deps import EnqueueDep, SessionDep, SettingsDep
 from api.limits import ScenarioBodyRoute
 from api.experiments import SearchDep
 from api.schemas.experiments import Changes, DeletedOut
@@ -27,14 +27,18 @@ from services.experiments import service as experiments
 from services.runs import traces as trace_store
 from services.db.models import RunStatus
 from services.db.session import run_after_commit
-from worker.enqueue import enqueue
 
 router = APIRouter(prefix="/v1/runs", tags=["runs"], route_class=ScenarioBodyRoute)
 
 
 @router.post("", status_code=status.HTTP_201_CREATED, response_model=RunOut)
 def submit_run(
-    body: RunSubmission, viewer: Submitter, session: SessionDep, settings: SettingsDep, response: Response
+    body: RunSubmission,
+    viewer: Submitter,
+    session: SessionDep,
+    settings: SettingsDep,
+    response: Response,
+    enqueue: EnqueueDep,
 ) -> Any:
     """Validates the scenario (or builds the preset with its overrides), stores the run as
     queued and enqueues it once the row is committed. An identical earlier run (same canonical
@@ -177,7 +181,7 @@ def _with_traces(body: dict[str, Any], layout: trace_store.Layout | None, values
 
 
 @router.post("/{run_id}/cancel", response_model=RunOut)
-def cancel_run(run_id: uuid.UUID, viewer: CurrentUser, session: SessionDep) -> Any:
+def cancel_run(run_id: uuid.UUID, viewer: CurrentUser, session: SessionDep, enqueue: EnqueueDep) -> Any:
     """Cancels a queued or running run (a running simulation finishes, its result is kept
     for the cache, the run stays cancelled). 409 when the run has already finished; 403 for
     another user's shared run (only the owner or an admin cancels)."""
