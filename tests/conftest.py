@@ -180,7 +180,7 @@ def test_settings(migrated_database: str, redis_url: str, infra_dir: Path) -> It
 
 
 def _reset_process_state(settings: Settings | None) -> None:
-    from services.db.session import reset_engine
+    from worker.db import reset_engine
     from worker.app import configure
 
     get_settings.cache_clear()

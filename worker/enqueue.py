@@ -15,9 +15,8 @@ from collections.abc import Iterable, Sequence
 
 from sqlalchemy.orm import Session, sessionmaker
 
-from services.db.session import get_session_factory
 from services.runs.dispatch import dispatch
-from services.settings import Settings, get_settings
+from services.settings import Settings
 from worker.app import app
 
 # The simulate task's name (worker/tasks.py registers its body under it).
@@ -29,8 +28,8 @@ log = logging.getLogger("tcplab.worker")
 def enqueue(
     run_ids: Iterable[uuid.UUID] = (),
     *,
-    factory: sessionmaker[Session] | None = None,
-    settings: Settings | None = None,
+    factory: sessionmaker[Session],
+    settings: Settings,
 ) -> None:
     """Hands runs to the workers, fairly: asks for a pass of the dispatcher
     (services/runs/dispatch.py), which fills the window with whoever's turn it is among every
@@ -52,7 +51,7 @@ def enqueue(
     once both answer again.
 
     ``factory`` and ``settings`` are the database and the dispatch window to use: the API
-    passes its app's (api/deps.py, ``EnqueueDep``); left out, the process's (a worker's).
+    passes its app's (api/deps.py, ``EnqueueDep``), a worker its process's (worker/db.py).
     """
     _DISPATCH.request(factory, settings)
 
@@ -74,10 +73,10 @@ class _DispatchThread:
         self._guard = threading.Lock()
         self._thread: threading.Thread | None = None
         self._pid = 0
-        # The databases with a pass requested, by factory (None: the process's); one pass each.
-        self._targets: dict[int, tuple[sessionmaker[Session] | None, Settings | None]] = {}
+        # The databases with a pass requested, by factory; one pass each.
+        self._targets: dict[int, tuple[sessionmaker[Session], Settings]] = {}
 
-    def request(self, factory: sessionmaker[Session] | None, settings: Settings | None) -> None:
+    def request(self, factory: sessionmaker[Session], settings: Settings) -> None:
         with self._guard:
             if self._thread is None or self._pid != os.getpid() or not self._thread.is_alive():
                 self._wanted = threading.Event()
@@ -87,7 +86,7 @@ class _DispatchThread:
             self._targets[id(factory)] = (factory, settings)
             self._wanted.set()
 
-    def _take_targets(self) -> list[tuple[sessionmaker[Session] | None, Settings | None]]:
+    def _take_targets(self) -> list[tuple[sessionmaker[Session], Settings]]:
         with self._guard:
             targets, self._targets = list(self._targets.values()), {}
         return targets
@@ -114,13 +113,13 @@ class _DispatchThread:
 _DISPATCH = _DispatchThread()
 
 
-def fill_window(factory: sessionmaker[Session] | None = None, settings: Settings | None = None) -> list[uuid.UUID]:
+def fill_window(factory: sessionmaker[Session], settings: Settings) -> list[uuid.UUID]:
     """Dispatches (marks and commits the next batches) and only then sends them, one message
     per batch; returns the runs sent. Raises the database's errors (the simulate task retries
     on them); a broker that does not take a message is logged: those runs stay marked
-    dispatched and the reconciler re-sends them. ``factory`` and ``settings`` default to the
-    process's (the worker's, whose tasks and reconciler call this)."""
-    batches = dispatch(factory or get_session_factory(), settings or get_settings())
+    dispatched and the reconciler re-sends them. The database and the window are the caller's:
+    ``factory`` and ``settings``."""
+    batches = dispatch(factory, settings)
     send(batches)
     return [run_id for batch in batches for run_id in batch]
 

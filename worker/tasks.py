@@ -31,10 +31,10 @@ import tcpsim
 from sqlalchemy.exc import DBAPIError, OperationalError
 
 from services import sweeps
-from services.db.session import session_scope
 from services.runs import claim_batch, complete_batch, fail_batch, give_back, release_batch
 from services.settings import get_settings
 from worker.app import app
+from worker.db import get_session_factory, session_scope
 from worker.enqueue import SIMULATE, fill_window, send
 from worker.watch import BatchWatch
 
@@ -149,4 +149,4 @@ def _after_runs(run_ids: list[uuid.UUID]) -> None:
     turn it is. A database error here propagates: the task is retried, and does this again."""
     with session_scope() as session:
         sweeps.after_runs(session, run_ids)
-    fill_window()
+    fill_window(get_session_factory(), get_settings())

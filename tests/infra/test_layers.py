@@ -1,6 +1,7 @@
 """The layers at run time, beside `lint-imports` (.importlinter), which sees only import
 statements: the API process never loads the simulate task's body, the worker's processes, or
-Celery's task modules, although it sends tasks (worker.enqueue, by name)."""
+Celery's task modules, nor the worker process's engine (worker.db), although it sends tasks
+(worker.enqueue, by name)."""
 
 from __future__ import annotations
 
@@ -24,5 +25,5 @@ def test_the_api_process_sends_tasks_without_loading_their_bodies() -> None:
         [sys.executable, "-c", _PROBE], cwd=REPO_ROOT, capture_output=True, text=True, timeout=120, check=True
     ).stdout.split()
     assert "worker.enqueue" in loaded
-    for body in ("worker.tasks", "worker.reconcile", "worker.schedules", "worker.watch", "worker.process"):
+    for body in ("worker.tasks", "worker.reconcile", "worker.schedules", "worker.watch", "worker.process", "worker.ping", "worker.db"):
         assert body not in loaded, f"the API process loaded {body}"
