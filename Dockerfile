@@ -49,6 +49,7 @@ WORKDIR /app
 COPY --from=build /app/.venv /app/.venv
 COPY pyproject.toml alembic.ini ./
 COPY migrations ./migrations
+COPY infra ./infra
 COPY services ./services
 COPY api ./api
 COPY worker ./worker
@@ -61,4 +62,4 @@ ENV PATH=/app/.venv/bin:$PATH \
 USER tcplab
 EXPOSE 8000
 # The API (migrates first); the lab server's workers run `python -m celery -A worker.app worker`.
-CMD ["python", "-m", "api.launch", "--no-worker"]
+CMD ["python", "-m", "infra.launch", "--no-worker"]

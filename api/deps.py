@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import functools
 import inspect
-from collections.abc import AsyncIterator, Callable
+import uuid
+from collections.abc import AsyncIterator, Callable, Iterable
 from contextvars import ContextVar
 from typing import Annotated, Any
 
@@ -15,6 +16,7 @@ from sqlalchemy.orm import Session
 from starlette.concurrency import run_in_threadpool
 
 from services.settings import Settings
+from worker.enqueue import enqueue
 
 
 async def get_db(request: Request) -> AsyncIterator[Session]:
@@ -101,3 +103,13 @@ async def get_settings_dep(request: Request) -> Settings:
 
 SessionDep = Annotated[Session, Depends(get_db, scope="function")]
 SettingsDep = Annotated[Settings, Depends(get_settings_dep)]
+
+
+async def get_enqueue(request: Request) -> Callable[[Iterable[uuid.UUID]], None]:
+    """``worker.enqueue.enqueue`` bound to this app's database and settings: the dispatcher
+    pass it asks for reads the app's runs and fills the app's window, not the process's."""
+    return functools.partial(enqueue, factory=request.app.state.session_factory, settings=request.app.state.settings)
+
+
+# Hands committed runs to the workers: ``run_after_commit(session, lambda: enqueue(ids))``.
+EnqueueDep = Annotated[Callable[..., None], Depends(get_enqueue)]

@@ -23,7 +23,7 @@ from api.limits import MAX_ERRORS, MAX_MESSAGE_CHARS, BodyLimit, bounded_errors,
 from api.routers import comparisons, health, models, presets, reproductions, runs, schedules, sweeps, users
 from api.routers import sign_in
 from services.db.session import create_db_engine, create_session_factory
-from services.embedded import effective_database_url, effective_redis_url
+from infra.embedded import effective_database_url, effective_redis_url
 from services.errors import (
     ConflictError,
     InvalidInputError,
@@ -58,7 +58,7 @@ V1_ROUTERS = (
     reproductions.router,
     users.router,
     sign_in.router,
-    dashboard.data.router,
+    models.regions_router,
 )
 OPEN_ROUTERS = (health.router, dashboard.pages.router, docs_page.router, sign_in.open_router)
 

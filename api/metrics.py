@@ -337,7 +337,7 @@ def build_registry(
 
 def shares_request_metrics() -> bool:
     """Whether this process writes its metric values to PROMETHEUS_MULTIPROC_DIR (set before
-    prometheus_client was imported: the launcher's API processes, api/launch.py)."""
+    prometheus_client was imported: the launcher's API processes, infra/launch.py)."""
     return bool(os.environ.get("PROMETHEUS_MULTIPROC_DIR")) and values.ValueClass is not values.MutexValue
 
 

@@ -1,6 +1,6 @@
 """Observability of the API: ``install(app)`` adds ``/metrics`` (api/metrics.py), request ids,
 the access log and the request-latency histogram (one ASGI middleware), and gives the
-process's console log tcplab's format (api/logging.py).
+process's console log tcplab's format (infra/logging.py).
 
 Every request gets an id: the client's ``X-Request-ID`` when it is a sane token (letters,
 digits, ``._:-``, at most 128 characters), else a new one. It is echoed in the response's
@@ -30,7 +30,7 @@ from starlette.routing import Mount
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from api import metrics
-from api.logging import configure_logging, redact, request_id_var
+from infra.logging import configure_logging, redact, request_id_var
 from services.settings import Settings
 
 access_log = logging.getLogger("tcplab.access")

@@ -87,7 +87,7 @@ def stored_bytes(state: Path, run_id: str) -> int | None:
     the chunks' bytes, or the JSONB document's before migration 0005."""
     import psycopg
 
-    from services.embedded import running_postgres_url
+    from infra.embedded import running_postgres_url
 
     url = running_postgres_url(state)
     if url is None:

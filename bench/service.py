@@ -3,7 +3,7 @@
 overhead the service adds to a run over the core's own time, and a mixed load of concurrent
 clients (submissions, result reads, model queries) with a check that nothing was lost.
 
-Starts the service as the README does (`python -m api.launch`, embedded PostgreSQL and Redis
+Starts the service as the README does (`python -m infra.launch`, embedded PostgreSQL and Redis
 in a temporary state folder, one worker) on a free port, drives it over HTTP on loopback, and
 stops it. Prints the figures; `--json PATH` also writes them.
 
@@ -44,20 +44,20 @@ def free_port() -> int:
 def launched(state: Path, *, no_worker: bool = False, **settings: str):
     """The service on a free port with its state in `state`; `settings` are extra TCPLAB_
     variables (worker_concurrency="2"). `no_worker`: the API and its embedded servers alone
-    (`api.launch --no-worker`), ready once /readyz answers."""
+    (`infra.launch --no-worker`), ready once /readyz answers."""
     port = free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith("TCPLAB_") and k not in ("DATABASE_URL", "REDIS_URL")}
     env.update(TCPLAB_STATE_DIR=str(state), TCPLAB_PORT=str(port))
     env.update({f"TCPLAB_{k.upper()}": v for k, v in settings.items()})
     log = open(state / "launch.log", "ab")
-    command = [sys.executable, "-m", "api.launch", *(["--no-worker"] if no_worker else [])]
+    command = [sys.executable, "-m", "infra.launch", *(["--no-worker"] if no_worker else [])]
     proc = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
     base = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 120
         while True:
             if proc.poll() is not None:
-                raise SystemExit(f"api.launch exited: see {state / 'launch.log'}")
+                raise SystemExit(f"infra.launch exited: see {state / 'launch.log'}")
             with contextlib.suppress(httpx.HTTPError):
                 workers_up = no_worker or " ready." in (state / "launch.log").read_text(errors="replace")
                 if httpx.get(f"{base}/readyz", timeout=2).status_code == 200 and workers_up:

@@ -2,7 +2,7 @@
 """Sweep admission: how long `POST /v1/sweeps` takes to accept a big sweep (response sent,
 every run stored), and `POST /v1/sweeps/{id}/cancel` to cancel one.
 
-Starts the service as the README does (`python -m api.launch`: embedded PostgreSQL and Redis,
+Starts the service as the README does (`python -m infra.launch`: embedded PostgreSQL and Redis,
 the default worker consuming in the background) with its state in --state, on a free port,
 and times each request's round trip over loopback:
 
@@ -85,7 +85,7 @@ class Cpu:
         # Every API process (the launcher and its helpers, TCPLAB_API_PROCESSES): any may answer.
         self.apis = [
             p for p in psutil.process_iter(["cmdline"])
-            if "api.launch" in " ".join(p.info["cmdline"] or []) and _environ(p).get("TCPLAB_STATE_DIR") == str(state)
+            if "infra.launch" in " ".join(p.info["cmdline"] or []) and _environ(p).get("TCPLAB_STATE_DIR") == str(state)
         ]
         self.postmaster = next(
             p for p in psutil.process_iter(["name", "cmdline"])
@@ -108,7 +108,7 @@ def marked_cancelled(state: Path, sweep_id: str, *, since: float, timeout_s: flo
     """Seconds from `since` until every run of the cancelled sweep is marked cancelled in
     PostgreSQL: the cancel answers once the runs in flight are, the dispatcher's next pass
     marks the waiting ones (migration 0013). Read from the embedded database directly."""
-    from services.embedded import running_postgres_url
+    from infra.embedded import running_postgres_url
 
     url = running_postgres_url(state)
     if url is None:

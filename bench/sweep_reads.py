@@ -4,7 +4,7 @@ table, the model comparison and the sweep page, read from the aggregates kept as
 (services/sweeps/aggregates.py) — beside the old way (every observation read and summarised
 on each request), timed in this process on the same database.
 
-Starts the service as the README does (`python -m api.launch --no-worker`: embedded PostgreSQL
+Starts the service as the README does (`python -m infra.launch --no-worker`: embedded PostgreSQL
 and Redis, no worker — nothing simulates) with its state in --state, on a free port; creates a
 sweep of paper000-fig2a with `POST /v1/sweeps` (1,000 points × 50 replications by default;
 10,000 × 5 is the case of many points: two TCP flow groups per run either way), then finishes every run from this process through the services
@@ -241,7 +241,7 @@ def main() -> None:
         args.state.mkdir(parents=True)
     figures: dict[str, Any] = {"points": args.points, "replications": args.replications, "runs": args.points * args.replications}
     with launched(args.state, no_worker=True) as base, httpx.Client(base_url=base, timeout=600, headers=admin_headers(args.state)) as client:
-        from services.embedded import running_postgres_url
+        from infra.embedded import running_postgres_url
 
         url = running_postgres_url(args.state)
         assert url is not None

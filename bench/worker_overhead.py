@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Worker throughput against the core's own: the same ~1-ms scenarios run in a plain
-`tcpsim.run` loop in this process, then as one sweep through a launched service (`api.launch`,
+`tcpsim.run` loop in this process, then as one sweep through a launched service (`infra.launch`,
 embedded PostgreSQL and Redis, the default worker: one process), side by side in one run.
 
 The worker's rate counts the runs over the span from the first run's start to the last one's
@@ -27,7 +27,7 @@ import tcpsim
 from sqlalchemy import create_engine, text
 
 from bench.service import admin_headers, launched
-from services.embedded import running_postgres_url
+from infra.embedded import running_postgres_url
 from services.presets import build_scenario
 from services.scenarios import validate_scenario
 

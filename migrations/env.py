@@ -33,8 +33,8 @@ def database_url() -> str:
     settings = get_settings()
     if settings.database_url is not None:
         return sqlalchemy_url(settings.database_url)
-    # Nothing configured: the developer's embedded server, as `python -m api.launch` uses.
-    from services.embedded import EmbeddedPostgres
+    # Nothing configured: the developer's embedded server, as `python -m infra.launch` uses.
+    from infra.embedded import EmbeddedPostgres
 
     log.info("DATABASE_URL is unset: using the embedded PostgreSQL in %s", settings.state_dir)
     return sqlalchemy_url(EmbeddedPostgres(settings.state_dir / "postgres").start())

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 from sqlalchemy import Connection, text
 
-from services.broker import PRIORITY_STEPS, UNACKED_HASH, queue_keys, redis_client
+from infra.broker import PRIORITY_STEPS, UNACKED_HASH, queue_keys, redis_client
 from services.db.models import RunStatus
 
 DURATION_QUANTILES: tuple[float, ...] = (0.5, 0.9, 0.99)

@@ -3,7 +3,7 @@
 Every process of the service (the API, the workers, the launcher, Alembic) reads its
 configuration through :func:`get_settings`. Two variables keep their conventional names as
 well: ``DATABASE_URL`` and ``REDIS_URL`` (a ``TCPLAB_``-prefixed one wins when both are set).
-Left unset, the launcher (``python -m api.launch``) starts an embedded PostgreSQL and Redis in
+Left unset, the launcher (``python -m infra.launch``) starts an embedded PostgreSQL and Redis in
 ``TCPLAB_STATE_DIR`` and hands their URLs to the API and the worker.
 
 Several instances run side by side on one machine when each has its own ``TCPLAB_PORT`` and

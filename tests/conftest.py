@@ -14,7 +14,7 @@
   when the test starts (restarted if a test killed it); ``start_worker``: a factory for more
   (SIGKILL tests); ``control_worker``: a control worker (the control queue, beat embedded,
   the schedules ticking every second), as the launcher's; ``launched_service``:
-  ``python -m api.launch`` itself, on a free port.
+  ``python -m infra.launch`` itself, on a free port.
 
 Start-up times are printed at the end of the run ("tcplab test infrastructure").
 """
@@ -92,7 +92,7 @@ def postgres_server(infra_dir: Path) -> Iterator[Any]:
     if _external_database_url():
         yield None
         return
-    from services.embedded import EmbeddedPostgres
+    from infra.embedded import EmbeddedPostgres
 
     yield from _running(EmbeddedPostgres(infra_dir / "postgres", database="tcplab_test", fast_unsafe=True), "postgres")
 
@@ -114,7 +114,7 @@ def redis_server(infra_dir: Path) -> Iterator[Any]:
     if _external_redis_url():
         yield None
         return
-    from services.embedded import EmbeddedRedis
+    from infra.embedded import EmbeddedRedis
 
     yield from _running(EmbeddedRedis(infra_dir / "redis", persist=False), "redis")
 
@@ -180,7 +180,7 @@ def test_settings(migrated_database: str, redis_url: str, infra_dir: Path) -> It
 
 
 def _reset_process_state(settings: Settings | None) -> None:
-    from services.db.session import reset_engine
+    from worker.db import reset_engine
     from worker.app import configure
 
     get_settings.cache_clear()
@@ -428,7 +428,7 @@ def _park_the_shared_worker(request: pytest.FixtureRequest, _shared_worker: _Sha
 
 @pytest.fixture(scope="session")
 def launched_service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LaunchedService]:
-    """The service as a user starts it (``python -m api.launch``, embedded servers, one
+    """The service as a user starts it (``python -m infra.launch``, embedded servers, one
     worker), on a free port; stopped with SIGTERM at the end of the session."""
     state_dir = tmp_path_factory.mktemp("launched") / "state"
     with _timed("launched service"):

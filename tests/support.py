@@ -71,7 +71,7 @@ class LaunchedService:
 def launch_service(
     state_dir: Path, port: int, *, timeout_s: float = 90.0, **env: str
 ) -> LaunchedService:
-    """Start ``python -m api.launch`` with nothing configured, as the README says; return once
+    """Start ``python -m infra.launch`` with nothing configured, as the README says; return once
     /readyz answers 200 and the worker is up."""
     import httpx
 
@@ -86,7 +86,7 @@ def launch_service(
     offset = log_path.stat().st_size if log_path.exists() else 0
     with open(log_path, "ab") as log:
         process = subprocess.Popen(
-            [sys.executable, "-m", "api.launch"],
+            [sys.executable, "-m", "infra.launch"],
             cwd=REPO_ROOT,
             env=environment,
             stdin=subprocess.DEVNULL,
@@ -97,7 +97,7 @@ def launch_service(
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
         if process.poll() is not None:
-            raise AssertionError(f"api.launch exited with {process.returncode}:\n{service.log()}")
+            raise AssertionError(f"infra.launch exited with {process.returncode}:\n{service.log()}")
         with contextlib.suppress(httpx.HTTPError):
             if httpx.get(f"{service.base_url}/readyz", timeout=2).status_code == 200 and (
                 " ready." in service.log()  # the worker's own "tcplab-<port>@host ready."
@@ -105,7 +105,7 @@ def launch_service(
                 return service
         time.sleep(0.25)
     process.kill()
-    raise AssertionError(f"api.launch not ready within {timeout_s:g} s:\n{service.log()}")
+    raise AssertionError(f"infra.launch not ready within {timeout_s:g} s:\n{service.log()}")
 
 
 def stop_service(service: LaunchedService, timeout_s: float = 60.0) -> int:

@@ -9,18 +9,16 @@ idempotent (results are keyed by cache_key, see services/db/models.py).
 
 from __future__ import annotations
 
-import json
-import os
 from typing import Any
 
 from celery import Celery
 
-from services.broker import kombu_url, redis_client
-from services.embedded import effective_redis_url
+from infra.broker import kombu_url
+from infra.embedded import effective_redis_url
 from services.settings import Settings, get_settings
 
 # Modules whose tasks every worker imports at start: add new task modules here.
-TASK_MODULES: tuple[str, ...] = ("worker.tasks", "worker.reconcile", "worker.schedules")
+TASK_MODULES: tuple[str, ...] = ("worker.tasks", "worker.reconcile", "worker.schedules", "worker.ping")
 
 # The periodic control tasks. They go to the control queue (`Settings.control_queue`), which a
 # worker of their own consumes (the launcher's control worker, compose's beat service): a
@@ -99,30 +97,6 @@ def configure(settings: Settings) -> Celery:
         pool.force_close_all()
     app.amqp._producer_pool = None
     return app
-
-
-@app.task(name="tcplab.ping", bind=True, acks_late=False)
-def ping(self: Any, reply_key: str | None = None) -> dict[str, Any]:
-    """Health task: proves that a worker takes tasks and reaches the database.
-
-    With ``reply_key`` it stores its answer in Redis under that key for five minutes (there
-    is no result backend): the tests and ``/readyz``-style probes read it from there.
-    """
-    import tcpsim
-    from sqlalchemy import text
-
-    from services.db.session import get_engine
-
-    with get_engine().connect() as conn:
-        conn.execute(text("SELECT 1"))
-    answer = {"worker": self.request.hostname, "pid": os.getpid(), "core": tcpsim.__version__}
-    if reply_key:
-        client = redis_client(effective_redis_url(get_settings()))
-        try:
-            client.set(reply_key, json.dumps(answer), ex=300)
-        finally:
-            client.close()
-    return answer
 
 
 # The worker's log lines in tcplab's format, with the task's and the run's ids (signals).

@@ -1,4 +1,4 @@
-"""The worker's logs in tcplab's format (api/logging.py: JSON lines, or text on a terminal),
+"""The worker's logs in tcplab's format (infra/logging.py: JSON lines, or text on a terminal),
 each line of a task carrying its ``task_id`` and, for a simulation, its ``run_id``.
 
 Celery configures its handlers as usual; the ``after_setup_*logger`` signals then give them
@@ -22,7 +22,7 @@ from celery.signals import (
     task_prerun,
 )
 
-from api.logging import ContextFilter, adopt_handler, run_id_var, task_id_var
+from infra.logging import ContextFilter, adopt_handler, run_id_var, task_id_var
 
 # Tasks whose first argument is a run id (worker/tasks.py).
 RUN_TASKS = frozenset({"tcplab.simulate"})

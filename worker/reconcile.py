@@ -39,15 +39,15 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from services.broker import UNACKED_HASH, queue_keys, redis_client
-from services.db.session import session_scope
-from services.embedded import effective_redis_url
+from infra.broker import UNACKED_HASH, queue_keys, redis_client
+from infra.embedded import effective_redis_url
 from services.runs import reclaim_abandoned
 from services.runs import repository as runs_repo
 from services.runs.dispatch import stale_in_flight
 from services.settings import Settings, get_settings
 from worker.app import app
-from worker.tasks import SIMULATE, fill_window
+from worker.db import get_session_factory, session_scope
+from worker.enqueue import SIMULATE, fill_window
 
 RECONCILE = "tcplab.reconcile"
 
@@ -120,7 +120,7 @@ def reconcile(settings: Settings | None = None, *, now: dt.datetime | None = Non
         _send(resend)
         if resend:
             log.warning("re-sent %d run(s) whose broker message was lost: %s", len(resend), _short(resend))
-    dispatched = fill_window()
+    dispatched = fill_window(get_session_factory(), settings)
     if dispatched:
         log.info("dispatched %d waiting run(s): %s", len(dispatched), _short(dispatched))
     return Report(len(stale), len(present), resend, dispatched, reclaimed)

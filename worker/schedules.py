@@ -12,13 +12,14 @@ beat Scheduler class.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import logging
 
 from services import schedules
-from services.db.session import get_session_factory
 from services.settings import get_settings
 from worker.app import app
-from worker.tasks import enqueue
+from worker.db import get_session_factory
+from worker.enqueue import enqueue
 
 FIRE_SCHEDULES = "tcplab.fire_schedules"
 
@@ -27,7 +28,10 @@ log = logging.getLogger("tcplab.schedules")
 
 @app.task(name=FIRE_SCHEDULES, acks_late=False, ignore_result=True)
 def fire_schedules_task() -> dict[str, int]:
-    fired = schedules.fire_due(get_session_factory(), dt.datetime.now(dt.UTC), get_settings(), enqueue=enqueue)
+    factory, settings = get_session_factory(), get_settings()
+    fired = schedules.fire_due(
+        factory, dt.datetime.now(dt.UTC), settings, enqueue=functools.partial(enqueue, factory=factory, settings=settings)
+    )
     return {
         "fired": sum(f.sweep_id is not None for f in fired),
         "failed": sum(f.error is not None for f in fired),

@@ -28,7 +28,7 @@ from typing import Any
 import tcpsim
 from celery.signals import worker_init, worker_shutting_down
 
-from services.db.session import session_scope
+from worker.db import session_scope
 from services.runs import check_in_batch
 
 POLL_S = 0.25

@@ -10,7 +10,7 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel
 from sqlalchemy import text
 
-from services import broker
+from infra import broker
 
 router = APIRouter(tags=["health"])
 

@@ -5,6 +5,7 @@ GET  /v1/models/{name}               one model
 POST /v1/models/{name}/evaluate      a model on numbers or lists (broadcast or grid)
 POST /v1/models/newreno/crossover    paper 000's m_t per p
 POST /v1/models/newreno/regions      paper 000's Fig. 4 region map over p × m
+GET  /v1/regions                     the same map as a table of cells (JSON, CSV, Parquet)
 
 Impossible inputs are 422s in FastAPI's usual shape, ``{"detail": [{"loc": ["body", "p", 2],
 "msg": ..., "type": "value_error", "input": ...}]}``, with the reason from the model's metadata.
@@ -13,14 +14,15 @@ Impossible inputs are 422s in FastAPI's usual shape, ``{"detail": [{"loc": ["bod
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Annotated, Any
 
 import numpy as np
-from fastapi import APIRouter, Body, HTTPException
+from fastapi import APIRouter, Body, HTTPException, Query, Response
 from fastapi.exceptions import RequestValidationError
 from pydantic import BaseModel
 
 from api.limits import ModelBodyRoute
+from api.tabular import FORMAT_QUERY, TableFormat, finite, table_response
 from api.schemas.models import (
     MAX_POINTS,
     CrossoverRequest,
@@ -38,6 +40,8 @@ from services.models.common import ModelWarning
 from services.models.newreno import REGION_LABELS, REGION_MEANING
 
 router = APIRouter(prefix="/v1/models", tags=["models"], route_class=ModelBodyRoute)
+# GET /v1/regions: paper 000's region map as a table of cells, for the dashboards and downloads.
+regions_router = APIRouter(prefix="/v1/regions", tags=["models"], route_class=ModelBodyRoute)
 
 
 # ---- helpers ---------------------------------------------------------------------------------
@@ -205,3 +209,95 @@ def show_model(name: str) -> ModelOut:
         return _model_out(name)
     except UnknownModelError as exc:
         raise HTTPException(status_code=404, detail=str(exc)) from None
+
+
+MAX_CELLS = 40_000
+_POSITIVE = {"gt": 0, "allow_inf_nan": False}
+
+
+@regions_router.get("", summary="Paper 000 Fig. 4: the region map as a table of cells")
+def region_cells(
+    rtt_s: Annotated[
+        float, Query(description="mean round-trip time R [s]", le=100, **_POSITIVE)
+    ] = 0.07,
+    rto_s: Annotated[
+        float, Query(description="mean first timeout RTO [s]", le=1000, **_POSITIVE)
+    ] = 0.2,
+    m_star: Annotated[
+        float | None,
+        Query(description="Impatient's timeout threshold; default floor(RTO/R) + 2", **_POSITIVE),
+    ] = None,
+    p_min: Annotated[
+        float, Query(description="smallest loss event rate", lt=1, **_POSITIVE)
+    ] = 1e-4,
+    p_max: Annotated[float, Query(description="largest loss event rate", le=1, **_POSITIVE)] = 0.1,
+    p_num: Annotated[int, Query(description="loss event rates, log-spaced", ge=2, le=400)] = 60,
+    m_max: Annotated[int, Query(description="m = 1, 2, …, m_max", ge=1, le=400)] = 70,
+    fmt: TableFormat = FORMAT_QUERY,
+) -> Response:
+    """`POST /v1/models/newreno/regions` over p (log-spaced from p_min to p_max) × m = 1…m_max,
+    one row per cell: `p`, `m`, `region`, and the `m_t` and `w_imp_minus_3` of its p. The JSON
+    body also has the grid, the legend and the region counts."""
+    errors = []
+    if p_max <= p_min:
+        errors.append(
+            {
+                "type": "value_error",
+                "loc": ("query", "p_max"),
+                "msg": "must be above p_min",
+                "input": p_max,
+            }
+        )
+    if p_num * m_max > MAX_CELLS:
+        errors.append(
+            {
+                "type": "value_error",
+                "loc": ("query", "m_max"),
+                "msg": f"p_num × m_max must be at most {MAX_CELLS}",
+                "input": m_max,
+            }
+        )
+    if errors:
+        raise RequestValidationError(errors)
+    p = np.geomspace(p_min, p_max, p_num)
+    m = np.arange(1, m_max + 1, dtype=float)
+    try:
+        r = regions(p, m, rtt_s, rto_s, m_star, max_points=MAX_CELLS)
+    except ModelDomainError as exc:
+        raise RequestValidationError(
+            [
+                {
+                    "type": "value_error",
+                    "loc": ("query", i.parameter),
+                    "msg": i.reason,
+                    "input": i.value,
+                }
+                for i in exc.issues
+            ]
+        ) from None
+    m_t = [finite(float(x)) for x in np.ravel(r.crossover.m_t)]
+    w_imp = [finite(float(x)) for x in np.ravel(r.w_imp_minus_3)]
+    rows = [
+        {
+            "p": float(pi),
+            "m": int(mj),
+            "region": str(r.labels[i, j]),
+            "m_t": m_t[i],
+            "w_imp_minus_3": w_imp[i],
+        }
+        for i, pi in enumerate(r.p)
+        for j, mj in enumerate(r.m)
+    ]
+    body = {
+        "rtt_s": r.rtt_s,
+        "rto_s": r.rto_s,
+        "m_star": r.m_star,
+        "p": [float(x) for x in r.p],
+        "m": [int(x) for x in r.m],
+        "m_t": m_t,
+        "w_imp_minus_3": w_imp,
+        "legend": dict(REGION_MEANING),
+        "regions": list(REGION_LABELS),
+        "counts": {k: int(np.count_nonzero(r.labels == k)) for k in REGION_LABELS},
+    }
+    return table_response(rows, fmt, "regions", body=body, first_columns=("p", "m", "region"))

@@ -11,14 +11,13 @@ from fastapi import APIRouter, Response, status
 from pydantic import BaseModel, ConfigDict, Field, StrictBool
 
 from api.auth import CurrentUser, Submitter
-from api.deps import SessionDep, SettingsDep
+from api.deps import EnqueueDep, SessionDep, SettingsDep
 from api.limits import JsonBodyRoute
 from api.tabular import FORMAT_QUERY, TableFormat, table_response
 from services.db.session import run_after_commit
 from services.errors import NotFoundError
 from services.reproductions import PAPERS, VERDICTS, Paper
 from services.reproductions import service as reproductions
-from worker.tasks import enqueue
 
 router = APIRouter(prefix="/v1/reproductions", tags=["reproductions"], route_class=JsonBodyRoute)
 
@@ -62,7 +61,12 @@ def list_papers(session: SessionDep, viewer: CurrentUser) -> list[dict[str, Any]
 
 @router.post("/{paper}", status_code=status.HTTP_201_CREATED, summary="Reproduce a paper")
 def reproduce(
-    paper: str, viewer: Submitter, session: SessionDep, settings: SettingsDep, body: ReproduceRequest | None = None
+    paper: str,
+    viewer: Submitter,
+    session: SessionDep,
+    settings: SettingsDep,
+    enqueue: EnqueueDep,
+    body: ReproduceRequest | None = None,
 ) -> dict[str, Any]:
     """Creates the caller's sweeps of the paper's experiments (one per experiment, named
     "paperNNN reproduction <batch>: <experiment>"), `overrides` applied to each; runs with a

@@ -1,4 +1,6 @@
-"""`/v1/runs`: submit a scenario or a preset, follow it, read its result, cancel it."""
+"""`/v1/runs`: submit a scenario or a preset, follow it, read its result, cancel it; and the run
+as tables (`/{id}/flows`, `/{id}/traces`, JSON, CSV or Parquet) and the scenario it ran
+(`/{id}/scenario`), which the run page plots and submits again."""
 
 from __future__ import annotations
 
@@ -8,30 +10,35 @@ from collections.abc import Iterator
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Request, Response, status
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import StreamingResponse
 from sqlalchemy.orm import Session
 
 from api.auth import CurrentUser, Submitter
 from api.body_cache import BodyCache
-from api.deps import SessionDep, SettingsDep
+from api.deps import EnqueueDep, SessionDep, SettingsDep
 from api.limits import ScenarioBodyRoute
 from api.experiments import SearchDep
 from api.schemas.experiments import Changes, DeletedOut
 from api.schemas.runs import RunList, RunOut, RunSubmission
-from api.tabular import finite, finite_list, json_text
+from api.tabular import FORMAT_QUERY, TableFormat, finite, finite_list, json_text, stream_table, table_response
 from services import runs
 from services.experiments import service as experiments
-from services.runs import traces as run_traces
+from services.runs import traces as trace_store
 from services.db.models import RunStatus
 from services.db.session import run_after_commit
-from worker.tasks import enqueue
 
 router = APIRouter(prefix="/v1/runs", tags=["runs"], route_class=ScenarioBodyRoute)
 
 
 @router.post("", status_code=status.HTTP_201_CREATED, response_model=RunOut)
 def submit_run(
-    body: RunSubmission, viewer: Submitter, session: SessionDep, settings: SettingsDep, response: Response
+    body: RunSubmission,
+    viewer: Submitter,
+    session: SessionDep,
+    settings: SettingsDep,
+    response: Response,
+    enqueue: EnqueueDep,
 ) -> Any:
     """Validates the scenario (or builds the preset with its overrides), stores the run as
     queued and enqueues it once the row is committed. An identical earlier run (same canonical
@@ -112,8 +119,8 @@ def get_result(run_id: uuid.UUID, request: Request, viewer: CurrentUser, session
         head = '{"run_id":' + json_text(str(run.id)) + ',"cache_key":' + json_text(run.cache_key) + ","
         return Response(head.encode() + _stored_result_text(session, run.result_id), media_type="application/json")
     body = runs.result_of(session, run_id, viewer)
-    layout = run_traces.layout_of(session, run_id, viewer)
-    values = None if layout is None else run_traces.series_values(request.app.state.session_factory, layout)
+    layout = trace_store.layout_of(session, run_id, viewer)
+    values = None if layout is None else trace_store.series_values(request.app.state.session_factory, layout)
     return StreamingResponse(_with_traces(body, layout, values), media_type="application/json")
 
 
@@ -133,7 +140,7 @@ def _stored_result_text(session: Session, result_id: uuid.UUID | None) -> bytes:
     return text
 
 
-def _with_traces(body: dict[str, Any], layout: run_traces.Layout | None, values: Iterator[tuple[int, Any]] | None) -> Iterator[bytes]:
+def _with_traces(body: dict[str, Any], layout: trace_store.Layout | None, values: Iterator[tuple[int, Any]] | None) -> Iterator[bytes]:
     """`body` with `"traces"` in the core's shape (`time_s`, `flows[]`, `links[]`; null when
     none were recorded), written one chunk of one series at a time."""
     yield (json_text(finite(body))[:-1] + ',"traces":').encode()
@@ -174,10 +181,109 @@ def _with_traces(body: dict[str, Any], layout: run_traces.Layout | None, values:
 
 
 @router.post("/{run_id}/cancel", response_model=RunOut)
-def cancel_run(run_id: uuid.UUID, viewer: CurrentUser, session: SessionDep) -> Any:
+def cancel_run(run_id: uuid.UUID, viewer: CurrentUser, session: SessionDep, enqueue: EnqueueDep) -> Any:
     """Cancels a queued or running run (a running simulation finishes, its result is kept
     for the cache, the run stays cancelled). 409 when the run has already finished; 403 for
     another user's shared run (only the owner or an admin cancels)."""
     run = runs.cancel(session, run_id, viewer)
     run_after_commit(session, enqueue)  # its slot in the dispatch window is free: fill it
     return RunOut.of(run)
+
+
+# The run as tables (JSON, CSV or Parquet, `?format=`): what the run page plots is what a
+# researcher downloads.
+
+
+@router.get("/{run_id}/flows", summary="A run's per-flow results as a table")
+def run_flows(run_id: uuid.UUID, session: SessionDep, viewer: CurrentUser, fmt: TableFormat = FORMAT_QUERY) -> Response:
+    """The `flows` of `GET /v1/runs/{id}/result`, one row per flow. 409 while the run has no
+    result."""
+    result = runs.result_of(session, run_id, viewer)
+    return table_response(
+        result["flows"],
+        fmt,
+        f"run-{run_id}-flows",
+        body={"run_id": str(run_id)},
+        first_columns=("name", "variant"),
+    )
+
+
+@router.get("/{run_id}/scenario", summary="The scenario a run ran, and its sweep")
+def run_scenario(run_id: uuid.UUID, session: SessionDep, viewer: CurrentUser) -> dict[str, Any]:
+    """The canonical scenario of the run (a sweep run's: its point's, with its own seed), and
+    the sweep, point and replication it belongs to (null outside a sweep): the run page shows
+    it, links the sweep, and submits it again with traces (`POST /v1/runs`)."""
+    run, scenario = runs.scenario_of(session, run_id, viewer)
+    return {
+        "run_id": str(run.id),
+        "sweep_id": None if run.sweep_id is None else str(run.sweep_id),
+        "sweep_point": run.sweep_point,
+        "replication": run.replication,
+        "preset": run.preset,
+        "scenario": scenario,
+    }
+
+
+MAX_POINTS = 100_000
+
+
+@router.get(
+    "/{run_id}/traces", summary="A run's cwnd, ssthresh and queue traces as a table"
+)
+def run_traces(
+    run_id: uuid.UUID,
+    request: Request,
+    session: SessionDep,
+    viewer: CurrentUser,
+    fmt: TableFormat = FORMAT_QUERY,
+    series: Annotated[
+        list[str] | None,
+        Query(description="only these columns besides `time_s` (repeat for several: `series=f1.cwnd&series=f1.ssthresh`); all when absent"),
+    ] = None,
+    offset: Annotated[int, Query(ge=0, description="the first sample (row) index")] = 0,
+    limit: Annotated[int | None, Query(ge=1, description="at most this many samples from the first one; all when absent")] = None,
+    from_s: Annotated[float | None, Query(allow_inf_nan=False, description="only samples at or after this time [s]")] = None,
+    to_s: Annotated[float | None, Query(allow_inf_nan=False, description="only samples at or before this time [s]")] = None,
+    points: Annotated[
+        int | None,
+        Query(ge=2, le=MAX_POINTS, description="at most this many rows: min and max of every series per bucket of samples (for plots)"),
+    ] = None,
+) -> Response:
+    """The traces of `GET /v1/runs/{id}/result?traces=true`, one row per sample time, streamed
+    (any size of trace costs the API the same memory). The JSON body also lists the `series`
+    (column, flow or link, name, quantity), whether any were `recorded` (a scenario without
+    `outputs.trace` records none: no rows), the trace's `samples`, and the selection: its first
+    sample `offset`, its `count` of samples, `next_offset` (the next page's offset, null on
+    the last) and `downsampled` (null, or the `points` and `buckets`). 409 while the run has
+    no result.
+
+    Pages: `offset` and `limit` (sample indices); a time range: `from_s`, `to_s`; some
+    columns: `series`. `points` cuts the selection into points / 2 buckets of consecutive
+    samples, each two rows at the bucket's first and last sample times holding every series'
+    minimum and maximum in the order they occur: a plot of it shows what a plot of every
+    sample shows, at that many pixels; a selection of at most `points` samples is whole."""
+    if from_s is not None and to_s is not None and to_s < from_s:
+        raise RequestValidationError([{"type": "value_error", "loc": ("query", "to_s"), "msg": "must not be below from_s", "input": to_s}])
+    layout = trace_store.layout_of(session, run_id, viewer)
+    name = f"run-{run_id}-traces"
+    if layout is None:
+        body = {"run_id": str(run_id), "recorded": False, "series": [], "samples": 0, "offset": 0, "count": 0, "next_offset": None, "downsampled": None}
+        return table_response([], fmt, name, body=body, first_columns=("time_s",))
+    chosen = layout.columns(series)
+    selection = trace_store.window(session, layout, offset=offset, from_s=from_s, to_s=to_s)
+    rows = selection if limit is None else selection[:limit]
+    buckets = 0 if points is None else trace_store.buckets_of(len(rows), points)
+    body = {
+        "run_id": str(run_id),
+        "recorded": True,
+        "series": [layout.series[i].public() for i in chosen[1:]],
+        "samples": layout.samples,
+        "offset": rows.start,
+        "count": len(rows),
+        "next_offset": rows.stop if rows.stop < selection.stop else None,
+        "downsampled": {"points": points, "buckets": buckets} if buckets else None,
+    }
+    pieces = trace_store.blocks(request.app.state.session_factory, layout, chosen, rows)
+    if buckets:
+        pieces = trace_store.downsample(pieces, len(rows), points, [layout.series[i].dtype for i in chosen])
+    return stream_table([layout.series[i].column for i in chosen], pieces, fmt, name, body=body)

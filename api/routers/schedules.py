@@ -9,7 +9,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Query, Response, status
 
 from api.auth import CurrentUser, Submitter
-from api.deps import SessionDep, SettingsDep
+from api.deps import EnqueueDep, SessionDep, SettingsDep
 from api.limits import SweepBodyRoute
 from api.schemas.schedules import ScheduleList, ScheduleOut
 from api.schemas.sweeps import SweepList, SweepOut
@@ -20,7 +20,6 @@ from services.db.session import run_after_commit
 from services.errors import InvalidInputError
 from services.schedules import BASELINE_FIRINGS, HISTORY_METRICS, MEASURED_METRICS, ScheduleSpec, ScheduleUpdate
 from services.stats import DEFAULT_CONFIDENCE
-from worker.tasks import enqueue
 
 router = APIRouter(prefix="/v1/schedules", tags=["schedules"], route_class=SweepBodyRoute)
 
@@ -87,7 +86,12 @@ def delete_schedule(schedule_id: uuid.UUID, viewer: CurrentUser, session: Sessio
 
 @router.post("/{schedule_id}/fire", status_code=status.HTTP_201_CREATED, response_model=SweepOut)
 def fire_schedule(
-    schedule_id: uuid.UUID, viewer: Submitter, session: SessionDep, settings: SettingsDep, response: Response
+    schedule_id: uuid.UUID,
+    viewer: Submitter,
+    session: SessionDep,
+    settings: SettingsDep,
+    response: Response,
+    enqueue: EnqueueDep,
 ) -> Any:
     """Fires the schedule now (owner or admin; enabled or not): a sweep of its template,
     linked to it, for the firing time now. The cron's own firings are unchanged."""

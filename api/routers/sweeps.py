@@ -12,7 +12,7 @@ from fastapi.encoders import jsonable_encoder
 
 from api.auth import CurrentUser, Submitter
 from api.body_cache import BodyCache
-from api.deps import SessionDep, SettingsDep
+from api.deps import EnqueueDep, SessionDep, SettingsDep
 from api.limits import SweepBodyRoute
 from api.experiments import SearchDep
 from api.schemas.experiments import Changes, DeletedOut, SweepComparisonOut
@@ -29,7 +29,6 @@ from services.sweeps import NUMERIC_METRICS, SUMMARY_METRICS, Created, SweepExte
 from services.sweeps.spec import unknown_metric_message
 from services.sweeps.observations import points_json
 from services.sweeps.table import sweep_table
-from worker.tasks import enqueue
 
 router = APIRouter(prefix="/v1/sweeps", tags=["sweeps"], route_class=SweepBodyRoute)
 
@@ -47,7 +46,7 @@ def _out(session: SessionDep, sweep: Sweep, created: Created | None = None) -> S
     return out
 
 
-def _enqueue_after_commit(session: SessionDep, created: Created) -> None:
+def _enqueue_after_commit(session: SessionDep, created: Created, enqueue: EnqueueDep) -> None:
     if created.to_enqueue:
         ids = list(created.to_enqueue)
         run_after_commit(session, lambda: enqueue(ids))
@@ -55,7 +54,7 @@ def _enqueue_after_commit(session: SessionDep, created: Created) -> None:
 
 @router.post("", status_code=status.HTTP_201_CREATED, response_model=SweepOut)
 def create_sweep(
-    body: SweepSpec, viewer: Submitter, session: SessionDep, settings: SettingsDep, response: Response
+    body: SweepSpec, viewer: Submitter, session: SessionDep, settings: SettingsDep, response: Response, enqueue: EnqueueDep
 ) -> Any:
     """Creates the sweep: every point is built and validated (a refused point is a 422 naming
     its axis values), then the sweep, its points and all its runs are stored in one
@@ -63,7 +62,7 @@ def create_sweep(
     `created` says how many runs were added, answered from the cache, and enqueued: a sweep
     submitted again simulates nothing. The sweep is the caller's, private unless `shared`."""
     sweep, created = sweeps.create(session, body, owner=viewer, max_queued=settings.max_queued_runs)
-    _enqueue_after_commit(session, created)
+    _enqueue_after_commit(session, created, enqueue)
     response.headers["Location"] = f"/v1/sweeps/{sweep.id}"
     return _out(session, sweep, created)
 
@@ -203,7 +202,7 @@ def summary(
 
 
 @router.post("/{sweep_id}/cancel", response_model=SweepOut)
-def cancel_sweep(sweep_id: uuid.UUID, viewer: CurrentUser, session: SessionDep) -> Any:
+def cancel_sweep(sweep_id: uuid.UUID, viewer: CurrentUser, session: SessionDep, enqueue: EnqueueDep) -> Any:
     """Cancels every queued and running run of the sweep (finished runs and their results
     stay). An extension reopens it. Owner or admin only (403 otherwise)."""
     sweep, _ = sweeps.cancel(session, sweep_id, viewer)
@@ -213,13 +212,18 @@ def cancel_sweep(sweep_id: uuid.UUID, viewer: CurrentUser, session: SessionDep) 
 
 @router.post("/{sweep_id}/extend", response_model=SweepOut)
 def extend_sweep(
-    sweep_id: uuid.UUID, body: SweepExtension, viewer: Submitter, session: SessionDep, settings: SettingsDep
+    sweep_id: uuid.UUID,
+    body: SweepExtension,
+    viewer: Submitter,
+    session: SessionDep,
+    settings: SettingsDep,
+    enqueue: EnqueueDep,
 ) -> Any:
     """More replications (`replications`: the new total per point) and/or more values on
     existing axes (`axes`: [{path, values}]). Only the new (point, replication) pairs become
     runs; everything already computed is reused. `created` gives the counts."""
     sweep, created = sweeps.extend(session, sweep_id, body, viewer, max_queued=settings.max_queued_runs)
-    _enqueue_after_commit(session, created)
+    _enqueue_after_commit(session, created, enqueue)
     return _out(session, sweep, created)
 
 

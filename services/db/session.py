@@ -10,11 +10,10 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from functools import lru_cache, partial
+from functools import partial
 from typing import Any
 
 from sqlalchemy import Engine, create_engine, event
@@ -83,53 +82,11 @@ def create_session_factory(engine: Engine) -> sessionmaker[Session]:
     return sessionmaker(bind=engine, expire_on_commit=False, autoflush=True)
 
 
-# ------------------------------------------------------------------ the process's engine
-
-
-@lru_cache(maxsize=1)
-def get_engine() -> Engine:
-    """The engine of this process, from the settings (workers, scripts).
-
-    With DATABASE_URL unset it is the embedded PostgreSQL of TCPLAB_STATE_DIR, if running.
-    """
-    from services.embedded import effective_database_url
-    from services.settings import get_settings
-
-    url = effective_database_url(get_settings())
-    if url is None:
-        raise RuntimeError(
-            "DATABASE_URL is not set and no embedded PostgreSQL runs in TCPLAB_STATE_DIR: "
-            "start the service with `python -m api.launch` (make run), or set DATABASE_URL"
-        )
-    return create_db_engine(url)
-
-
-@lru_cache(maxsize=1)
-def get_session_factory() -> sessionmaker[Session]:
-    return create_session_factory(get_engine())
-
-
-def reset_engine() -> None:
-    """Forget the process's engine (after the settings changed); disposes its pool."""
-    if get_engine.cache_info().currsize:
-        get_engine().dispose()
-    get_engine.cache_clear()
-    get_session_factory.cache_clear()
-
-
-def _after_fork_in_child() -> None:
-    # A forked child (a Celery pool process) must not reuse its parent's connections.
-    if get_engine.cache_info().currsize:
-        get_engine().dispose(close=False)
-
-
-os.register_at_fork(after_in_child=_after_fork_in_child)
-
-
 @contextmanager
-def session_scope(factory: sessionmaker[Session] | None = None) -> Iterator[Session]:
-    """A unit of work for tasks and scripts: commits on success, rolls back on error."""
-    session = (factory or get_session_factory())()
+def session_scope(factory: sessionmaker[Session]) -> Iterator[Session]:
+    """A unit of work for tasks and scripts, in a session of ``factory`` (passed, never the
+    process's: a worker's is worker/db.py's): commits on success, rolls back on error."""
+    session = factory()
     try:
         yield session
         session.commit()

@@ -8,7 +8,7 @@ runs, oldest first, as many as the owner's latest core times say fill about
 one store and one dispatch per batch instead of per run, while another owner's run waits at
 most one batch for a slot; a run of unknown cost goes alone. Whenever room opens (a run was submitted, a run finished, the
 reconciler passes), the dispatcher picks the next runs and marks them dispatched; the caller
-commits and only then sends their ids (worker/tasks.py). So a 10,000-run sweep waits in
+commits and only then sends their ids (worker/enqueue.py). So a 10,000-run sweep waits in
 PostgreSQL, not in front of everyone else in Redis, and another user's run is the next one
 sent whenever it is that user's turn.
 
@@ -33,10 +33,10 @@ import uuid
 from dataclasses import dataclass
 
 from sqlalchemy import text
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, sessionmaker
 
 from services.db.session import session_scope
-from services.settings import get_settings
+from services.settings import Settings
 
 # pg_advisory_xact_lock's key: the bytes "tcplabDP".
 DISPATCH_LOCK = 0x7463706C61624450
@@ -260,17 +260,23 @@ def _extend(session: Session, batch: uuid.UUID, owner: uuid.UUID | None, more: i
     return [run_id for run_id, _ in sorted(rows, key=lambda row: (row[1], row[0]))]
 
 
-def dispatch(window: int | None = None, batching: Batching | None = None) -> list[list[uuid.UUID]]:
-    """The dispatcher as a unit of work of its own: picks, commits, and returns the batches
-    the caller must now send to the broker (in that order, one message each). ``window`` and
-    ``batching`` default to the settings' (``TCPLAB_DISPATCH_WINDOW`` or the worker
-    concurrency; ``TCPLAB_BATCH_TARGET_S``, ``TCPLAB_BATCH_MAX_RUNS``)."""
-    settings = get_settings()
+def dispatch(
+    factory: sessionmaker[Session],
+    settings: Settings,
+    window: int | None = None,
+    batching: Batching | None = None,
+) -> list[list[uuid.UUID]]:
+    """The dispatcher as a unit of work of its own, in a session of ``factory``: picks,
+    commits, and returns the batches the caller must now send to the broker (in that order,
+    one message each). ``window`` and ``batching`` default to ``settings``'
+    (``TCPLAB_DISPATCH_WINDOW`` or the worker concurrency; ``TCPLAB_BATCH_TARGET_S``,
+    ``TCPLAB_BATCH_MAX_RUNS``). Both are passed in, never fetched: an API built with other
+    settings than the process's dispatches on its own database, with its own window."""
     if window is None:
         window = settings.effective_dispatch_window
     if batching is None:
         batching = Batching(target_s=settings.batch_target_s, max_runs=settings.batch_max_runs)
-    with session_scope() as session:
+    with session_scope(factory) as session:
         return pick_batches(session, window, batching)
 
 

@@ -3,7 +3,7 @@ database, with the history of every metric across firings and a flag when a firi
 Free of HTTP and Celery.
 
     schedule = create(session, ScheduleSpec.model_validate(body), owner=viewer)
-    fired = fire_due(session_factory, now, settings, enqueue=worker.tasks.enqueue)
+    fired = fire_due(session_factory, now, settings, enqueue=worker.enqueue.enqueue)
     schedule, axes, rows = history(session, schedule.id, viewer, metrics=["core_events_per_s"])
 
 docs/schedules.md describes the format, the firing guarantees and the shift flag.

@@ -14,7 +14,7 @@ from functools import lru_cache
 
 import redis
 
-from services.broker import redis_client
+from infra.broker import redis_client
 from services.errors import QuotaExceededError
 from services.users.identity import Identity
 

@@ -1,4 +1,4 @@
-"""GET /v1/runs/{id}/scenario (api/dashboard/data.py): the scenario a run ran and its sweep, which
+"""GET /v1/runs/{id}/scenario (api/routers/runs.py): the scenario a run ran and its sweep, which
 the run page shows and submits again with traces, through the real app on the real database."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """What the pages stand on, without a browser: Plotly served from the installed package, the
-redirect, and the table endpoints the dashboards added (`api/dashboard/data.py`)."""
+redirect, and the table endpoints the dashboards added (api/routers/runs.py, models.py)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Fixtures for the client tests: the SDK aimed at the launched service (``python -m
-api.launch``: real PostgreSQL, Redis and worker), and an empty config/environment so neither
+infra.launch``: real PostgreSQL, Redis and worker), and an empty config/environment so neither
 a developer's `tcplab login` nor their TCPLAB_URL/TCPLAB_TOKEN leaks into a test."""
 
 from __future__ import annotations

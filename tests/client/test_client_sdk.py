@@ -1,4 +1,4 @@
-"""The SDK against the launched service (``python -m api.launch``: real PostgreSQL, Redis and
+"""The SDK against the launched service (``python -m infra.launch``: real PostgreSQL, Redis and
 a worker): runs, sweeps, results in every form, comparisons, models, presets, typed errors."""
 
 from __future__ import annotations

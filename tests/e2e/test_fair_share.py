@@ -34,20 +34,29 @@ BOBS_RUN = {"preset": "paper000-fig2a", "overrides": {"duration_s": 600, "seed":
 
 
 @pytest.fixture
-def window(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch, start_worker: Any) -> Iterator[int]:
-    """Worker processes for the test, and this process's dispatcher told the same window
-    (TCPLAB_DISPATCH_WINDOW), as a lab server's settings would."""
+def window(
+    request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch, start_worker: Any, app: Any
+) -> Iterator[int]:
+    """Worker processes for the test, and the app's dispatcher told the same window (its
+    settings' dispatch_window; TCPLAB_DISPATCH_WINDOW for this process's), as a lab server's
+    settings would."""
     from worker.app import app as celery_app
 
     processes: int = request.param
     celery_app.control.purge()  # no earlier test's messages ahead of these
     monkeypatch.setenv("TCPLAB_DISPATCH_WINDOW", str(processes))
+    # Set and restored by hand: monkeypatch's undo loses an attribute of Starlette's State.
+    app_settings = app.state.settings
+    app.state.settings = app_settings.model_copy(update={"dispatch_window": processes})
     get_settings.cache_clear()
-    worker = start_worker(worker_concurrency=processes, dispatch_window=processes)
     try:
-        yield processes
+        worker = start_worker(worker_concurrency=processes, dispatch_window=processes)
+        try:
+            yield processes
+        finally:
+            worker.stop()
     finally:
-        worker.stop()
+        app.state.settings = app_settings
         monkeypatch.undo()
         get_settings.cache_clear()
 

@@ -15,7 +15,7 @@ from tests.e2e.test_runs import FIG2_SHORT, finished
 from tests.support import wait_for
 from worker.app import app as celery_app
 from worker.reconcile import reconcile
-from worker.tasks import SIMULATE
+from worker.enqueue import SIMULATE
 
 LONG_SWEEP = {
     "preset": "paper000-fig2a",

@@ -1,4 +1,4 @@
-"""The service as the README starts it (`python -m api.launch`, nothing configured: embedded
+"""The service as the README starts it (`python -m infra.launch`, nothing configured: embedded
 PostgreSQL and Redis, one worker), driven over real HTTP."""
 
 from __future__ import annotations

@@ -9,9 +9,9 @@ from typing import Any
 
 from sqlalchemy import func, select, update
 
-from services.broker import redis_client
+from infra.broker import redis_client
 from services.db.models import Result, Run, RunStatus
-from services.embedded import effective_redis_url
+from infra.embedded import effective_redis_url
 from tests.e2e.test_sweeps import done
 from tests.support import wait_for
 from worker.reconcile import reconcile, run_ids_in_broker

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from api.launch import build_parser
+from infra.launch import build_parser
 from services.settings import REPO_ROOT
 
 COMPOSE = yaml.safe_load((REPO_ROOT / "docker-compose.yml").read_text())
@@ -71,7 +71,7 @@ def test_commands_name_modules_of_the_image(service: str) -> None:
     command = _command(service)
     assert command[:2] == ["python", "-m"]
     module = command[2]
-    assert module in ("api.launch", "celery")
+    assert module in ("infra.launch", "celery")
     if module == "celery":
         app = command[command.index("-A") + 1]
         assert app == "worker.app" and importlib.util.find_spec(app) is not None
@@ -120,6 +120,17 @@ def test_dockerfile_copy_sources_exist() -> None:
             assert (REPO_ROOT / source).exists(), f"COPY {source}: not in the repository"
             assert not _dockerignored(source), f"COPY {source}: excluded by .dockerignore"
     assert copies >= 6
+
+
+def test_the_image_copies_every_package_of_the_server() -> None:
+    """A new top-level package (infra/ was one) left out of the image fails here, not in a
+    container that cannot import it."""
+    copied = set()
+    for keyword, rest in _dockerfile_instructions():
+        if keyword == "COPY" and "--from=" not in rest:
+            copied.update(a.strip("./") for a in shlex.split(rest)[:-1])
+    for package in ("api", "infra", "services", "worker", "migrations"):
+        assert package in copied, f"the Dockerfile does not COPY {package}/"
 
 
 def _dockerignored(source: str) -> bool:

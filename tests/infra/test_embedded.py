@@ -13,8 +13,8 @@ import psycopg
 import pytest
 import redis
 
-from services import broker
-from services.embedded import (
+from infra import broker
+from infra.embedded import (
     EmbeddedPostgres,
     EmbeddedRedis,
     StateDirBusy,

@@ -15,7 +15,7 @@ from sqlalchemy import select
 from api.deps import SessionDep
 from api.main import VERSION, create_app
 from services.db import Run
-from services.embedded import EmbeddedRedis
+from infra.embedded import EmbeddedRedis
 from services.errors import ConflictError, InvalidInputError, NotFoundError
 from services.settings import Settings
 

@@ -1,5 +1,5 @@
 """A heavy request body does not stall the API (issue 11, finding 6): `/healthz` answers in
-well under 100 ms while the launched service (``python -m api.launch``, a real uvicorn process)
+well under 100 ms while the launched service (``python -m infra.launch``, a real uvicorn process)
 parses and validates a 7.5 MB model request and a 4.3 MB graph scenario.
 
 The service is launched with the per-route body limits raised to the global cap, so both

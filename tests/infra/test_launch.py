@@ -1,4 +1,4 @@
-"""``python -m api.launch``, the README's run command, as a user runs it."""
+"""``python -m infra.launch``, the README's run command, as a user runs it."""
 
 from __future__ import annotations
 
@@ -13,8 +13,8 @@ import httpx
 import psutil
 from celery import Celery
 
-from services import broker
-from services.embedded import EmbeddedRedis, wait_gone
+from infra import broker
+from infra.embedded import EmbeddedRedis, wait_gone
 from services.settings import REPO_ROOT
 from tests.support import LaunchedService, free_port, launch_service, stop_service, wait_for
 
@@ -36,7 +36,7 @@ def _ping_through(service: LaunchedService) -> dict[str, object]:
 def _launch_cli(state_dir: Path, port: int) -> subprocess.CompletedProcess[str]:
     env = {"PATH": "/usr/bin:/bin", "TCPLAB_STATE_DIR": str(state_dir), "TCPLAB_PORT": str(port)}
     return subprocess.run(
-        [sys.executable, "-m", "api.launch"],
+        [sys.executable, "-m", "infra.launch"],
         cwd=REPO_ROOT,
         env=env,
         capture_output=True,

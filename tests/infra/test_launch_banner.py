@@ -6,7 +6,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from api.launch import client_command
+from infra.launch import client_command
 from tests.support import LaunchedService
 
 

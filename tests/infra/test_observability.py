@@ -19,7 +19,7 @@ from fastapi.testclient import TestClient
 from prometheus_client.parser import text_string_to_metric_families
 from sqlalchemy import Engine, text
 
-from api.logging import _PATTERNS, JsonFormatter, TextFormatter, redact
+from infra.logging import _PATTERNS, JsonFormatter, TextFormatter, redact
 from api.main import create_app
 from services.settings import Settings
 from tests.conftest import AUTH
@@ -293,7 +293,7 @@ def test_errors_and_endpoint_code_are_seen_with_the_request_id(
     endpoint (run in a thread) sees the request's id, so its log lines carry it."""
     from fastapi import APIRouter
 
-    from api.logging import request_id_var
+    from infra.logging import request_id_var
 
     app = create_app(test_settings)
     probe = APIRouter(prefix="/probe")

@@ -11,9 +11,9 @@ from pathlib import Path
 import psycopg
 from alembic import command
 
-from services import broker
+from infra import broker
 from services.db.migrate import alembic_config, upgrade_to_head
-from services.embedded import EmbeddedRedis
+from infra.embedded import EmbeddedRedis
 from tests.infra.test_migrations import scratch_database  # noqa: F401 - the fixture
 
 

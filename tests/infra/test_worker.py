@@ -9,11 +9,12 @@ import time
 import uuid
 from typing import Any
 
-from services import broker
+from infra import broker
 from services.settings import Settings
 from tests.support import wait_for
 from worker.app import app as celery_app
-from worker.app import celery_config, ping
+from worker.app import celery_config
+from worker.ping import ping
 
 
 def _ping_round_trip(redis_url: str, timeout_s: float = 30.0) -> dict[str, Any]:

@@ -19,15 +19,17 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from sqlalchemy import insert, text
+from sqlalchemy import Engine, insert, text
 from sqlalchemy.orm import Session
 
 from services.db.models import Run, RunStatus, User
+from services.db.session import create_session_factory
 from services.presets import build_scenario
 from services.runs.dispatch import _PICK as PICK
 from services.runs.dispatch import Batching, dispatch, in_flight_count, pick, pick_batches, stale_in_flight
 from services.runs.service import new_run
 from services.scenarios import validate_scenario
+from services.settings import Settings
 
 CANONICAL = validate_scenario(build_scenario("paper000-fig2a", {"duration_s": 5, "warmup_s": 1}))[1]
 T0 = dt.datetime(2026, 1, 1, tzinfo=dt.UTC)
@@ -237,7 +239,10 @@ def test_another_owners_single_run_is_next_when_a_batch_ends(lab: Lab, db_sessio
 # ------------------------------------------------------------------------ concurrency
 
 
-def test_two_dispatchers_at_once_never_overfill_the_window(lab: Lab, db_session: Session) -> None:
+def test_two_dispatchers_at_once_never_overfill_the_window(
+    lab: Lab, db_session: Session, clean_db: Engine, test_settings: Settings
+) -> None:
+    factory = create_session_factory(clean_db)
     owners = [lab.user(name) for name in ("alice", "bob", "carol")]
     for owner in owners:
         lab.runs(owner, 30)
@@ -250,7 +255,7 @@ def test_two_dispatchers_at_once_never_overfill_the_window(lab: Lab, db_session:
 
         def run(i: int, window: int = window, barrier: threading.Barrier = barrier) -> None:
             barrier.wait()
-            answers[i] = [run_id for batch in dispatch(window) for run_id in batch]
+            answers[i] = [run_id for batch in dispatch(factory, test_settings, window) for run_id in batch]
 
         threads = [threading.Thread(target=run, args=(i,)) for i in range(2)]
         for thread in threads:

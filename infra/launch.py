@@ -1,4 +1,4 @@
-"""``python -m api.launch`` (``make run``): the one command that runs tcplab.
+"""``python -m infra.launch`` (``make run``): the one command that runs tcplab.
 
 With nothing configured it starts an embedded PostgreSQL and Redis in ``TCPLAB_STATE_DIR``,
 applies the migrations, starts two Celery workers (subprocesses, restarted if they die) — the
@@ -66,7 +66,7 @@ class LaunchError(RuntimeError):
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="python -m api.launch",
+        prog="python -m infra.launch",
         description="Run tcplab: embedded or external PostgreSQL and Redis, migrations, a "
         "worker and the API. Configured by TCPLAB_* variables, DATABASE_URL and REDIS_URL.",
     )
@@ -122,7 +122,7 @@ def _start_and_serve(settings: Settings, stack: ExitStack, *, with_worker: bool)
     import uvicorn
 
     from services.db.migrate import upgrade_to_head
-    from services.embedded import EmbeddedServerError, EmbeddedServices, StateLock
+    from infra.embedded import EmbeddedServerError, EmbeddedServices, StateLock
 
     description = _describe_servers(settings)
     if settings.uses_embedded_postgres or settings.uses_embedded_redis:
@@ -234,7 +234,7 @@ class ApiProcess:
     def start(self) -> None:
         fd = self.listening.fileno()
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "api.launch", "--serve-fd", str(fd)],
+            [sys.executable, "-m", "infra.launch", "--serve-fd", str(fd)],
             cwd=REPO_ROOT,
             stdin=subprocess.DEVNULL,
             pass_fds=(fd,),
@@ -445,7 +445,12 @@ def _stop_leftover_api_processes(settings: Settings) -> None:
     """A launcher killed outright leaves its helper API processes holding the port until they
     notice (within a second): stop them before listening on it again."""
     for pid_file in settings.state_dir.glob(f"api-{settings.port}-*.pid"):
-        _stop_leftover(pid_file, "API process", lambda cmdline: "api.launch" in cmdline and "--serve-fd" in cmdline)
+        # api.launch: a helper left by a launcher from before the module moved to infra/.
+        _stop_leftover(
+            pid_file,
+            "API process",
+            lambda cmdline: ("infra.launch" in cmdline or "api.launch" in cmdline) and "--serve-fd" in cmdline,
+        )
         pid_file.unlink(missing_ok=True)
 
 
@@ -459,7 +464,7 @@ def _stop_leftover(pid_file: Path, what: str, is_ours: Callable[[str], bool]) ->
         return
     if not is_ours(cmdline):
         return
-    from services.embedded import wait_gone
+    from infra.embedded import wait_gone
 
     log.warning("stopping the %s (pid %d) that a previous launcher left running", what, proc.pid)
     with contextlib.suppress(psutil.Error):
@@ -558,7 +563,7 @@ def _configure_logging(settings: Settings) -> None:
     logging.getLogger("alembic.runtime.plugins").setLevel(logging.WARNING)
     # tcplab's format (JSON lines off a terminal) from the first line, not only once the app
     # is built.
-    from api.logging import configure_logging
+    from infra.logging import configure_logging
 
     configure_logging(settings.log_level)
 

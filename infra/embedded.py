@@ -39,7 +39,7 @@ from typing import IO, TYPE_CHECKING
 
 import psutil
 
-from services import broker
+from infra import broker
 
 if TYPE_CHECKING:
     from services.settings import Settings
@@ -544,7 +544,7 @@ def running_postgres_url(state_dir: Path, database: str = DATABASE_NAME) -> str 
 
 def effective_database_url(settings: Settings) -> str | None:
     """``settings.database_url``, or the embedded server of the state folder when it runs
-    (so that a process started by hand beside ``python -m api.launch`` finds it)."""
+    (so that a process started by hand beside ``python -m infra.launch`` finds it)."""
     return settings.database_url or running_postgres_url(settings.state_dir)
 
 
