@@ -204,7 +204,10 @@ def db_engine(test_settings: Settings) -> Iterator[Engine]:
 def truncate_all(engine: Engine, attempts: int = 5) -> None:
     """Empties every table. A worker may still be finishing the last test's run (it locks
     the run, then writes the result and dispatches): TRUNCATE takes its table locks one by one,
-    so PostgreSQL may pick it as a deadlock's victim. It rolls back whole; try again.
+    so PostgreSQL may pick it as a deadlock's victim. It rolls back whole; try again. The same
+    after a test that restarted the test PostgreSQL (tests/infra/test_db.py): the pool hands
+    out a connection used moments ago, unpinged, whose first statement fails as a disconnect;
+    SQLAlchemy then drops the pool's connections, and the next attempt opens a fresh one.
 
     The session's app outlives its users here (a lab never deletes one): its cached
     identities go too, or the bootstrap admin would keep the id of a row just deleted."""
@@ -224,7 +227,8 @@ def truncate_all(engine: Engine, attempts: int = 5) -> None:
                 conn.execute(text(f"TRUNCATE {tables} RESTART IDENTITY CASCADE"))
             return
         except OperationalError as exc:
-            if not isinstance(exc.orig, DeadlockDetected) or attempt == attempts - 1:
+            retryable = isinstance(exc.orig, DeadlockDetected) or exc.connection_invalidated
+            if not retryable or attempt == attempts - 1:
                 raise
             time.sleep(0.2 * (attempt + 1))
 
