@@ -211,7 +211,8 @@ def _add_exception_handlers(app: FastAPI) -> None:
     @app.exception_handler(tcpsim.ScenarioError)
     async def invalid_scenario(request: Request, exc: tcpsim.ScenarioError) -> JSONResponse:
         # The core's verdict on a scenario that passed the schema: same shape as above.
-        return _unprocessable(exc.path, str(exc), f"scenario.{exc.kind}")
+        # exc.path is None for an error about no one field: json_path_parts would raise (a 500).
+        return _unprocessable(exc.path, str(exc), f"scenario.{exc.kind}")  # type: ignore[arg-type]
 
 
 RACE_SQLSTATES = frozenset({"23503", "23505"})

@@ -125,6 +125,7 @@ def run_traces(
     }
     pieces = traces.blocks(request.app.state.session_factory, layout, chosen, rows)
     if buckets:
+        assert points is not None  # buckets is 0 without points
         pieces = traces.downsample(pieces, len(rows), points, [layout.series[i].dtype for i in chosen])
     return stream_table([layout.series[i].column for i in chosen], pieces, fmt, name, body=body)
 
