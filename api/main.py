@@ -211,7 +211,8 @@ def _add_exception_handlers(app: FastAPI) -> None:
     @app.exception_handler(tcpsim.ScenarioError)
     async def invalid_scenario(request: Request, exc: tcpsim.ScenarioError) -> JSONResponse:
         # The core's verdict on a scenario that passed the schema: same shape as above.
-        return _unprocessable(exc.path, str(exc), f"scenario.{exc.kind}")
+        # An error about no one field has no path: it is the whole scenario's ("$").
+        return _unprocessable(exc.path or "$", str(exc), f"scenario.{exc.kind}")
 
 
 RACE_SQLSTATES = frozenset({"23503", "23505"})

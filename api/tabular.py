@@ -213,7 +213,7 @@ class _Sink:
         return data
 
 
-def parquet_chunks(columns: Sequence[str], batches: Iterable[Sequence[np.ndarray]]) -> Iterator[bytes]:
+def parquet_chunks(columns: Sequence[str], batches: Iterable[Sequence[Column]]) -> Iterator[bytes]:
     """Column batches of numpy arrays (NaN as null) as one Parquet file, a row group of about
     ROW_GROUP_CELLS cells at a time."""
     sink, writer, pending, cells = _Sink(), None, [], 0

@@ -291,7 +291,7 @@ def comparison_page(
     request: Request, session: SessionDep, viewer: Viewer, sweep_id: str | None = None, run_id: str | None = None
 ) -> HTMLResponse:
     if (sweep_id is None) == (run_id is None):
-        config = {"what": "comparison", "key": "", "message": "Give either ?sweep_id= or ?run_id=."}
+        config: dict[str, Any] = {"what": "comparison", "key": "", "message": "Give either ?sweep_id= or ?run_id=."}
         return _page(request, "not_found.html", "Comparison", config, status_code=404, viewer=viewer)
     if sweep_id is not None:
         key = _uuid(sweep_id)

@@ -77,7 +77,9 @@ def _unrange(body: BaseModel, names: tuple[str, ...]) -> tuple[dict[str, Any], s
     return values, ranged
 
 
-def _unprocessable(exc: ModelDomainError, body: BaseModel, ranged: set[str] = frozenset()) -> RequestValidationError:
+def _unprocessable(
+    exc: ModelDomainError, body: BaseModel, ranged: set[str] | frozenset[str] = frozenset()
+) -> RequestValidationError:
     """A domain error as the 422 FastAPI gives for a failed body validation. An issue about no
     field in particular (too many points, lists that do not broadcast) points at the body, or
     at ``mode`` where the body has one."""

@@ -285,5 +285,6 @@ def run_traces(
     }
     pieces = trace_store.blocks(request.app.state.session_factory, layout, chosen, rows)
     if buckets:
+        assert points is not None  # buckets is 0 without points
         pieces = trace_store.downsample(pieces, len(rows), points, [layout.series[i].dtype for i in chosen])
     return stream_table([layout.series[i].column for i in chosen], pieces, fmt, name, body=body)

@@ -386,7 +386,7 @@ def _paper_region(m: float | None, published: Mapping[str, Any]) -> str | None:
 
 def _model_region(p: float | None, m: Any, r: float | None, t: float | None) -> str | None:
     m = number(m)
-    if None in (p, m, r, t):
+    if p is None or m is None or r is None or t is None:
         return None
     try:
         return str(model_regions([p], [m], r, t).labels[0, 0])
@@ -415,7 +415,7 @@ def _groups(rows: Sequence[dict[str, Any]], rest: Sequence[str]) -> list[list[di
     groups: dict[tuple[Hashable, ...], list[dict[str, Any]]] = {}
     for row in rows:
         groups.setdefault(tuple(value_key(row.get(p)) for p in rest), []).append(row)
-    return [sorted(g, key=lambda r: number(r["m"]) if number(r["m"]) is not None else float("inf")) for g in groups.values()]
+    return [sorted(g, key=lambda r: m if (m := number(r["m"])) is not None else float("inf")) for g in groups.values()]
 
 
 def first_from_which(rows: Sequence[Mapping[str, Any]], holds: Any) -> Any:

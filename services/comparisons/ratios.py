@@ -35,7 +35,7 @@ from __future__ import annotations
 import math
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeGuard
 
 import numpy as np
 
@@ -143,7 +143,7 @@ def compare_pairs(
     )
 
 
-def _finite(x: Any) -> bool:
+def _finite(x: Any) -> TypeGuard[float]:
     return x is not None and not isinstance(x, bool) and isinstance(x, int | float) and math.isfinite(x)
 
 

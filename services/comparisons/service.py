@@ -234,7 +234,7 @@ def compare_ratios(
             raise InvalidInputError("flow applies to an axis comparison; use flow_a and flow_b", path="$.flow", kind="unexpected")
         assert flow_a is not None and flow_b is not None
         rows = ratio_cmp.flow_ratios(observed, metric=metric, flow_a=flow_a, flow_b=flow_b, axes=source.axes)
-        compared = {"a": {"flow": flow_a}, "b": {"flow": flow_b}}
+        compared: dict[str, Any] = {"a": {"flow": flow_a}, "b": {"flow": flow_b}}
     else:
         for name, value in (("axis", axis), ("baseline", baseline), ("other", other)):
             if value is None:

@@ -200,9 +200,10 @@ def compare_sweeps(
     rows_a, rows_b = keyed(a), keyed(b)
     order = list(rows_a) + [k for k in rows_b if k not in rows_a]
     rows: list[dict[str, Any]] = []
+    neither: list[dict[str, Any] | None] = [None]  # only iterated
     for key in order:
-        for ra in rows_a.get(key) or [None]:
-            for rb in rows_b.get(key) or [None]:
+        for ra in rows_a.get(key) or neither:
+            for rb in rows_b.get(key) or neither:
                 first = ra if ra is not None else rb
                 assert first is not None
                 row: dict[str, Any] = {p: first.get(p) for p in common}

@@ -325,9 +325,9 @@ def prepare(
         arrays = {}
         for n, a in given.items():
             if a.ndim == 1:
-                shape = [1] * len(axes)
-                shape[axes.index(n)] = a.size
-                arrays[n] = a.reshape(shape)
+                dims = [1] * len(axes)
+                dims[axes.index(n)] = a.size
+                arrays[n] = a.reshape(dims)
             else:
                 arrays[n] = a
         shape = tuple(given[n].size for n in axes)

@@ -62,19 +62,19 @@ REGION = Output(
 WINDOW = Output("window_pkts", "packets", "average congestion window")
 
 
-def avg_w_cubic(p: Any, rtt_s: Any, c: Any = 0.4, beta: Any = 0.7) -> np.ndarray:
+def avg_w_cubic(p: Any, rtt_s: Any, c: Any = 0.4, beta: Any = 0.7) -> np.ndarray | np.float64:
     """RFC 9438 §5.1: the average window of the cubic curve under deterministic loss."""
     p, r, c, b = (np.asarray(x, dtype=float) for x in (p, rtt_s, c, beta))
     return scalar_or_array((c * (3.0 + b) / (4.0 * (1.0 - b))) ** 0.25 * r**0.75 / p**0.75)
 
 
-def avg_w_reno_friendly(p: Any) -> np.ndarray:
+def avg_w_reno_friendly(p: Any) -> np.ndarray | np.float64:
     """The Reno-friendly region's average window: AIMD(α = 3(1 − β)/(1 + β), β) averages
     √(α(1 + β)/(2(1 − β)p)) = √(3/(2p)), Reno's, whatever β."""
     return scalar_or_array(np.sqrt(1.5 / np.asarray(p, dtype=float)))
 
 
-def pkts_per_rtt(p: Any, rtt_s: Any, c: Any = 0.4, beta: Any = 0.7) -> np.ndarray:
+def pkts_per_rtt(p: Any, rtt_s: Any, c: Any = 0.4, beta: Any = 0.7) -> np.ndarray | np.float64:
     """CUBIC's average window, packets per round trip: the larger of the two regions'."""
     return scalar_or_array(np.maximum(avg_w_cubic(p, rtt_s, c, beta), avg_w_reno_friendly(p)))
 

@@ -32,12 +32,12 @@ P = loss_event_rate(
 )
 
 
-def constant(b: Any = 1.0) -> np.ndarray:
+def constant(b: Any = 1.0) -> np.ndarray | np.float64:
     """C = √(3/(2b))."""
     return scalar_or_array(np.sqrt(3.0 / (2.0 * np.asarray(b, dtype=float))))
 
 
-def pkts_per_rtt(p: Any, b: Any = 1.0) -> np.ndarray:
+def pkts_per_rtt(p: Any, b: Any = 1.0) -> np.ndarray | np.float64:
     """C / √p packets per round trip."""
     return scalar_or_array(np.asarray(constant(b)) / np.sqrt(np.asarray(p, dtype=float)))
 

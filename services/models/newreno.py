@@ -80,7 +80,7 @@ M_STAR = Param(
 # ---- the equations -----------------------------------------------------------------------------
 
 
-def w_sbs(p: Any, m: Any) -> np.ndarray:
+def w_sbs(p: Any, m: Any) -> np.ndarray | np.float64:
     """Eq. (2): mean peak window W_SBS (packets) of Slow-but-Steady, from S_SBS = 1/p (eq. 1).
 
     Eq. (2) is the positive root of (3/8) W² + ((m + 3)/4) W − 1/p = 0. With u = m + 3 it is
@@ -92,14 +92,14 @@ def w_sbs(p: Any, m: Any) -> np.ndarray:
     return scalar_or_array(8.0 / (p * (u + np.sqrt(u * u + 24.0 / p))))
 
 
-def sbs_pkts_per_rtt(p: Any, m: Any) -> np.ndarray:
+def sbs_pkts_per_rtt(p: Any, m: Any) -> np.ndarray | np.float64:
     """Eq. (4) times R: T_SBS · R = (1/p) / (W_SBS/2 + m + 1) packets per round trip."""
     p = np.asarray(p, dtype=float)
     m = np.asarray(m, dtype=float)
     return scalar_or_array((1.0 / p) / (w_sbs(p, m) / 2.0 + m + 1.0))
 
 
-def w_imp(p: Any) -> np.ndarray:
+def w_imp(p: Any) -> np.ndarray | np.float64:
     """Eq. (6): mean peak window W_IMP (packets) of Impatient, from S_IMP = 1/p (eq. 5).
 
     Eq. (6), (−14p + 2√(169p² + 120p)) / (15p) = 2(a − 7)/15 with a = √(169 + 120/p), is
@@ -111,7 +111,7 @@ def w_imp(p: Any) -> np.ndarray:
         return scalar_or_array(16.0 * (1.0 + p) / (p * (np.sqrt(169.0 + 120.0 / p) + 7.0)))
 
 
-def imp_rounds(p: Any, rtt_s: Any, rto_s: Any) -> np.ndarray:
+def imp_rounds(p: Any, rtt_s: Any, rto_s: Any) -> np.ndarray | np.float64:
     """Eq. (7) divided by R: the duration of an Impatient cycle in round trips,
     (log₂(W_IMP/8) + 1) + (3 W_IMP/4 + 1) + (1 + RTO/R).
 
@@ -123,14 +123,14 @@ def imp_rounds(p: Any, rtt_s: Any, rto_s: Any) -> np.ndarray:
     return scalar_or_array((np.log2(w / 8.0) + 1.0) + (0.75 * w + 1.0) + (1.0 + ratio))
 
 
-def imp_timeout_pkts_per_rtt(p: Any, rtt_s: Any, rto_s: Any) -> np.ndarray:
+def imp_timeout_pkts_per_rtt(p: Any, rtt_s: Any, rto_s: Any) -> np.ndarray | np.float64:
     """Eq. (8) times R: Impatient in its timeout regime (m ≥ m*), packets per round trip.
     Independent of m: every cycle ends in one timeout whatever the number of losses."""
     p = np.asarray(p, dtype=float)
     return scalar_or_array((1.0 / p) / imp_rounds(p, rtt_s, rto_s))
 
 
-def m_star(rtt_s: Any, rto_s: Any) -> np.ndarray:
+def m_star(rtt_s: Any, rto_s: Any) -> np.ndarray | np.float64:
     """§II-C: the number of losses per event from which Impatient times out, floor(RTO/R) + 2.
 
     Fast recovery starts at t = 0 with the retransmission of the first hole; its ACK, the
@@ -162,7 +162,7 @@ precision: the inputs' own rounding, not a real difference in timing)."""
 _derive_m_star = m_star  # for functions whose m_star argument shadows the name
 
 
-def imp_pkts_per_rtt(p: Any, m: Any, rtt_s: Any, rto_s: Any, m_star: Any = None) -> np.ndarray:
+def imp_pkts_per_rtt(p: Any, m: Any, rtt_s: Any, rto_s: Any, m_star: Any = None) -> np.ndarray | np.float64:
     """Impatient, packets per round trip: eq. (4) for m < m* (it behaves as Slow-but-Steady),
     eq. (8) for m ≥ m*. ``m_star`` defaults to floor(RTO/R) + 2 (:func:`m_star`)."""
     ms = _derive_m_star(rtt_s, rto_s) if m_star is None else np.asarray(m_star, dtype=float)
@@ -170,7 +170,7 @@ def imp_pkts_per_rtt(p: Any, m: Any, rtt_s: Any, rto_s: Any, m_star: Any = None)
     return scalar_or_array(np.where(m < ms, sbs_pkts_per_rtt(p, m), imp_timeout_pkts_per_rtt(p, rtt_s, rto_s)))
 
 
-def crossover_m(p: Any, rtt_s: Any, rto_s: Any) -> np.ndarray:
+def crossover_m(p: Any, rtt_s: Any, rto_s: Any) -> np.ndarray | np.float64:
     """The real m_t where eq. (4) equals eq. (8) (§V), in closed form.
 
     T_SBS(m) = T_IMP ⇔ W_SBS(m)/2 + m + 1 = C, with C = imp_rounds(p, R, RTO). The left side

@@ -74,13 +74,13 @@ W_MAX = Param(
 T0 = rto("T0: duration of the first timeout (before back-off)")
 
 
-def f_backoff(p: Any) -> np.ndarray:
+def f_backoff(p: Any) -> np.ndarray | np.float64:
     """f(p) = 1 + p + 2p² + 4p³ + 8p⁴ + 16p⁵ + 32p⁶ (the back-off series, capped at 64 T0)."""
     p = np.asarray(p, dtype=float)
     return scalar_or_array(1 + p * (1 + p * (2 + p * (4 + p * (8 + p * (16 + p * 32))))))
 
 
-def expected_window(p: Any, b: Any = 1.0) -> np.ndarray:
+def expected_window(p: Any, b: Any = 1.0) -> np.ndarray | np.float64:
     """E[W_u]: the mean unconstrained window (packets) at a triple-duplicate-ACK indication."""
     p = np.asarray(p, dtype=float)
     b = np.asarray(b, dtype=float)
@@ -88,7 +88,7 @@ def expected_window(p: Any, b: Any = 1.0) -> np.ndarray:
     return scalar_or_array(a + np.sqrt(8.0 * (1.0 - p) / (3.0 * b * p) + a * a))
 
 
-def q_hat(p: Any, w: Any) -> np.ndarray:
+def q_hat(p: Any, w: Any) -> np.ndarray | np.float64:
     """Q̂(w): probability that a loss indication in a window of w packets is a timeout."""
     p = np.asarray(p, dtype=float)
     w = np.asarray(w, dtype=float)
@@ -101,7 +101,7 @@ def q_hat(p: Any, w: Any) -> np.ndarray:
     return scalar_or_array(np.where(w <= 3.0, 1.0, q))
 
 
-def full_pkts_per_s(p: Any, rtt_s: Any, rto_s: Any, b: Any = 1.0, w_max: Any = np.inf) -> np.ndarray:
+def full_pkts_per_s(p: Any, rtt_s: Any, rto_s: Any, b: Any = 1.0, w_max: Any = np.inf) -> np.ndarray | np.float64:
     """Eq. (32), the full model (eq. (31) when ``w_max`` is infinite): packets per second."""
     p = np.asarray(p, dtype=float)
     r = np.asarray(rtt_s, dtype=float)
@@ -122,7 +122,7 @@ def full_pkts_per_s(p: Any, rtt_s: Any, rto_s: Any, b: Any = 1.0, w_max: Any = n
     return scalar_or_array(np.where(ew < w_max, free, limited))
 
 
-def approx_pkts_per_s(p: Any, rtt_s: Any, rto_s: Any, b: Any = 1.0, w_max: Any = np.inf) -> np.ndarray:
+def approx_pkts_per_s(p: Any, rtt_s: Any, rto_s: Any, b: Any = 1.0, w_max: Any = np.inf) -> np.ndarray | np.float64:
     """Eq. (33), the approximate model: packets per second."""
     p = np.asarray(p, dtype=float)
     r = np.asarray(rtt_s, dtype=float)

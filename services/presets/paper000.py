@@ -421,7 +421,7 @@ def _background_preset(red: bool) -> Preset:
         title = "Paper 000 Fig. 3(b): NewReno SBS and Impatient among FTP/HTTP background traffic, RED"
         where = "§IV-C, Fig. 3(b)"
         queue_text = "RED queue (thresholds at 1/3 and 2/3 of it)"
-        queue_parameters = (
+        queue_parameters: tuple[Parameter, ...] = (
             Parameter(
                 "topology.dumbbell.bottleneck.queue.weight",
                 "RED's averaging weight q_w (not given by the paper)",

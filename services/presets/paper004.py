@@ -430,7 +430,7 @@ def _wired_preset(kind: str) -> Preset:
     if kind == "one-loss":
         name, where = "paper004-wired-one-loss", "§4.2.1, Fig. 6"
         title = "Paper 004 §4.2.1: a 10 MB download over 1.5 Mb/s with a single packet loss"
-        loss = {"type": "scheduled", "packets": [k]}
+        loss: dict[str, Any] = {"type": "scheduled", "packets": [k]}
         what = ("Here one packet is lost (at 1 min 47 s in the paper): Tahoe slow-starts, the "
                 "others fast retransmit and recover, and the paper finds identical download times.")
         choice = ONE_LOSS_CHOICE.format(k=k, n=n)

@@ -158,7 +158,9 @@ class Preset:
     @property
     def tcp_profile(self) -> str:
         """The TCP profile every TCP flow uses: the defaults of the simulator its paper used."""
-        return next(iter(_tcp_profiles(self.template)))
+        profile = next(iter(_tcp_profiles(self.template)))
+        assert profile is not None  # __post_init__ rejects a flow without one
+        return profile
 
     @property
     def scenario(self) -> dict[str, Any]:

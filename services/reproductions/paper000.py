@@ -131,7 +131,7 @@ def _fig2(key: str, obs: Sequence[Any]) -> tuple[Table | None, list[Judged]]:
     else:
         cross = PARTLY if significant is not None or any(r["verdict"] == B_BETTER for r in rows) else DISAGREE
     errors = {f: found.get(f"{f}_model_error_pct") for f in ("sbs", "imp")}
-    within = [errors[f] is not None and errors[f][1] <= paper[f"{f}_model_error_pct"][1] + 2.0 for f in errors]
+    within = [(error := errors[f]) is not None and error[1] <= paper[f"{f}_model_error_pct"][1] + 2.0 for f in errors]
     judged = [
         Judged(claims[0][0], claims[0][1], where, key, _at_least(eq, len(below)) if below else NO_DATA,
                f"{eq} of the {len(below)} swept m below {paper['equality_region_m_below']} show no significant difference"),

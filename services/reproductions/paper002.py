@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import statistics
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, cast
 
 from services.presets import get_preset
 from services.presets.paper002 import BOTTLENECK, EXP3_CBR_MBPS
@@ -171,7 +171,8 @@ def _exp1(cells: Cells, sizes: Cells) -> tuple[list[Table], list[Judged]]:
                               {"vegas_drops": vegas_drops, "first_drops_mbps": first}))
         lowest = [r for r in rates
                   if all(x is not None for x in (data[n][r]["goodput_bps"] for n in EXP1_VARIANTS))
-                  and data["Vegas"][r]["goodput_bps"] < min(data[n][r]["goodput_bps"] for n in ("Tahoe", "Reno", "NewReno"))]
+                  and cast(float, data["Vegas"][r]["goodput_bps"])  # the all(... is not None) above
+                  < min(cast(float, data[n][r]["goodput_bps"]) for n in ("Tahoe", "Reno", "NewReno"))]
         verdict = AGREE if len(lowest) >= 0.8 * len(rates) else (PARTLY if lowest else DISAGREE)
         judged.append(_judged("exp1-vegas-lower-throughput", "exp1", verdict,
                               f"Vegas lowest at {len(lowest)} of {len(rates)} CBR rates ({', '.join(f'{r:g}' for r in lowest)})",

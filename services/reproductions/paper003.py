@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 
 from services.presets.paper003 import VARIANTS, conclusions
 from services.presets.published import read_json
@@ -217,7 +217,8 @@ def judge_ranking(
     unlike = [
         (a, b)
         for a, b in similar
-        if paired(per_seed[a], per_seed[b]) != "noise" and differs(mean[a], mean[b], SIMILAR)
+        # Not noise: a and b have a finite pair, so both means are numbers.
+        if paired(per_seed[a], per_seed[b]) != "noise" and differs(cast(float, mean[a]), cast(float, mean[b]), SIMILAR)
     ]
     ours_order = sorted(mean, key=lambda n: -(mean[n] or 0.0))
     text = (
@@ -315,7 +316,7 @@ def _fig5(cells: Cells) -> tuple[list[Table], list[Judged]]:
     for name in RANKED:
         series = [mt[(name, r)] for r in errors]
         over[name] = [
-            None if any(s[i] is None for s in series) else sum(s[i] for s in series) / len(series)
+            None if any(s[i] is None for s in series) else sum(cast(float, s[i]) for s in series) / len(series)
             for i in range(min((len(s) for s in series), default=0))
         ]
     judged = []
@@ -438,7 +439,8 @@ def _table2(cells: Cells, key: str) -> tuple[list[Table], list[Judged]]:
     for cid in ("fairness-sack-option-fairer", "fairness-avoidance-fairer"):
         c = next(x for x in conclusions("table2") if x["id"] == cid)
         pairs = [(a, b, n) for n in ns for a in c["better"] for b in c["worse"]]
-        ok = [(a, b, n) for a, b, n in pairs if _mean(res[(a, n)]["uf"]) < _mean(res[(b, n)]["uf"])]
+        ok = [(a, b, n) for a, b, n in pairs
+              if cast(float, _mean(res[(a, n)]["uf"])) < cast(float, _mean(res[(b, n)]["uf"]))]
         means = "; ".join(
             f"n={n}: " + ", ".join(f"{a} {_mean(res[(a, n)]['uf']):.0f}" for a in c["better"] + c["worse"]) for n in ns
         )
@@ -452,7 +454,7 @@ def _table2(cells: Cells, key: str) -> tuple[list[Table], list[Judged]]:
             )
         )
     # 4) Pseudo-Rate's UF the lowest at each n.
-    best = {n: min(RANKED, key=lambda a: _mean(res[(a, n)]["uf"])) for n in ns}
+    best = {n: min(RANKED, key=lambda a: cast(float, _mean(res[(a, n)]["uf"]))) for n in ns}
     judged.append(
         _judged(
             "fairness-pseudo-rate-best",

@@ -6,7 +6,7 @@ import datetime as dt
 import json
 import uuid
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -49,7 +49,7 @@ def scenarios_of(session: Session, run_ids: Sequence[uuid.UUID]) -> dict[uuid.UU
     rows = session.execute(
         text(f"SELECT r.id, {_SCENARIO_OF_R} FROM runs r {_POINT_OF_R} WHERE r.id = ANY(:ids)"), {"ids": list(run_ids)}
     ).all()
-    return dict(rows)  # type: ignore[arg-type]
+    return dict(rows)
 
 
 # The scenario as the core must run it: its limits the tighter of its own and the caps —
@@ -213,13 +213,12 @@ def give_back(session: Session, run_ids: Sequence[uuid.UUID], worker: str) -> li
 
 def sweep_points_of(session: Session, run_ids: Sequence[uuid.UUID]) -> list[tuple[uuid.UUID, int]]:
     """The (sweep, point) pairs the runs among `run_ids` belong to, each once."""
-    return list(
-        session.execute(
-            select(Run.sweep_id, Run.sweep_point)
-            .where(among(run_ids), Run.sweep_id.is_not(None), Run.sweep_point.is_not(None))
-            .distinct()
-        ).all()
-    )
+    rows = session.execute(
+        select(Run.sweep_id, Run.sweep_point)
+        .where(among(run_ids), Run.sweep_id.is_not(None), Run.sweep_point.is_not(None))
+        .distinct()
+    ).all()
+    return cast(list[tuple[uuid.UUID, int]], list(rows))  # the query excludes NULLs
 
 
 def batches_of(session: Session, run_ids: Sequence[uuid.UUID]) -> list[list[uuid.UUID]]:

@@ -18,7 +18,7 @@ from services.errors import ConflictError, InvalidInputError, NotFoundError
 from services.experiments.search import Search, run_conditions
 from services.presets import UnknownPreset, build_scenario
 from services.runs import repository as repo
-from services.scenarios import key_of_canonical, validate_scenario
+from services.scenarios import Scenario, key_of_canonical, validate_scenario
 from services.settings import get_settings
 from services.users import Identity, check_modifiable, check_visible, visible_to
 
@@ -31,7 +31,7 @@ def submit(
     session: Session,
     *,
     owner: Identity,
-    scenario: Mapping[str, Any] | None = None,
+    scenario: Mapping[str, Any] | Scenario | None = None,
     preset: str | None = None,
     overrides: Mapping[str, Any] | None = None,
     shared: bool = False,

@@ -41,7 +41,7 @@ class Series:
         return {"column": self.column, "kind": self.kind, "name": self.name, "quantity": self.quantity}
 
 
-def _array(values: Sequence[Any]) -> tuple[str, np.ndarray]:
+def _array(values: Sequence[Any] | np.ndarray) -> tuple[str, np.ndarray]:
     """A series as int64 when every value is an int, else float64 with null as NaN. A numpy
     array (`tcpsim.run(..., columns=True)`: float64 with NaN for null, or int64) is kept as it is."""
     if isinstance(values, np.ndarray):
@@ -59,7 +59,7 @@ def chunk_samples_for(series: int) -> int:
     return max(1, CHUNK_POINTS // max(1, series))
 
 
-def series_of(traces: Mapping[str, Any]) -> Iterator[tuple[str, str | None, str, Sequence[Any]]]:
+def series_of(traces: Mapping[str, Any]) -> Iterator[tuple[str, str | None, str, Sequence[Any] | np.ndarray]]:
     """(kind, name, quantity, values) of every series of the core's traces, in stored order."""
     times = traces.get("time_s")
     yield "time", None, "time_s", [] if times is None else times
@@ -68,7 +68,7 @@ def series_of(traces: Mapping[str, Any]) -> Iterator[tuple[str, str | None, str,
             yield from item_series(kind, item)
 
 
-def item_series(kind: str, item: Mapping[str, Any]) -> Iterator[tuple[str, str | None, str, Sequence[Any]]]:
+def item_series(kind: str, item: Mapping[str, Any]) -> Iterator[tuple[str, str | None, str, Sequence[Any] | np.ndarray]]:
     """The series of one flow (`kind` "flow") or link ("link") of the core's traces."""
     return ((kind, item["name"], q, v) for q, v in item.items() if q != "name" and isinstance(v, list | np.ndarray))
 
@@ -78,7 +78,7 @@ def items_of(traces: Mapping[str, Any]) -> dict[str, list[str]]:
     return {key: [item["name"] for item in traces.get(key) or []] for _, key in _ITEMS}
 
 
-def encode_series(values: Sequence[Any], samples: int, chunk_samples: int) -> tuple[str, list[bytes]]:
+def encode_series(values: Sequence[Any] | np.ndarray, samples: int, chunk_samples: int) -> tuple[str, list[bytes]]:
     """One series' dtype and chunks."""
     if len(values) != samples:
         raise ValueError(f"a trace series has {len(values)} values for {samples} sample times")

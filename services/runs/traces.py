@@ -80,7 +80,9 @@ class Layout:
 def layout_of(session: Session, run_id: uuid.UUID, viewer: Identity) -> Layout | None:
     """The layout of a succeeded run's traces (None when it recorded none); NotFoundError for
     a run `viewer` may not see, ConflictError while it has no result."""
-    trace = repo.trace_of(session, succeeded_run(session, run_id, viewer).result_id)
+    run = succeeded_run(session, run_id, viewer)
+    assert run.result_id is not None  # succeeded_run raises ConflictError when it is None
+    trace = repo.trace_of(session, run.result_id)
     return None if trace is None else Layout.of(trace)
 
 
@@ -93,7 +95,7 @@ def window(session: Session, layout: Layout, *, offset: int = 0, from_s: float |
     # The sample times ascend: the first at or after from_s, the first after to_s.
     first, last = (0 if from_s is None else None), layout.samples
     for base, (times,) in _chunks(lambda: nullcontext(session), layout, [0], range(layout.samples)):
-        if first is None and (i := int(np.searchsorted(times, from_s, side="left"))) < len(times):
+        if first is None and from_s is not None and (i := int(np.searchsorted(times, from_s, side="left"))) < len(times):
             first = base + i
         if to_s is not None and (j := int(np.searchsorted(times, to_s, side="right"))) < len(times):
             last = base + j

@@ -156,7 +156,7 @@ def format_path(steps: tuple[Step, ...] | list[Step]) -> str:
     """The path text of `steps` (without `$`): the inverse of `parse_path`."""
     out: list[str] = []
     for n, step in enumerate(steps):
-        if step is WILDCARD:
+        if isinstance(step, _Wildcard):  # WILDCARD, its only instance
             out.append("[*]")
         elif isinstance(step, int):
             out.append(f"[{step}]")

@@ -24,7 +24,7 @@ Conventions, all the core's:
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, get_args
+from typing import Annotated, Any, Literal, cast, get_args
 
 import tcpsim
 from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, model_validator
@@ -561,7 +561,7 @@ class Outputs(_Model):
 
     trace_interval_s: Annotated[float, Field(ge=MIN_TIMER_S)] | None = None
     """Sampling interval of the time series, seconds, at least 1 µs (default: no traces)."""
-    trace: list[TraceKind] = Field(default_factory=lambda: ["cwnd", "ssthresh", "queue"])
+    trace: list[TraceKind] = Field(default_factory=lambda: cast(list[TraceKind], ["cwnd", "ssthresh", "queue"]))
     """Which series to record."""
     trace_flows: list[Name] | None = None
     """Flow names to trace (default: every flow)."""

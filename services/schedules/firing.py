@@ -184,7 +184,8 @@ def fire_due(
                 picked = (schedule.id, schedule.next_fire_at)
                 firing = fire_schedule(session, schedule, now, settings)
                 if firing.to_enqueue and enqueue is not None:
-                    run_after_commit(session, lambda ids=list(firing.to_enqueue): enqueue(ids))
+                    # mypy cannot type a lambda with a default argument; it is a Callable[[], object].
+                    run_after_commit(session, lambda ids=list(firing.to_enqueue): enqueue(ids))  # type: ignore[misc]
         except (OperationalError, InterfaceError):
             raise
         except Exception as e:

@@ -147,14 +147,14 @@ def _load(session: Session, sweeps: Sequence[Sweep], metrics: Sequence[str], flo
         versions.setdefault(sweep_id, set()).add(core_version)
         if not measured or flow not in (None, CORE_FLOW):
             continue
-        key = by_index[sweep_id].get(point)
+        at = by_index[sweep_id].get(point)
         wall = _finite(wall_s)
-        if key is None or wall is None:
+        if at is None or wall is None:
             continue  # answered from a stored result: the core measured nothing
-        value = {"core_wall_s": wall, "core_events_per_s": events / wall if events is not None and wall > 0 else None}
+        timing = {"core_wall_s": wall, "core_events_per_s": events / wall if events is not None and wall > 0 else None}
         for metric in measured:
-            if value[metric] is not None:
-                data[sweep_id].cells.setdefault((key, CORE_FLOW, metric), {})[seed] = value[metric]
+            if (measure := timing[metric]) is not None:
+                data[sweep_id].cells.setdefault((at, CORE_FLOW, metric), {})[seed] = measure
     for sweep_id, d in data.items():
         d.core_version = ", ".join(sorted(versions.get(sweep_id, ()))) or None
         d.variants.setdefault(CORE_FLOW, None)

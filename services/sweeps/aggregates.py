@@ -37,7 +37,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any
+from typing import Any, cast
 
 from sqlalchemy import delete, func, select, text
 from sqlalchemy.orm import Session
@@ -152,7 +152,7 @@ def _sums(session: Session, conditions: list[Any]) -> dict[Key, Sums]:
     out: dict[Key, Sums] = {}
     for sweep_id, flow_rows in by_sweep.items():
         points = {p for p, *_ in flow_rows}
-        groups_at = dict(
+        groups_at: dict[int, list[dict[str, Any]]] = dict(
             session.execute(
                 select(SweepPoint.index, SweepPoint.flow_groups).where(
                     SweepPoint.sweep_id == sweep_id, SweepPoint.index.in_(points)
@@ -411,18 +411,17 @@ def version(session: Session, sweep_id: uuid.UUID) -> Version:
 
 def variants(session: Session, sweep_id: uuid.UUID) -> list[str]:
     """The TCP variants of the sweep's cells (its summary's rows), sorted."""
-    return sorted(
-        session.execute(
-            select(SweepAggregate.variant)
-            .where(
-                SweepAggregate.sweep_id == sweep_id,
-                SweepAggregate.metric == NUMERIC_METRICS[0],
-                SweepAggregate.type == "tcp",
-                SweepAggregate.variant.is_not(None),
-            )
-            .distinct()
-        ).scalars()
-    )
+    found = session.execute(
+        select(SweepAggregate.variant)
+        .where(
+            SweepAggregate.sweep_id == sweep_id,
+            SweepAggregate.metric == NUMERIC_METRICS[0],
+            SweepAggregate.type == "tcp",
+            SweepAggregate.variant.is_not(None),
+        )
+        .distinct()
+    ).scalars()
+    return sorted(cast(Iterable[str], found))  # the query excludes NULL
 
 
 def point_values(session: Session, sweep_id: uuid.UUID) -> dict[int, dict[str, Any]]:

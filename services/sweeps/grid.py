@@ -109,7 +109,8 @@ def plan_points(spec: SweepSpec, points: Iterable[Mapping[str, Any]]) -> Iterato
             except (KeyError, IndexError, TypeError, ValueError):
                 scenario = None
             if scenario is not None:
-                yield _planned(values, lambda built=scenario: built)
+                # mypy cannot type a lambda with a default argument; it is a Callable[[], dict[str, Any]].
+                yield _planned(values, lambda built=scenario: built)  # type: ignore[misc]
                 continue
         yield plan_point(spec, values)
 

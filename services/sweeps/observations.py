@@ -126,7 +126,7 @@ def _level_observations(
 ) -> list[Observation]:
     out: list[Observation] = []
     for _, point, replication, run_id, seed, fairness, links in rows:
-        common = {
+        common: dict[str, Any] = {
             "sweep_id": sweep_id,
             "point": point,
             "values": values_at.get(point, {}),
@@ -198,7 +198,7 @@ def sweep_summary_rows(
     (aggregates.py) instead of every run's flow results: the same rows in the same order; the
     mean and spread come from exact sums, so they may differ from numpy's pass over the
     values in the last bits."""
-    values_at = dict(
+    values_at: dict[int, dict[str, Any]] = dict(
         session.execute(
             select(SweepPoint.index, SweepPoint.values).where(SweepPoint.sweep_id == sweep_id)
         ).all()

@@ -121,6 +121,7 @@ def replications_at(session: Session, sweep_id: uuid.UUID) -> dict[int, set[int]
     rows = session.execute(select(Run.sweep_point, Run.replication).where(Run.sweep_id == sweep_id)).all()
     out: dict[int, set[int]] = {}
     for point, replication in rows:
+        assert point is not None and replication is not None  # a sweep's run has both (sweep_fields_together)
         out.setdefault(point, set()).add(replication)
     return out
 
@@ -178,7 +179,7 @@ def result_ids_by_keys(session: Session, cache_keys: Sequence[str]) -> dict[str,
         text("SELECT cache_key, id FROM results WHERE cache_key = ANY(CAST(:keys AS text[]))"),
         {"keys": list(dict.fromkeys(cache_keys))},
     ).all()
-    return dict(rows)  # type: ignore[arg-type]
+    return dict(rows)
 
 
 def answer_from_cache(session: Session, sweep_id: uuid.UUID, now: Any) -> dict[uuid.UUID, uuid.UUID]:
@@ -192,7 +193,7 @@ def answer_from_cache(session: Session, sweep_id: uuid.UUID, now: Any) -> dict[u
         ),
         {"sweep": sweep_id, "now": now},
     ).all()
-    return dict(rows)  # type: ignore[arg-type]
+    return dict(rows)
 
 
 def cancel_unfinished(session: Session, sweep_id: uuid.UUID) -> int:

@@ -208,9 +208,9 @@ def extend(
             batches.append((point.index, scenario, todo))
             point.stop_reason = None  # the rule looks again once these have run
     next_index = max((p.index for p in existing.values()), default=-1) + 1
-    new_points = [(next_index + k, p.values, p.flow_groups) for k, p in enumerate(planned_new)]
+    stored_points = [(next_index + k, p.values, p.flow_groups) for k, p in enumerate(planned_new)]
     batches += [(next_index + k, p.canonical, range(replications)) for k, p in enumerate(planned_new)]
-    created = _admit_and_store(session, sweep, batches, owner, max_queued, points=new_points)
+    created = _admit_and_store(session, sweep, batches, owner, max_queued, points=stored_points)
     sweep.spec = _stored_spec(spec)
     sweep.cancelled_at = None
     again = {index for index, _, _ in batches} if created.cached else set()
