@@ -210,7 +210,15 @@ def _parse_and_validate(body: bytes, field: Any) -> tuple[Any, RequestValidation
         parsed = json.loads(body)
     except json.JSONDecodeError as e:  # FastAPI's own 422 for a body that is not JSON
         raise RequestValidationError(
-            [{"type": "json_invalid", "loc": ("body", e.pos), "msg": "JSON decode error", "input": {}, "ctx": {"error": e.msg}}]
+            [
+                {
+                    "type": "json_invalid",
+                    "loc": ("body", e.pos),
+                    "msg": "JSON decode error",
+                    "input": {},
+                    "ctx": {"error": e.msg},
+                }
+            ]
         ) from None
     except (ValueError, RecursionError) as e:  # not UTF-8, or nested past the parser's depth
         raise HTTPException(400, f"There was an error parsing the body: {type(e).__name__}") from None
@@ -234,9 +242,7 @@ MAX_ECHO_DEPTH = 3
 def bounded_errors(errors: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], int]:
     """The first MAX_ERRORS errors with their `input` and `ctx` cut short (``echo``), and how
     many errors were left out."""
-    kept = [
-        {k: (echo(v) if k in ("input", "ctx") else v) for k, v in e.items()} for e in errors[:MAX_ERRORS]
-    ]
+    kept = [{k: (echo(v) if k in ("input", "ctx") else v) for k, v in e.items()} for e in errors[:MAX_ERRORS]]
     return kept, max(0, len(errors) - MAX_ERRORS)
 
 

@@ -10,20 +10,19 @@ from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from typing import Any
 
-import tcpsim
 from fastapi import Depends, FastAPI, Request
 from fastapi.encoders import jsonable_encoder
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from sqlalchemy.exc import DataError, DBAPIError, IntegrityError, InterfaceError, OperationalError
 
+import tcpsim
 from api import dashboard, docs_page, observability
 from api.auth import IdentityCache, current_user
 from api.limits import MAX_ERRORS, MAX_MESSAGE_CHARS, BodyLimit, bounded_errors, echo
-from api.routers import comparisons, health, models, presets, reproductions, runs, schedules, sweeps, users
-from api.routers import sign_in
-from services.db.session import create_db_engine, create_session_factory
+from api.routers import comparisons, health, models, presets, reproductions, runs, schedules, sign_in, sweeps, users
 from infra.embedded import effective_database_url, effective_redis_url
+from services.db.session import create_db_engine, create_session_factory
 from services.errors import (
     ConflictError,
     InvalidInputError,
@@ -80,8 +79,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app = FastAPI(
         title="tcplab",
         version=VERSION,
-        summary="A lab service for TCP congestion-control research: closed-form models and "
-        "packet-level simulations.",
+        summary="A lab service for TCP congestion-control research: closed-form models and packet-level simulations.",
         docs_url=None,  # api/docs_page.py: Swagger UI from the package, not a CDN
         redoc_url=None,
         openapi_url="/openapi.json",
@@ -165,9 +163,7 @@ def _add_exception_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(QuotaExceededError)
     async def quota_exceeded(request: Request, exc: QuotaExceededError) -> JSONResponse:
-        return JSONResponse(
-            {"detail": exc.reason}, status_code=429, headers={"Retry-After": str(exc.retry_after_s)}
-        )
+        return JSONResponse({"detail": exc.reason}, status_code=429, headers={"Retry-After": str(exc.retry_after_s)})
 
     @app.exception_handler(InvalidInputError)
     async def invalid_input(request: Request, exc: InvalidInputError) -> JSONResponse:
@@ -191,8 +187,11 @@ def _add_exception_handlers(app: FastAPI) -> None:
             raise exc
         constraint = getattr(getattr(exc.orig, "diag", None), "constraint_name", None)
         return JSONResponse(
-            {"detail": "the request conflicted with a concurrent change"
-             + (f" (constraint {constraint})" if constraint else "") + "; nothing was changed, try again"},
+            {
+                "detail": "the request conflicted with a concurrent change"
+                + (f" (constraint {constraint})" if constraint else "")
+                + "; nothing was changed, try again"
+            },
             status_code=409,
         )
 

@@ -40,8 +40,8 @@ from prometheus_client import (
     PlatformCollector,
     ProcessCollector,
     generate_latest,
+    values,
 )
-from prometheus_client import values
 from prometheus_client.core import GaugeMetricFamily, Metric
 from prometheus_client.multiprocess import MultiProcessCollector
 from prometheus_client.registry import Collector
@@ -112,9 +112,7 @@ class ServiceCollector(Collector):
                 self._refresh(
                     "settled",
                     self.settled_cache_s,
-                    lambda: self._from_db(
-                        engine, lambda conn: settled_runs(conn, window_s=self.window_s)
-                    ),
+                    lambda: self._from_db(engine, lambda conn: settled_runs(conn, window_s=self.window_s)),
                 )
             else:  # the database is away: nothing settled to report either
                 self._reads["settled"] = _Read(error=self._reads["live"].error)
@@ -182,9 +180,7 @@ class ServiceCollector(Collector):
 def _run_metrics(live: LiveRuns | None, settled: SettledRuns | None) -> Iterator[Metric]:
     if live is None:
         return
-    runs = GaugeMetricFamily(
-        f"{NAMESPACE}_runs", "simulation runs in PostgreSQL, by status", labels=["status"]
-    )
+    runs = GaugeMetricFamily(f"{NAMESPACE}_runs", "simulation runs in PostgreSQL, by status", labels=["status"])
     for status, n in {**live.by_status, **(settled.by_status if settled else {})}.items():
         runs.add_metric([status], n)
     yield runs
@@ -296,8 +292,7 @@ def _queue_metrics(figures: QueueFigures) -> Iterator[Metric]:
     yield depth
     yield GaugeMetricFamily(
         f"{NAMESPACE}_broker_unacked_messages",
-        "task messages delivered to a worker and not yet acknowledged (every queue of the "
-        "broker's database)",
+        "task messages delivered to a worker and not yet acknowledged (every queue of the broker's database)",
         value=figures.unacked,
     )
 
@@ -320,9 +315,7 @@ class HttpMetrics:
         self.latency.labels(method, route, f"{status // 100}xx").observe(seconds)
 
 
-def build_registry(
-    collector: ServiceCollector, *, info: dict[str, str]
-) -> tuple[CollectorRegistry, HttpMetrics]:
+def build_registry(collector: ServiceCollector, *, info: dict[str, str]) -> tuple[CollectorRegistry, HttpMetrics]:
     registry = CollectorRegistry()
     registry.register(collector)
     registry.register(_InfoCollector(info))
@@ -365,9 +358,7 @@ router = APIRouter(tags=["health"])
     "/metrics",
     summary="Prometheus metrics",
     response_class=Response,
-    responses={
-        200: {"content": {CONTENT_TYPE_LATEST.split(";")[0]: {}}, "description": "text format"}
-    },
+    responses={200: {"content": {CONTENT_TYPE_LATEST.split(";")[0]: {}}, "description": "text format"}},
 )
 def metrics(request: Request) -> Response:
     registry: CollectorRegistry = request.app.state.metrics_registry

@@ -23,12 +23,12 @@ import time
 import uuid
 from typing import Any
 
-import tcpsim
 from fastapi import FastAPI
 from starlette.datastructures import MutableHeaders
 from starlette.routing import Mount
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+import tcpsim
 from api import metrics
 from infra.logging import configure_logging, redact, request_id_var
 from services.settings import Settings
@@ -123,9 +123,7 @@ def route_template(scope: Scope) -> str | None:
     return path
 
 
-def _log_access(
-    scope: Scope, request_id: str, method: str, route: str | None, status: int, seconds: float
-) -> None:
+def _log_access(scope: Scope, request_id: str, method: str, route: str | None, status: int, seconds: float) -> None:
     path = scope.get("path", "")
     level = logging.DEBUG if path in PROBES and status < 400 else logging.INFO
     if not access_log.isEnabledFor(level):

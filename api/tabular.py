@@ -152,7 +152,9 @@ def _json_head(body: Mapping[str, Any], key: str) -> bytes:
     return (head[:-1] + ("," if len(head) > 2 else "") + json_text(key) + ":[").encode()
 
 
-def json_chunks(body: Mapping[str, Any], columns: Sequence[str], batches: Iterable[Sequence[Column]], *, key: str = "rows") -> Iterator[bytes]:
+def json_chunks(
+    body: Mapping[str, Any], columns: Sequence[str], batches: Iterable[Sequence[Column]], *, key: str = "rows"
+) -> Iterator[bytes]:
     """`body` with the rows under `key` (an object per row), as JSON text in pieces."""
     yield _json_head(body, key)
     separator = ""
@@ -178,7 +180,9 @@ def csv_chunks(columns: Sequence[str], batches: Iterable[Sequence[Column]]) -> I
     writer.writerow([csv_text(c) for c in columns])
     yield drain()
     for lists in _row_batches(batches, len(columns)):
-        writer.writerows([["" if (c := _cell(v)) is None else csv_text(c) for v in values] for values in zip(*lists, strict=True)])
+        writer.writerows(
+            [["" if (c := _cell(v)) is None else csv_text(c) for v in values] for values in zip(*lists, strict=True)]
+        )
         yield drain()
 
 

@@ -60,9 +60,17 @@ def scenario(points: int) -> dict[str, Any]:
         "duration_s": (samples - 1) * INTERVAL_S,
         "warmup_s": 1,
         "seed": 11,
-        "topology": {"dumbbell": {"bottleneck": {"rate_mbps": 10, "delay_ms": 20, "queue": {"type": "droptail", "limit_pkts": 200}}}},
+        "topology": {
+            "dumbbell": {
+                "bottleneck": {"rate_mbps": 10, "delay_ms": 20, "queue": {"type": "droptail", "limit_pkts": 200}}
+            }
+        },
         "flows": [{"name": "f", "count": FLOWS, "variant": "reno", "rtt_ms": 60, "start_s": {"uniform": [0, 1]}}],
-        "outputs": {"trace_interval_s": INTERVAL_S, "trace": ["cwnd", "ssthresh", "queue"], "max_trace_points": samples * SERIES},
+        "outputs": {
+            "trace_interval_s": INTERVAL_S,
+            "trace": ["cwnd", "ssthresh", "queue"],
+            "max_trace_points": samples * SERIES,
+        },
     }
 
 
@@ -78,7 +86,10 @@ def make_run(client: httpx.Client, points: int) -> str:
         run = client.get(f"/v1/runs/{run['id']}").json()
     if run["status"] != "succeeded":
         raise SystemExit(f"the run {run['status']}: {run.get('error')}")
-    print(f"run {run['id']}: {'from the cache' if run.get('cached') else 'simulated'}, {run.get('events')} events", flush=True)
+    print(
+        f"run {run['id']}: {'from the cache' if run.get('cached') else 'simulated'}, {run.get('events')} events",
+        flush=True,
+    )
     return run["id"]
 
 
@@ -168,7 +179,9 @@ def download(url: str, headers: dict[str, str], path: str) -> tuple[int, float]:
     return size, time.perf_counter() - t
 
 
-def measure(url: str, headers: dict[str, str], processes: list[psutil.Process], path: str, clients: int) -> dict[str, Any]:
+def measure(
+    url: str, headers: dict[str, str], processes: list[psutil.Process], path: str, clients: int
+) -> dict[str, Any]:
     before = rss(processes)
     with Sampler(processes, url) as sampler, cf.ThreadPoolExecutor(clients) as pool:
         results = list(pool.map(lambda _: download(url, headers, path), range(clients)))
@@ -194,8 +207,16 @@ def run(url: str, state: Path, headers: dict[str, str], args: argparse.Namespace
         run_id = make_run(client, args.points)
     processes = api_processes(url)
     stored = stored_bytes(state, run_id)
-    figures: dict[str, Any] = {"run_id": run_id, "points": (args.points // SERIES) * SERIES, "stored_bytes": stored, "reads": {}}
-    print(f"{figures['points']:,} trace points, stored in {stored / 1e6 if stored else float('nan'):.1f} MB; API RSS {rss(processes) / 1e6:.0f} MB ({len(processes)} processes)", flush=True)
+    figures: dict[str, Any] = {
+        "run_id": run_id,
+        "points": (args.points // SERIES) * SERIES,
+        "stored_bytes": stored,
+        "reads": {},
+    }
+    print(
+        f"{figures['points']:,} trace points, stored in {stored / 1e6 if stored else float('nan'):.1f} MB; API RSS {rss(processes) / 1e6:.0f} MB ({len(processes)} processes)",
+        flush=True,
+    )
     for name in args.reads:
         path = READS[name].format(id=run_id)
         download(url, headers, path)  # warm-up: the database's caches, the API's imports

@@ -39,7 +39,6 @@ from collections.abc import Callable
 from typing import Any
 
 import tcpsim
-
 from services.presets import build_scenario
 from services.runs import trace_codec
 from services.scenarios import validate_scenario
@@ -172,7 +171,11 @@ def main() -> int:
     args = parser.parse_args()
     results = [measure(name, args.rounds) for name in args.scenarios]
     if args.json:
-        print(json.dumps({"benchmark": "binding_results", "core_version": tcpsim.__version__, "results": results}, indent=2))
+        print(
+            json.dumps(
+                {"benchmark": "binding_results", "core_version": tcpsim.__version__, "results": results}, indent=2
+            )
+        )
     else:
         print(report(results))
     return 0

@@ -168,11 +168,19 @@ def write_report(figures: dict[str, Any], path: Path) -> None:
         "| sweep | runs | from the cache | simulated | wall to done |",
         "|---|---|---|---|---|",
     ]
-    for key, label in (("fig2a", "Fig. 2(a), m = 1..40"), ("fig2b", "Fig. 2(b), m = 1..35"), ("table2", "Table II, 15 sizes")):
+    for key, label in (
+        ("fig2a", "Fig. 2(a), m = 1..40"),
+        ("fig2b", "Fig. 2(b), m = 1..35"),
+        ("table2", "Table II, 15 sizes"),
+    ):
         c = sweeps[key]["created"]
-        lines.append(f"| {label} × {figures['replications']} seeds | {c['runs']} | {c['cached']} | {c['enqueued']} | {sweeps[key]['wall_s']:.0f} s |")
+        lines.append(
+            f"| {label} × {figures['replications']} seeds | {c['runs']} | {c['cached']} | {c['enqueued']} | {sweeps[key]['wall_s']:.0f} s |"
+        )
     again, ext = figures["fig2a_resubmitted"]["created"], figures["fig2a_extended"]
-    lines.append(f"| Fig. 2(a) submitted again | {again['runs']} | {again['cached']} | {again['enqueued']} | at once ({figures['fig2a_resubmitted']['status']}) |")
+    lines.append(
+        f"| Fig. 2(a) submitted again | {again['runs']} | {again['cached']} | {again['enqueued']} | at once ({figures['fig2a_resubmitted']['status']}) |"
+    )
     lines.append(
         f"| Fig. 2(a) extended by 2 seeds | {ext['created']['runs']} | {ext['created']['cached']} | {ext['created']['enqueued']} | {ext['wall_s']:.0f} s |"
     )
@@ -200,13 +208,17 @@ def main() -> int:
             ap.error("--from-json needs --report")
         write_report(json.loads(a.from_json.read_text()), a.report)
         return 0
-    figures: dict[str, Any] = {"date": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"), "replications": a.replications}
+    figures: dict[str, Any] = {
+        "date": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+        "replications": a.replications,
+    }
     with tempfile.TemporaryDirectory(prefix="tcplab-paper000-") as tmp:
         state = a.state.resolve() if a.state else Path(tmp)
         state.mkdir(parents=True, exist_ok=True)
-        with launched(state, worker_concurrency=str(a.concurrency)) as base, httpx.Client(
-            base_url=base, timeout=120, headers=admin_headers(state)
-        ) as client:
+        with (
+            launched(state, worker_concurrency=str(a.concurrency)) as base,
+            httpx.Client(base_url=base, timeout=120, headers=admin_headers(state)) as client,
+        ):
             print(f"service at {base}, state in {state}")
             sweeps: dict[str, dict[str, Any]] = {}
             for key, body in (
@@ -215,17 +227,26 @@ def main() -> int:
                 ("table2", table2_body(a.replications)),
             ):
                 created = submit(client, body)
-                print(f"{body['name']}: {created['points']} points × {a.replications} = {created['created']['runs']} runs, "
-                      f"{created['created']['cached']} from the cache, {created['created']['enqueued']} enqueued")
+                print(
+                    f"{body['name']}: {created['points']} points × {a.replications} = {created['created']['runs']} runs, "
+                    f"{created['created']['cached']} from the cache, {created['created']['enqueued']} enqueued"
+                )
                 done, wall = wait_done(client, created["id"], key)
-                sweeps[key] = {"id": created["id"], "created": created["created"], "wall_s": wall, "progress": done["progress"]}
+                sweeps[key] = {
+                    "id": created["id"],
+                    "created": created["created"],
+                    "wall_s": wall,
+                    "progress": done["progress"],
+                }
                 print(f"  done in {wall:.1f} s: {json.dumps(done['progress'])}")
 
             # Resubmission and extension of Fig. 2(a).
             again = submit(client, fig2_body("a", 40, a.replications))
             figures["fig2a_resubmitted"] = {"created": again["created"], "status": again["status"]}
             print(f"Fig. 2(a) submitted again: {again['created']} -> status {again['status']}")
-            extended = client.post(f"/v1/sweeps/{sweeps['fig2a']['id']}/extend", json={"replications": a.replications + 2}).json()
+            extended = client.post(
+                f"/v1/sweeps/{sweeps['fig2a']['id']}/extend", json={"replications": a.replications + 2}
+            ).json()
             if "created" not in extended:
                 raise SystemExit(f"extend: {extended}")
             _, wall = wait_done(client, sweeps["fig2a"]["id"], "fig2a extended")
@@ -237,7 +258,11 @@ def main() -> int:
                 sid = sweeps[key]["id"]
                 figures[f"{key}_paper"] = comparison(client, "paper", sweep_id=sid)
                 figures[f"{key}_models"] = comparison(client, "models", sweep_id=sid)
-            print(json.dumps({k: figures.get(f"{k}_paper") for k in ("fig2a", "fig2b", "table2")}, indent=1, default=str)[:20000])
+            print(
+                json.dumps({k: figures.get(f"{k}_paper") for k in ("fig2a", "fig2b", "table2")}, indent=1, default=str)[
+                    :20000
+                ]
+            )
     if a.json:
         a.json.parent.mkdir(parents=True, exist_ok=True)
         a.json.write_text(json.dumps(figures, indent=1, default=str))

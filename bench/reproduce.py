@@ -24,7 +24,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from services.reproductions import Evaluation, get_paper  # noqa: E402
 from services.reproductions.local import simulate_paper  # noqa: E402
 
-MARK = {"agree": "✓ agree", "partly": "◐ partly", "disagree": "✗ disagree", "no_data": "? no data", "not_run": "… not run"}
+MARK = {
+    "agree": "✓ agree",
+    "partly": "◐ partly",
+    "disagree": "✗ disagree",
+    "no_data": "? no data",
+    "not_run": "… not run",
+}
 
 
 def _cell(x: Any) -> str:
@@ -38,12 +44,22 @@ def _cell(x: Any) -> str:
 def markdown(evaluation: Evaluation) -> list[str]:
     out: list[str] = []
     for t in evaluation.tables:
-        out += [f"**{t.title}**", "", t.caption, "",
-                "| " + " | ".join(c.label + (f" ({c.unit})" if c.unit else "") for c in t.columns) + " |",
-                "|" + "---|" * len(t.columns)]
+        out += [
+            f"**{t.title}**",
+            "",
+            t.caption,
+            "",
+            "| " + " | ".join(c.label + (f" ({c.unit})" if c.unit else "") for c in t.columns) + " |",
+            "|" + "---|" * len(t.columns),
+        ]
         out += ["| " + " | ".join(_cell(r.get(c.name)) for c in t.columns) + " |" for r in t.rows]
         out.append("")
-    out += ["**Conclusions**", "", "| conclusion (paper) | where | experiment | ours | verdict |", "|---|---|---|---|---|"]
+    out += [
+        "**Conclusions**",
+        "",
+        "| conclusion (paper) | where | experiment | ours | verdict |",
+        "|---|---|---|---|---|",
+    ]
     for j in evaluation.conclusions:
         out.append(f"| {j.text} | {j.where} | {j.experiment} | {_cell(j.ours)} | **{MARK[j.verdict]}** |")
     return [*out, ""]
@@ -61,15 +77,25 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("paper", help="000, 002, 003, 004")
     parser.add_argument("--only", nargs="*", help="only these experiments (keys)")
-    parser.add_argument("--override", action="append", default=[], type=_override, metavar="PATH=JSON",
-                        help="an override for every experiment's preset (repeatable)")
+    parser.add_argument(
+        "--override",
+        action="append",
+        default=[],
+        type=_override,
+        metavar="PATH=JSON",
+        help="an override for every experiment's preset (repeatable)",
+    )
     parser.add_argument("--markdown", type=Path, help="also write the Markdown here")
     args = parser.parse_args()
     p = get_paper(args.paper)
     started = time.perf_counter()
     evaluation = p.evaluate(simulate_paper(p, dict(args.override) or None, only=args.only))
-    lines = [f"# Paper {p.number}: {p.title}", "", *markdown(evaluation),
-             f"wall time: {time.perf_counter() - started:.0f} s"]
+    lines = [
+        f"# Paper {p.number}: {p.title}",
+        "",
+        *markdown(evaluation),
+        f"wall time: {time.perf_counter() - started:.0f} s",
+    ]
     print("\n".join(lines))
     if args.markdown:
         args.markdown.parent.mkdir(parents=True, exist_ok=True)

@@ -46,7 +46,9 @@ def launched(state: Path, *, no_worker: bool = False, **settings: str):
     variables (worker_concurrency="2"). `no_worker`: the API and its embedded servers alone
     (`infra.launch --no-worker`), ready once /readyz answers."""
     port = free_port()
-    env = {k: v for k, v in os.environ.items() if not k.startswith("TCPLAB_") and k not in ("DATABASE_URL", "REDIS_URL")}
+    env = {
+        k: v for k, v in os.environ.items() if not k.startswith("TCPLAB_") and k not in ("DATABASE_URL", "REDIS_URL")
+    }
     env.update(TCPLAB_STATE_DIR=str(state), TCPLAB_PORT=str(port))
     env.update({f"TCPLAB_{k.upper()}": v for k, v in settings.items()})
     log = open(state / "launch.log", "ab")
@@ -106,7 +108,10 @@ def submit_many(base: str, headers: dict[str, str], n: int, clients: int) -> dic
 
         def submit(i: int) -> float:
             t = time.perf_counter()
-            r = c.post("/v1/runs", json={"preset": "paper000-fig2a", "overrides": {"duration_s": 2, "warmup_s": 1, "seed": 100_000 + i}})
+            r = c.post(
+                "/v1/runs",
+                json={"preset": "paper000-fig2a", "overrides": {"duration_s": 2, "warmup_s": 1, "seed": 100_000 + i}},
+            )
             r.raise_for_status()
             return time.perf_counter() - t
 
@@ -114,21 +119,36 @@ def submit_many(base: str, headers: dict[str, str], n: int, clients: int) -> dic
         with cf.ThreadPoolExecutor(clients) as pool:
             latencies = list(pool.map(submit, range(n)))
         wall = time.perf_counter() - started
-    return {"runs": n, "clients": clients, "wall_s": wall, "runs_per_s": n / wall, **{f"{k}_ms": v * 1e3 for k, v in percentiles(latencies).items()}}
+    return {
+        "runs": n,
+        "clients": clients,
+        "wall_s": wall,
+        "runs_per_s": n / wall,
+        **{f"{k}_ms": v * 1e3 for k, v in percentiles(latencies).items()},
+    }
 
 
 def overhead(client: httpx.Client, n: int) -> dict[str, float]:
     """Submit one run at a time on an idle queue; overhead = (finished − created) − core time."""
     over, core = [], []
     for i in range(n):
-        run = client.post("/v1/runs", json={"preset": "paper000-fig2a", "overrides": {"duration_s": 50, "warmup_s": 10, "seed": 900_000 + i}}).json()
+        run = client.post(
+            "/v1/runs",
+            json={"preset": "paper000-fig2a", "overrides": {"duration_s": 50, "warmup_s": 10, "seed": 900_000 + i}},
+        ).json()
         while (run := client.get(f"/v1/runs/{run['id']}").json())["status"] in ("queued", "running"):
             time.sleep(0.02)
         assert run["status"] == "succeeded", run
-        total = (dt.datetime.fromisoformat(run["finished_at"]) - dt.datetime.fromisoformat(run["created_at"])).total_seconds()
+        total = (
+            dt.datetime.fromisoformat(run["finished_at"]) - dt.datetime.fromisoformat(run["created_at"])
+        ).total_seconds()
         over.append(total - run["core_wall_s"])
         core.append(run["core_wall_s"])
-    return {"runs": n, "core_median_ms": statistics.median(core) * 1e3, **{f"overhead_{k}_ms": v * 1e3 for k, v in percentiles(over).items()}}
+    return {
+        "runs": n,
+        "core_median_ms": statistics.median(core) * 1e3,
+        **{f"overhead_{k}_ms": v * 1e3 for k, v in percentiles(over).items()},
+    }
 
 
 def mixed_load(base: str, headers: dict[str, str], clients: int, duration_s: float) -> dict[str, object]:
@@ -137,7 +157,10 @@ def mixed_load(base: str, headers: dict[str, str], clients: int, duration_s: flo
     check that every submitted run succeeded exactly once (nothing lost, nothing doubled)."""
     limits = httpx.Limits(max_connections=clients, max_keepalive_connections=clients)
     with httpx.Client(base_url=base, timeout=60, limits=limits, headers=headers) as c:
-        seed_run = c.post("/v1/runs", json={"preset": "paper000-fig2a", "overrides": {"duration_s": 2, "warmup_s": 1, "seed": 5_000_000}}).json()
+        seed_run = c.post(
+            "/v1/runs",
+            json={"preset": "paper000-fig2a", "overrides": {"duration_s": 2, "warmup_s": 1, "seed": 5_000_000}},
+        ).json()
         while c.get(f"/v1/runs/{seed_run['id']}").json()["status"] != "succeeded":
             time.sleep(0.05)
         latencies: dict[str, list[float]] = {"submit": [], "result": [], "model": []}
@@ -151,7 +174,16 @@ def mixed_load(base: str, headers: dict[str, str], clients: int, duration_s: flo
             while time.perf_counter() < deadline:
                 i += 1
                 for kind, call in (
-                    ("submit", lambda: c.post("/v1/runs", json={"preset": "paper000-fig2a", "overrides": {"duration_s": 2, "warmup_s": 1, "seed": 6_000_000 + k * 100_000 + i}})),
+                    (
+                        "submit",
+                        lambda: c.post(
+                            "/v1/runs",
+                            json={
+                                "preset": "paper000-fig2a",
+                                "overrides": {"duration_s": 2, "warmup_s": 1, "seed": 6_000_000 + k * 100_000 + i},
+                            },
+                        ),
+                    ),
                     ("result", lambda: c.get(f"/v1/runs/{seed_run['id']}/result")),
                     ("model", lambda: c.post("/v1/models/newreno-sbs/evaluate", json=model_body)),
                 ):
@@ -191,9 +223,10 @@ def mixed_load(base: str, headers: dict[str, str], clients: int, duration_s: flo
 
 def wait_idle(client: httpx.Client, timeout_s: float = 600) -> float:
     t = time.perf_counter()
-    while client.get("/v1/runs", params={"status": "queued", "limit": 1}).json()["total"] or client.get(
-        "/v1/runs", params={"status": "running", "limit": 1}
-    ).json()["total"]:
+    while (
+        client.get("/v1/runs", params={"status": "queued", "limit": 1}).json()["total"]
+        or client.get("/v1/runs", params={"status": "running", "limit": 1}).json()["total"]
+    ):
         if time.perf_counter() - t > timeout_s:
             break
         time.sleep(0.5)
@@ -222,11 +255,15 @@ def main() -> int:
             figures["submission"] = submit_many(base, headers, a.runs, a.clients)
             print("submission:", json.dumps(figures["submission"]))
             figures["drain_s"] = wait_idle(client)
-            print(f"the worker finished the {a.runs} submitted runs {figures['drain_s']:.1f} s after the last submission")
+            print(
+                f"the worker finished the {a.runs} submitted runs {figures['drain_s']:.1f} s after the last submission"
+            )
         figures["mixed_load"] = load = mixed_load(base, headers, a.load_clients, a.load_seconds)
         print("mixed load (submit + result read + model query per loop):", json.dumps(load))
         lost = load["runs_submitted"] - load["run_statuses"].get("succeeded", 0)  # type: ignore[union-attr,operator]
-        print(f"  nothing lost: {lost == 0 and load['errors'] == 0} ({lost} submitted runs not succeeded, {load['errors']} error responses)")
+        print(
+            f"  nothing lost: {lost == 0 and load['errors'] == 0} ({lost} submitted runs not succeeded, {load['errors']} error responses)"
+        )
         p99 = max(float(load[f"{kind}_p99_ms"]) for kind in ("submit", "result", "model"))  # type: ignore[arg-type]
         rate = float(load["requests_per_s"])  # type: ignore[arg-type]
         print(

@@ -84,11 +84,13 @@ class Cpu:
         self.state = state
         # Every API process (the launcher and its helpers, TCPLAB_API_PROCESSES): any may answer.
         self.apis = [
-            p for p in psutil.process_iter(["cmdline"])
+            p
+            for p in psutil.process_iter(["cmdline"])
             if "infra.launch" in " ".join(p.info["cmdline"] or []) and _environ(p).get("TCPLAB_STATE_DIR") == str(state)
         ]
         self.postmaster = next(
-            p for p in psutil.process_iter(["name", "cmdline"])
+            p
+            for p in psutil.process_iter(["name", "cmdline"])
             if p.info["name"] == "postgres" and str(state) in " ".join(p.info["cmdline"] or [])
         )
 
@@ -115,7 +117,9 @@ def marked_cancelled(state: Path, sweep_id: str, *, since: float, timeout_s: flo
         raise SystemExit(f"no embedded PostgreSQL runs in {state}")
     with psycopg.connect(url, autocommit=True) as conn:
         deadline = time.perf_counter() + timeout_s
-        while conn.execute("SELECT count(*) FROM runs WHERE sweep_id = %s AND status = 'queued'", (sweep_id,)).fetchone()[0]:
+        while conn.execute(
+            "SELECT count(*) FROM runs WHERE sweep_id = %s AND status = 'queued'", (sweep_id,)
+        ).fetchone()[0]:
             if time.perf_counter() > deadline:
                 raise SystemExit(f"the cancelled sweep {sweep_id} still has queued runs after {timeout_s:.0f} s")
             time.sleep(0.02)
@@ -129,7 +133,9 @@ def _environ(p: psutil.Process) -> dict[str, str]:
         return {}
 
 
-def timed(client: httpx.Client, cpu: Cpu, method: str, url: str, **kwargs: Any) -> tuple[httpx.Response, dict[str, float]]:
+def timed(
+    client: httpx.Client, cpu: Cpu, method: str, url: str, **kwargs: Any
+) -> tuple[httpx.Response, dict[str, float]]:
     api0, db0 = cpu.now()
     start = time.perf_counter()
     response = client.request(method, url, **kwargs)
@@ -175,7 +181,9 @@ def run_case(client: httpx.Client, cpu: Cpu, points: int, replications: int, see
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--state", type=Path, default=Path("/tmp/h-admission-state"), help="the service's state folder (emptied first)")
+    ap.add_argument(
+        "--state", type=Path, default=Path("/tmp/h-admission-state"), help="the service's state folder (emptied first)"
+    )
     ap.add_argument("--repeat", type=int, default=1, help="times each case runs (fresh seeds each time)")
     ap.add_argument("--json", action="store_true", help="print one JSON object instead of the table")
     a = ap.parse_args()
@@ -221,7 +229,9 @@ def main() -> int:
     if a.json:
         print(json.dumps(figures, indent=2))
     else:
-        print(f"load average {figures['load_before']:.2f} before, {figures['load_after']:.2f} after ({figures['cpus']} CPUs)")
+        print(
+            f"load average {figures['load_before']:.2f} before, {figures['load_after']:.2f} after ({figures['cpus']} CPUs)"
+        )
         for shape, goal in goals.items():
             line = f"  {shape}: POST {goal['post_s']:.2f} s, goal < {goal['goal_s']:.0f} s: {'met' if goal['met'] else 'NOT met'}"
             if "cancel_met" in goal:

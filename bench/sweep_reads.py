@@ -69,7 +69,12 @@ def fake_flow(rng: random.Random, name: str, variant: str) -> dict[str, Any]:
         if metric in row:
             continue
         row[metric] = rng.randrange(0, 100_000) if metric in ints else rng.uniform(0.001, 50.0)
-    row.update(loss_event_rate=rng.uniform(0.001, 0.05), drops_per_loss_event=rng.uniform(1.0, 6.0), mean_rtt_s=rng.uniform(0.05, 0.08), mean_rto_s=rng.uniform(0.2, 0.4))
+    row.update(
+        loss_event_rate=rng.uniform(0.001, 0.05),
+        drops_per_loss_event=rng.uniform(1.0, 6.0),
+        mean_rtt_s=rng.uniform(0.05, 0.08),
+        mean_rto_s=rng.uniform(0.2, 0.4),
+    )
     return row
 
 
@@ -114,14 +119,23 @@ def finish_runs(url: str, sweep_id: uuid.UUID, seed: int) -> dict[str, float]:
             session.execute(
                 update(Run)
                 .where(Run.id.in_([rid for rid, _ in chunk]))
-                .values(status=RunStatus.succeeded, result_id=select(Result.id).where(Result.cache_key == Run.cache_key).scalar_subquery(), core_wall_s=0.001, events=1)
+                .values(
+                    status=RunStatus.succeeded,
+                    result_id=select(Result.id).where(Result.cache_key == Run.cache_key).scalar_subquery(),
+                    core_wall_s=0.001,
+                    events=1,
+                )
                 .execution_options(synchronize_session=False)
             )
             t = time.perf_counter()
             aggregates.add_succeeded(session, [rid for rid, _ in chunk])
             adding += time.perf_counter() - t
     engine.dispose()
-    return {"runs": len(ids), "finish_s": time.perf_counter() - started, "add_succeeded_ms_per_run": adding / max(1, len(ids)) * 1e3}
+    return {
+        "runs": len(ids),
+        "finish_s": time.perf_counter() - started,
+        "add_succeeded_ms_per_run": adding / max(1, len(ids)) * 1e3,
+    }
 
 
 def old_way(url: str, sweep_id: uuid.UUID) -> dict[str, float]:
@@ -170,7 +184,12 @@ def timed(client: httpx.Client, path: str, repeat: int, **params: Any) -> dict[s
         times.append(time.perf_counter() - t)
         r.raise_for_status()
         size = len(r.content)
-    return {"median_ms": statistics.median(times) * 1e3, "min_ms": min(times) * 1e3, "first_ms": first * 1e3, "bytes": size}
+    return {
+        "median_ms": statistics.median(times) * 1e3,
+        "min_ms": min(times) * 1e3,
+        "first_ms": first * 1e3,
+        "bytes": size,
+    }
 
 
 def page(client: httpx.Client, sweep_id: str, repeat: int) -> dict[str, float]:
@@ -205,10 +224,14 @@ def browser_page(base: str, state: Path, sweep_id: str, repeat: int) -> dict[str
 
     token = (state / "admin-token").read_text().strip()
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=path, headless=True, args=["--no-sandbox", "--disable-dev-shm-usage"])
+        browser = playwright.chromium.launch(
+            executable_path=path, headless=True, args=["--no-sandbox", "--disable-dev-shm-usage"]
+        )
         try:
             context = browser.new_context(viewport={"width": 1280, "height": 900})
-            context.add_cookies([{"name": "tcplab_token", "value": token, "url": base, "httpOnly": True, "sameSite": "Strict"}])
+            context.add_cookies(
+                [{"name": "tcplab_token", "value": token, "url": base, "httpOnly": True, "sameSite": "Strict"}]
+            )
             page = context.new_page()
             times = []
             for _ in range(repeat + 1):
@@ -226,21 +249,34 @@ def browser_page(base: str, state: Path, sweep_id: str, repeat: int) -> dict[str
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--state", type=Path, default=Path("/tmp/h-aggregates-state"), help="the service's state folder (emptied first)")
+    parser.add_argument(
+        "--state", type=Path, default=Path("/tmp/h-aggregates-state"), help="the service's state folder (emptied first)"
+    )
     parser.add_argument("--points", type=int, default=1_000, help="1,000 or a multiple of 1,000")
     parser.add_argument("--replications", type=int, default=50)
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--no-before", action="store_true", help="skip the old way's timings (minutes at 50,000 runs)")
     parser.add_argument("--json", action="store_true", help="print the figures as one JSON object")
-    parser.add_argument("--browser", action="store_true", help="also time the page in headless Chromium (plot and table drawn)")
-    parser.add_argument("--reuse", action="store_true", help="read the sweep an earlier run of this bench left in --state")
+    parser.add_argument(
+        "--browser", action="store_true", help="also time the page in headless Chromium (plot and table drawn)"
+    )
+    parser.add_argument(
+        "--reuse", action="store_true", help="read the sweep an earlier run of this bench left in --state"
+    )
     args = parser.parse_args()
 
     if not args.reuse:
         shutil.rmtree(args.state, ignore_errors=True)
         args.state.mkdir(parents=True)
-    figures: dict[str, Any] = {"points": args.points, "replications": args.replications, "runs": args.points * args.replications}
-    with launched(args.state, no_worker=True) as base, httpx.Client(base_url=base, timeout=600, headers=admin_headers(args.state)) as client:
+    figures: dict[str, Any] = {
+        "points": args.points,
+        "replications": args.replications,
+        "runs": args.points * args.replications,
+    }
+    with (
+        launched(args.state, no_worker=True) as base,
+        httpx.Client(base_url=base, timeout=600, headers=admin_headers(args.state)) as client,
+    ):
         from infra.embedded import running_postgres_url
 
         url = running_postgres_url(args.state)
@@ -248,10 +284,17 @@ def main() -> None:
         if args.reuse:
             sweep = client.get("/v1/sweeps", params={"limit": 1}).json()["items"][0]
             sweep_id = sweep["id"]
-            figures.update(points=sweep["points"], replications=sweep["replications"], runs=sweep["progress"]["total"], reused=True)
+            figures.update(
+                points=sweep["points"], replications=sweep["replications"], runs=sweep["progress"]["total"], reused=True
+            )
         else:
             t = time.perf_counter()
-            created = client.post("/v1/sweeps", json=sweep_body(args.points, args.replications, random.randrange(1, 2**31), name="reads", reuse_results=False))
+            created = client.post(
+                "/v1/sweeps",
+                json=sweep_body(
+                    args.points, args.replications, random.randrange(1, 2**31), name="reads", reuse_results=False
+                ),
+            )
             created.raise_for_status()
             sweep_id = created.json()["id"]
             figures["create_s"] = time.perf_counter() - t
@@ -267,7 +310,9 @@ def main() -> None:
             figures["progress_runs_just_changed"] = timed(client, f"/v1/sweeps/{sweep_id}", args.repeat)
         vacuumed(url)
         reads = {
-            "summary_one_metric": timed(client, f"/v1/sweeps/{sweep_id}/summary", args.repeat, metric="throughput_pkts_per_rtt"),
+            "summary_one_metric": timed(
+                client, f"/v1/sweeps/{sweep_id}/summary", args.repeat, metric="throughput_pkts_per_rtt"
+            ),
             "summary_all_metrics": timed(client, f"/v1/sweeps/{sweep_id}/summary", max(1, args.repeat // 2)),
             "points": timed(client, f"/v1/sweeps/{sweep_id}/points", args.repeat),
             "models": timed(client, "/v1/comparisons/models", args.repeat, sweep_id=sweep_id),
@@ -282,24 +327,38 @@ def main() -> None:
     if args.json:
         print(json.dumps(figures, indent=2))
         return
-    print(f"sweep of {figures['runs']:,} runs ({figures['points']:,} points × {figures['replications']}, 2 TCP groups)", end="")
+    print(
+        f"sweep of {figures['runs']:,} runs ({figures['points']:,} points × {figures['replications']}, 2 TCP groups)",
+        end="",
+    )
     if "finish" in figures:
-        print(f": created in {figures['create_s']:.1f} s, finished in {figures['finish']['finish_s']:.1f} s "
-              f"(add_succeeded {figures['finish']['add_succeeded_ms_per_run']:.3f} ms per run, {CHUNK} runs per transaction)", end="")
+        print(
+            f": created in {figures['create_s']:.1f} s, finished in {figures['finish']['finish_s']:.1f} s "
+            f"(add_succeeded {figures['finish']['add_succeeded_ms_per_run']:.3f} ms per run, {CHUNK} runs per transaction)",
+            end="",
+        )
     print()
     print(f"{'read':<22}{'median ms':>11}{'min ms':>9}{'first ms':>10}{'MB':>8}  goal")
     for name, r in reads.items():
         goal = "< 100 ms " + ("met" if r["median_ms"] < READ_GOAL_MS else "NOT met")
-        print(f"{name:<22}{r['median_ms']:>11.1f}{r['min_ms']:>9.1f}{r['first_ms']:>10.1f}{r['bytes'] / 1e6:>8.2f}  {goal}")
+        print(
+            f"{name:<22}{r['median_ms']:>11.1f}{r['min_ms']:>9.1f}{r['first_ms']:>10.1f}{r['bytes'] / 1e6:>8.2f}  {goal}"
+        )
     if "progress_runs_just_changed" in figures:
         r = figures["progress_runs_just_changed"]
-        print(f"{'sweep, runs changed':<22}{r['median_ms']:>11.1f}{r['min_ms']:>9.1f}{r['first_ms']:>10.1f}{r['bytes'] / 1e6:>8.2f}  "
-              "(progress before the runs table's vacuum)")
+        print(
+            f"{'sweep, runs changed':<22}{r['median_ms']:>11.1f}{r['min_ms']:>9.1f}{r['first_ms']:>10.1f}{r['bytes'] / 1e6:>8.2f}  "
+            "(progress before the runs table's vacuum)"
+        )
     p = figures["page"]
-    print(f"{'sweep page (4 GETs)':<22}{p['median_ms']:>11.1f}{p['min_ms']:>9.1f}{'':>10}{'':>8}  < 1 s {'met' if p['median_ms'] < PAGE_GOAL_MS else 'NOT met'}")
+    print(
+        f"{'sweep page (4 GETs)':<22}{p['median_ms']:>11.1f}{p['min_ms']:>9.1f}{'':>10}{'':>8}  < 1 s {'met' if p['median_ms'] < PAGE_GOAL_MS else 'NOT met'}"
+    )
     if figures.get("browser_page"):
         p = figures["browser_page"]
-        print(f"{'page in Chromium':<22}{p['median_ms']:>11.1f}{p['min_ms']:>9.1f}{'':>10}{'':>8}  < 1 s {'met' if p['median_ms'] < PAGE_GOAL_MS else 'NOT met'}")
+        print(
+            f"{'page in Chromium':<22}{p['median_ms']:>11.1f}{p['min_ms']:>9.1f}{'':>10}{'':>8}  < 1 s {'met' if p['median_ms'] < PAGE_GOAL_MS else 'NOT met'}"
+        )
     if "before" in figures:
         b = figures["before"]
         print("before (the old way, in this process): " + ", ".join(f"{k} {v:.2f} s" for k, v in b.items()))

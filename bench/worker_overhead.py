@@ -23,9 +23,9 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-import tcpsim
 from sqlalchemy import create_engine, text
 
+import tcpsim
 from bench.service import admin_headers, launched
 from infra.embedded import running_postgres_url
 from services.presets import build_scenario
@@ -149,7 +149,14 @@ def measure(runs: int, seed: int = 7_000_000, timeout_s: float = 900) -> dict[st
     }
     ratio = service["worker_runs_per_s"] / loop["runs_per_s"]
     end_to_end = service["runs_per_s"] / loop["runs_per_s"]
-    return {"loop": loop, "service": service, "ratio": ratio, "end_to_end_ratio": end_to_end, "goal": GOAL, "meets_goal": ratio >= GOAL}
+    return {
+        "loop": loop,
+        "service": service,
+        "ratio": ratio,
+        "end_to_end_ratio": end_to_end,
+        "goal": GOAL,
+        "meets_goal": ratio >= GOAL,
+    }
 
 
 def report(result: dict[str, Any]) -> str:

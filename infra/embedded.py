@@ -68,9 +68,7 @@ class EmbeddedPostgres:
     ``fast_unsafe=True`` turns off fsync and synchronous commit: for throw-away test servers.
     """
 
-    def __init__(
-        self, pgdata: Path, database: str = DATABASE_NAME, *, fast_unsafe: bool = False
-    ) -> None:
+    def __init__(self, pgdata: Path, database: str = DATABASE_NAME, *, fast_unsafe: bool = False) -> None:
         self.pgdata = Path(pgdata).expanduser().absolute()
         self.database = database
         self.fast_unsafe = fast_unsafe
@@ -130,18 +128,12 @@ class EmbeddedPostgres:
         with psycopg.connect(admin_url, autocommit=True) as conn:
             if self.fast_unsafe:
                 for setting in ("fsync", "synchronous_commit", "full_page_writes"):
-                    conn.execute(
-                        sql.SQL("ALTER SYSTEM SET {} = off").format(sql.Identifier(setting))
-                    )
+                    conn.execute(sql.SQL("ALTER SYSTEM SET {} = off").format(sql.Identifier(setting)))
                 conn.execute("SELECT pg_reload_conf()")
-            exists = conn.execute(
-                "SELECT 1 FROM pg_database WHERE datname = %s", (self.database,)
-            ).fetchone()
+            exists = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (self.database,)).fetchone()
             if not exists:
                 with contextlib.suppress(psycopg.errors.DuplicateDatabase):
-                    conn.execute(
-                        sql.SQL("CREATE DATABASE {}").format(sql.Identifier(self.database))
-                    )
+                    conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(self.database)))
 
     def is_running(self) -> bool:
         return self._postmaster() is not None
@@ -186,9 +178,7 @@ class EmbeddedPostgres:
             cmdline = " ".join(proc.cmdline())
         except psutil.Error:
             return None
-        return (
-            proc if str(self.pgdata.resolve()) in cmdline or str(self.pgdata) in cmdline else None
-        )
+        return proc if str(self.pgdata.resolve()) in cmdline or str(self.pgdata) in cmdline else None
 
     def _clear_leftovers(self) -> None:
         initialised = (self.pgdata / "PG_VERSION").exists()

@@ -121,8 +121,8 @@ def _run(settings: Settings, *, with_worker: bool, stopping: threading.Event) ->
 def _start_and_serve(settings: Settings, stack: ExitStack, *, with_worker: bool) -> int:
     import uvicorn
 
-    from services.db.migrate import upgrade_to_head
     from infra.embedded import EmbeddedServerError, EmbeddedServices, StateLock
+    from services.db.migrate import upgrade_to_head
 
     description = _describe_servers(settings)
     if settings.uses_embedded_postgres or settings.uses_embedded_redis:
@@ -179,9 +179,7 @@ def _start_and_serve(settings: Settings, stack: ExitStack, *, with_worker: bool)
             log_config=None,  # keep the logging configured here
         )
     )
-    supervisor = _Supervisor(
-        settings, server, with_worker=with_worker, servers=description, listening=listening
-    )
+    supervisor = _Supervisor(settings, server, with_worker=with_worker, servers=description, listening=listening)
     stack.callback(supervisor.stop)
     supervisor.start()
     server.run(sockets=[listening])
@@ -278,9 +276,7 @@ def _serve_inherited_socket(settings: Settings, fd: int) -> int:
 
     threading.Thread(target=stop_when_orphaned, name="tcplab-orphan-watch", daemon=True).start()
     listening = socket.socket(fileno=fd)
-    server = uvicorn.Server(
-        uvicorn.Config(create_app(settings), log_level=settings.log_level, log_config=None)
-    )
+    server = uvicorn.Server(uvicorn.Config(create_app(settings), log_level=settings.log_level, log_config=None))
     server.run(sockets=[listening])
     return 0
 
@@ -499,9 +495,7 @@ def _announce(settings: Settings, with_worker: bool, servers: str) -> None:
     host = f"[{settings.host}]" if ":" in settings.host else settings.host
     base = f"http://{host}:{settings.port}"
     worker = (
-        f"a worker of concurrency {settings.worker_concurrency} and a control worker"
-        if with_worker
-        else "no worker"
+        f"a worker of concurrency {settings.worker_concurrency} and a control worker" if with_worker else "no worker"
     )
     print(
         f"\ntcplab is up ({servers}; {worker})\n"
@@ -533,7 +527,7 @@ def _admin_hint(settings: Settings, base: str) -> str:
         return (
             f"  admin  user 'admin', token in {path}\n"
             "  client not installed (pip install ./client), then: tcplab login --url "
-            f"{base} --token \"$(cat {path})\"\n"
+            f'{base} --token "$(cat {path})"\n'
         )
     return f"  admin  user 'admin': {command} login --url {base} --token \"$(cat {path})\"\n"
 

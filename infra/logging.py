@@ -40,9 +40,7 @@ _SECRET_KEY = re.compile(rf"^{_SECRET_NAME}$", re.IGNORECASE)
 _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
     # "token": "abc", 'password'='abc', token: abc (JSON, reprs of dicts, "key: value" text).
     (
-        re.compile(
-            rf"""(["']?\b{_SECRET_NAME}["']?\s*[:=]\s*)(["'])(?:\\.|(?!\2).)*\2""", re.IGNORECASE
-        ),
+        re.compile(rf"""(["']?\b{_SECRET_NAME}["']?\s*[:=]\s*)(["'])(?:\\.|(?!\2).)*\2""", re.IGNORECASE),
         rf"\1\2{REDACTED}\2",
     ),
     # Authorization: Bearer abc / authorization=Basic abc (a scheme and a credential).
@@ -125,9 +123,7 @@ class JsonFormatter(logging.Formatter):
 
     def format(self, record: logging.LogRecord) -> str:
         entry: dict[str, Any] = {
-            "time": dt.datetime.fromtimestamp(record.created, dt.UTC).isoformat(
-                timespec="milliseconds"
-            ),
+            "time": dt.datetime.fromtimestamp(record.created, dt.UTC).isoformat(timespec="milliseconds"),
             "level": record.levelname,
             "logger": record.name,
             "message": redact(record.getMessage()),
@@ -151,9 +147,7 @@ class TextFormatter(logging.Formatter):
     def format(self, record: logging.LogRecord) -> str:
         text = super().format(record)
         ids = " ".join(
-            f"{name}={getattr(record, name)}"
-            for name, _ in _CONTEXT_VARS
-            if getattr(record, name, None) is not None
+            f"{name}={getattr(record, name)}" for name, _ in _CONTEXT_VARS if getattr(record, name, None) is not None
         )
         if ids:
             first, newline, rest = text.partition("\n")

@@ -56,13 +56,9 @@ def run_migrations_online() -> None:
     engine = create_engine(database_url(), poolclass=NullPool)
     try:
         with engine.connect() as connection:
-            context.configure(
-                connection=connection, target_metadata=target_metadata, compare_type=True
-            )
+            context.configure(connection=connection, target_metadata=target_metadata, compare_type=True)
             with context.begin_transaction():
-                connection.execute(
-                    text("SELECT pg_advisory_xact_lock(:id)"), {"id": MIGRATION_LOCK_ID}
-                )
+                connection.execute(text("SELECT pg_advisory_xact_lock(:id)"), {"id": MIGRATION_LOCK_ID})
                 context.run_migrations()
     finally:
         engine.dispose()

@@ -108,10 +108,7 @@ def live_runs(conn: Connection, *, timeout_ms: int = 2000) -> LiveRuns:
             for status in (RunStatus.queued.value, RunStatus.running.value)
         }
         oldest = conn.execute(
-            text(
-                "SELECT extract(epoch FROM now() - min(created_at)) FROM runs "
-                "WHERE status = 'queued'"
-            )
+            text("SELECT extract(epoch FROM now() - min(created_at)) FROM runs WHERE status = 'queued'")
         ).scalar_one()
         active_sweeps = conn.execute(
             text(
@@ -148,9 +145,7 @@ def _queues_by_user(conn: Connection) -> dict[str, UserQueue]:
     return queues
 
 
-def settled_runs(
-    conn: Connection, *, window_s: float = 900.0, timeout_ms: int = 5000
-) -> SettledRuns:
+def settled_runs(conn: Connection, *, window_s: float = 900.0, timeout_ms: int = 5000) -> SettledRuns:
     """Finished runs by final status, and the durations and core speed of those that
     finished within the last ``window_s`` seconds."""
     with conn.begin():
@@ -158,8 +153,7 @@ def settled_runs(
         by_status = {s.value: 0 for s in RunStatus if s.is_final}
         rows = conn.execute(
             text(
-                "SELECT status, count(*) FROM runs "
-                "WHERE status IN ('succeeded', 'failed', 'cancelled') GROUP BY status"
+                "SELECT status, count(*) FROM runs WHERE status IN ('succeeded', 'failed', 'cancelled') GROUP BY status"
             )
         )
         for status, n in rows:
@@ -169,9 +163,7 @@ def settled_runs(
 
 
 def _statement_timeout(conn: Connection, timeout_ms: int) -> None:
-    conn.execute(
-        text("SELECT set_config('statement_timeout', :ms, true)"), {"ms": str(int(timeout_ms))}
-    )
+    conn.execute(text("SELECT set_config('statement_timeout', :ms, true)"), {"ms": str(int(timeout_ms))})
 
 
 def _recent_runs(conn: Connection, window_s: float) -> RecentRuns:
@@ -196,9 +188,7 @@ def _recent_runs(conn: Connection, window_s: float) -> RecentRuns:
                 sum_s=float(total),
                 max_s=float(longest),
                 quantiles={
-                    q: float(v)
-                    for q, v in zip(DURATION_QUANTILES, quantiles or (), strict=False)
-                    if v is not None
+                    q: float(v) for q, v in zip(DURATION_QUANTILES, quantiles or (), strict=False) if v is not None
                 },
             )
     events, core_wall_s = conn.execute(

@@ -60,8 +60,7 @@ class Settings(BaseSettings):
     queue: str = Field(
         "tcplab",
         pattern=r"^[A-Za-z0-9_.:-]{1,100}$",
-        description="Celery queue of the simulation tasks (instances sharing one Redis "
-        "need different queues)",
+        description="Celery queue of the simulation tasks (instances sharing one Redis need different queues)",
     )
     api_processes: int = Field(
         2,
@@ -72,9 +71,7 @@ class Settings(BaseSettings):
     )
     worker_concurrency: int = Field(1, ge=1, le=256, description="processes per worker")
     log_level: LogLevel = "info"
-    run_max_wall_s: float = Field(
-        1800.0, gt=0, le=7 * 24 * 3600, description="wall-clock cap of one simulation run"
-    )
+    run_max_wall_s: float = Field(1800.0, gt=0, le=7 * 24 * 3600, description="wall-clock cap of one simulation run")
     broker_visibility_timeout_s: float = Field(
         3600.0,
         gt=0,
@@ -91,9 +88,7 @@ class Settings(BaseSettings):
         ge=1,
         description="runs waiting in the queue beyond which submissions are refused (429)",
     )
-    max_body_bytes: int = Field(
-        10_000_000, ge=1024, description="the largest request body the API reads (413 beyond)"
-    )
+    max_body_bytes: int = Field(10_000_000, ge=1024, description="the largest request body the API reads (413 beyond)")
     # Each resource's own, smaller limit (never above max_body_bytes): api/limits.py.
     max_model_body_bytes: int = Field(
         4_000_000, ge=1024, description="the largest body of a model query (/v1/models; 413 beyond)"
@@ -147,9 +142,7 @@ class Settings(BaseSettings):
     user_max_queued_runs: int = Field(
         50_000, ge=0, description="a user's queued runs beyond which their submissions get 429"
     )
-    user_max_flows: int = Field(
-        10_000, ge=1, description="flows one scenario of a user may have (422 beyond)"
-    )
+    user_max_flows: int = Field(10_000, ge=1, description="flows one scenario of a user may have (422 beyond)")
     user_submissions_per_minute: int = Field(
         600, ge=0, description="submissions (runs, sweeps, extensions) a user may make per minute"
     )
@@ -221,9 +214,7 @@ class Settings(BaseSettings):
                 "Redis would otherwise hand a run that is still simulating to a second worker"
             )
         embedded = [
-            name
-            for name, url in (("DATABASE_URL", self.database_url), ("REDIS_URL", self.redis_url))
-            if url is None
+            name for name, url in (("DATABASE_URL", self.database_url), ("REDIS_URL", self.redis_url)) if url is None
         ]
         if embedded and not _is_loopback(self.host):
             raise ValueError(

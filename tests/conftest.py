@@ -35,7 +35,7 @@ from sqlalchemy import Engine, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.orm import Session
 
-from services.settings import REPO_ROOT, Settings, get_settings, settings_env
+from services.settings import Settings, get_settings, settings_env
 from tests.support import SESSION_APPS, LaunchedService, free_port, launch_service, stop_service
 
 TIMINGS: dict[str, float] = {}
@@ -180,8 +180,8 @@ def test_settings(migrated_database: str, redis_url: str, infra_dir: Path) -> It
 
 
 def _reset_process_state(settings: Settings | None) -> None:
-    from worker.db import reset_engine
     from worker.app import configure
+    from worker.db import reset_engine
 
     get_settings.cache_clear()
     reset_engine()
@@ -346,9 +346,7 @@ def _shared_worker() -> _SharedWorker:
 
 
 @pytest.fixture
-def celery_worker_process(
-    start_worker: WorkerFactory, _shared_worker: _SharedWorker, test_settings: Settings
-) -> Any:
+def celery_worker_process(start_worker: WorkerFactory, _shared_worker: _SharedWorker, test_settings: Settings) -> Any:
     """A real worker on the test queue (shared by the tests, restarted if one killed it).
     The queue is purged first, so tasks left over by an earlier test do not run now.
     It consumes only during the tests that ask for it (see _park_the_shared_worker)."""

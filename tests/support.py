@@ -68,17 +68,13 @@ class LaunchedService:
             return handle.read().decode(errors="replace")
 
 
-def launch_service(
-    state_dir: Path, port: int, *, timeout_s: float = 90.0, **env: str
-) -> LaunchedService:
+def launch_service(state_dir: Path, port: int, *, timeout_s: float = 90.0, **env: str) -> LaunchedService:
     """Start ``python -m infra.launch`` with nothing configured, as the README says; return once
     /readyz answers 200 and the worker is up."""
     import httpx
 
     environment = {
-        k: v
-        for k, v in os.environ.items()
-        if not k.startswith("TCPLAB_") and k not in ("DATABASE_URL", "REDIS_URL")
+        k: v for k, v in os.environ.items() if not k.startswith("TCPLAB_") and k not in ("DATABASE_URL", "REDIS_URL")
     }
     environment.update(TCPLAB_STATE_DIR=str(state_dir), TCPLAB_PORT=str(port), **env)
     state_dir.mkdir(parents=True, exist_ok=True)

@@ -52,9 +52,15 @@ def test_both_simulators_are_asked_for_the_same_run():
     bott = sc["topology"]["dumbbell"]["bottleneck"]
     flow = sc["flows"][0]
     assert (float(args["bw"]), float(args["bdelay"]), int(args["queue"])) == (
-        bott["rate_mbps"], bott["delay_ms"], bott["queue"]["limit_pkts"])
+        bott["rate_mbps"],
+        bott["delay_ms"],
+        bott["queue"]["limit_pkts"],
+    )
     assert (float(args["rtt"]), int(args["window"]), float(args["dur"])) == (
-        flow["rtt_ms"], flow["tcp"]["max_window_pkts"], sc["duration_s"])
+        flow["rtt_ms"],
+        flow["tcp"]["max_window_pkts"],
+        sc["duration_s"],
+    )
     # Both lists count data packets from 1 at the flow's first link.
     assert args["drops"] == "1501,1502,1503" and flow["loss"]["packets"] == [1501, 1502, 1503]
     assert (args["variant"], args["singledup"]) == ("newreno-impatient", "0")
@@ -87,7 +93,10 @@ def test_an_unknown_variant_is_refused_naming_the_ones_ns2_has(capsys):
 
 
 def test_a_dry_run_prints_every_command_and_scenario_without_ns2(capsys):
-    assert xc.main(["--suite", "det", "--variants", "reno", "--windows", "30", "--m", "1,2", "--k", "3000", "--dry-run"]) == 0
+    assert (
+        xc.main(["--suite", "det", "--variants", "reno", "--windows", "30", "--m", "1,2", "--k", "3000", "--dry-run"])
+        == 0
+    )
     lines = capsys.readouterr().out.splitlines()
     assert len(lines) == 4 and "det.tcl" in lines[0] and '"reno"' in lines[1]
 
@@ -105,7 +114,10 @@ def test_every_aggregate_scenario_is_one_the_core_accepts_and_asks_ns2_for_the_s
     assert (int(args["flows"]), args["variant"], int(args["seed"])) == (flow["count"], variant, full["seed"])
     assert float(args["uniform"]) == bott["loss"]["rate"] == 0.001
     assert (float(args["bw"]), float(args["bdelay"]), int(args["queue"])) == (
-        bott["rate_mbps"], bott["delay_ms"], bott["queue"]["limit_pkts"])
+        bott["rate_mbps"],
+        bott["delay_ms"],
+        bott["queue"]["limit_pkts"],
+    )
     assert (float(args["dur"]), float(args["warm"])) == (sc["duration_s"], sc["warmup_s"])
     assert flow["tcp"]["profile"] == "ns2" and flow["tcp"]["limited_transmit"] is True
 

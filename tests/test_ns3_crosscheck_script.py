@@ -135,7 +135,8 @@ def test_cubic_runs_without_hystart_in_ns3_and_vegas_thresholds_match_ns3s_integ
 
 @pytest.mark.skipif(not PEER_SCRIPT.exists(), reason="the ns-3 peer lives in ../shared beside the repository")
 @pytest.mark.parametrize(
-    ("variant", "extra"), [(v, None) for v in sorted(xc.VARIANTS)] + [(e["variant"], k) for k, e in sorted(xc.EXTRAS.items())]
+    ("variant", "extra"),
+    [(v, None) for v in sorted(xc.VARIANTS)] + [(e["variant"], k) for k, e in sorted(xc.EXTRAS.items())],
 )
 def test_the_peer_script_accepts_every_command(variant, extra):
     peer = peer_module()
@@ -202,7 +203,10 @@ def test_the_high_bdp_verdict():
     known = v("cubic", "1x100M-100ms", {"aggregate_mbps": 95.0, "timeouts": 0}, ns3)
     assert known.startswith("differs (goodput and timeouts): ns-3's deviation") and "§" in known
     assert v("cubic", "1x100M-100ms", {"aggregate_mbps": 80.0, "timeouts": 1}, ns3) == "within 10 %"
-    assert v("bbr", "1x100M-100ms", {"aggregate_mbps": 80.0, "timeouts": 1}, {"aggregate_mbps": None, "timeouts": None}) == "no ns-3 result"
+    assert (
+        v("bbr", "1x100M-100ms", {"aggregate_mbps": 80.0, "timeouts": 1}, {"aggregate_mbps": None, "timeouts": None})
+        == "no ns-3 result"
+    )
     a = xc.parse_args(["--cases", "highbdp"])
     assert a.variants == xc.HIGHBDP_VARIANTS and a.shapes == [next(iter(xc.HIGHBDP))] and a.seeds == [1]
     a = xc.parse_args([])

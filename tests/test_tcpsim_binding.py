@@ -360,9 +360,7 @@ def test_variants_maps_every_name_to_a_description_and_each_one_runs():
 
 
 def _tcpsim(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [str(TCPSIM_SCRIPT), *args], input=stdin, capture_output=True, text=True, timeout=60
-    )
+    return subprocess.run([str(TCPSIM_SCRIPT), *args], input=stdin, capture_output=True, text=True, timeout=60)
 
 
 def test_the_console_script_runs_a_scenario_file(tmp_path):
@@ -417,9 +415,7 @@ def test_the_console_script_lists_the_variants_and_its_version():
 
 
 def test_python_dash_m_tcpsim_is_the_same_command():
-    done = subprocess.run(
-        [sys.executable, "-m", "tcpsim", "variants"], capture_output=True, text=True, timeout=60
-    )
+    done = subprocess.run([sys.executable, "-m", "tcpsim", "variants"], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0
     assert done.stdout == _tcpsim("variants").stdout
 

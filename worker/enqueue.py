@@ -81,7 +81,9 @@ class _DispatchThread:
             if self._thread is None or self._pid != os.getpid() or not self._thread.is_alive():
                 self._wanted = threading.Event()
                 self._pid = os.getpid()
-                self._thread = threading.Thread(target=self._serve, args=(self._wanted,), name="tcplab-dispatch", daemon=True)
+                self._thread = threading.Thread(
+                    target=self._serve, args=(self._wanted,), name="tcplab-dispatch", daemon=True
+                )
                 self._thread.start()
             self._targets[id(factory)] = (factory, settings)
             self._wanted.set()

@@ -8,9 +8,9 @@ import json
 import os
 from typing import Any
 
-import tcpsim
 from sqlalchemy import text
 
+import tcpsim
 from infra.broker import redis_client
 from infra.embedded import effective_redis_url
 from services.settings import get_settings

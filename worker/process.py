@@ -94,9 +94,7 @@ class WorkerProcess:
 
     def start(self) -> WorkerProcess:
         env = {**os.environ, **settings_env(self.settings), **self.env}
-        env["PYTHONPATH"] = os.pathsep.join(
-            p for p in (str(REPO_ROOT), env.get("PYTHONPATH", "")) if p
-        )
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (str(REPO_ROOT), env.get("PYTHONPATH", "")) if p)
         if self.log_path is not None:
             self.log_path.parent.mkdir(parents=True, exist_ok=True)
             self._log = open(self.log_path, "ab")  # noqa: SIM115 - closed in stop()
@@ -119,16 +117,14 @@ class WorkerProcess:
         while time.monotonic() < deadline:
             if self.proc is None or self.proc.poll() is not None:
                 raise WorkerStartError(
-                    f"the Celery worker exited with code {self.proc and self.proc.returncode}"
-                    f"{self.log_tail()}"
+                    f"the Celery worker exited with code {self.proc and self.proc.returncode}{self.log_tail()}"
                 )
             with contextlib.suppress(Exception):
                 if app.control.ping(destination=[self.nodename], timeout=0.5):
                     return
             time.sleep(0.2)
         raise WorkerStartError(
-            f"the Celery worker {self.nodename} did not answer within {timeout_s:g} s"
-            f"{self.log_tail()}"
+            f"the Celery worker {self.nodename} did not answer within {timeout_s:g} s{self.log_tail()}"
         )
 
     def running(self) -> bool:

@@ -108,7 +108,8 @@ def reconcile(settings: Settings | None = None, *, now: dt.datetime | None = Non
         stale = stale_in_flight(
             session,
             dispatched_before=now - dt.timedelta(seconds=settings.reconcile_grace_s),
-            started_before=now - dt.timedelta(seconds=settings.broker_visibility_timeout_s + settings.reconcile_grace_s),
+            started_before=now
+            - dt.timedelta(seconds=settings.broker_visibility_timeout_s + settings.reconcile_grace_s),
         )
     present: set[str] = set()
     resend: list[uuid.UUID] = []

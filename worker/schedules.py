@@ -30,7 +30,10 @@ log = logging.getLogger("tcplab.schedules")
 def fire_schedules_task() -> dict[str, int]:
     factory, settings = get_session_factory(), get_settings()
     fired = schedules.fire_due(
-        factory, dt.datetime.now(dt.UTC), settings, enqueue=functools.partial(enqueue, factory=factory, settings=settings)
+        factory,
+        dt.datetime.now(dt.UTC),
+        settings,
+        enqueue=functools.partial(enqueue, factory=factory, settings=settings),
     )
     return {
         "fired": sum(f.sweep_id is not None for f in fired),

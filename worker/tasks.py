@@ -27,9 +27,9 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
-import tcpsim
 from sqlalchemy.exc import DBAPIError, OperationalError
 
+import tcpsim
 from services import sweeps
 from services.runs import claim_batch, complete_batch, fail_batch, give_back, release_batch
 from services.settings import get_settings

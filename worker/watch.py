@@ -25,11 +25,11 @@ import uuid
 from multiprocessing.synchronize import Event
 from typing import Any
 
-import tcpsim
 from celery.signals import worker_init, worker_shutting_down
 
-from worker.db import session_scope
+import tcpsim
 from services.runs import check_in_batch
+from worker.db import session_scope
 
 POLL_S = 0.25
 """How often the watcher asks PostgreSQL whether the batch's runs are still this worker's."""

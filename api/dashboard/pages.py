@@ -27,12 +27,10 @@ import hashlib
 import uuid
 from functools import cache
 from pathlib import Path
-from typing import Any
-
-import plotly
-from typing import Annotated
+from typing import Annotated, Any
 from urllib.parse import quote
 
+import plotly
 from fastapi import APIRouter, Depends, HTTPException, Request
 from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, RedirectResponse, Response
 from fastapi.templating import Jinja2Templates
@@ -44,8 +42,8 @@ from api.limits import JsonBodyRoute
 from services import runs, schedules, sweeps, users
 from services.errors import NotAuthenticatedError, NotFoundError
 from services.models import MODELS
-from services.sweeps import aggregates
 from services.reproductions import UnknownPaper, get_paper
+from services.sweeps import aggregates
 from services.users import Identity
 
 HERE = Path(__file__).parent
@@ -179,9 +177,7 @@ def static(name: str, request: Request) -> Response:
     )
     headers = {"Cache-Control": "public, max-age=86400", "Vary": "Accept-Encoding"}
     if "gzip" in request.headers.get("accept-encoding", ""):
-        return Response(
-            gzipped_file(path), media_type=media, headers={**headers, "Content-Encoding": "gzip"}
-        )
+        return Response(gzipped_file(path), media_type=media, headers={**headers, "Content-Encoding": "gzip"})
     return FileResponse(path, media_type=media, headers=headers)
 
 
@@ -308,9 +304,7 @@ def comparison_page(
 
 
 @router.get("/dashboard/regions", response_class=HTMLResponse)
-def regions_page(
-    request: Request, session: SessionDep, viewer: Viewer, sweep_id: str | None = None
-) -> HTMLResponse:
+def regions_page(request: Request, session: SessionDep, viewer: Viewer, sweep_id: str | None = None) -> HTMLResponse:
     key = None
     if sweep_id:
         key = _uuid(sweep_id)
@@ -319,9 +313,7 @@ def regions_page(
     q = request.query_params
     config = {
         "sweep_id": str(key) if key else None,
-        "inputs": {
-            name: q.get(name) for name in ("rtt_s", "rto_s", "m_star", "p_min", "p_max", "m_max")
-        },
+        "inputs": {name: q.get(name) for name in ("rtt_s", "rto_s", "m_star", "p_min", "p_max", "m_max")},
     }
     return _page(request, "regions.html", "Region map", config, viewer=viewer)
 

@@ -43,7 +43,9 @@ def _query_errors() -> Iterator[None]:
     except InvalidInputError as e:
         parts = json_path_parts(e.path)
         name = parts[0] if parts else "query"
-        raise RequestValidationError([{"type": e.kind, "loc": ("query", name), "msg": e.reason, "input": None}]) from None
+        raise RequestValidationError(
+            [{"type": e.kind, "loc": ("query", name), "msg": e.reason, "input": None}]
+        ) from None
 
 
 @router.get("/models")
@@ -105,19 +107,31 @@ def compare_ratios(
     run_id: RunId = None,
     sweep_id: SweepId = None,
     metric: Annotated[
-        str, Query(max_length=100, description="A metric per flow group (`throughput_pkts_per_rtt`, `goodput_bps`, …), per link (`utilization`, `p95_queue_delay_s`, …: flow_a, flow_b or flow name links) or per run (`jain`, `uf_percent`: flow `run`).")
+        str,
+        Query(
+            max_length=100,
+            description="A metric per flow group (`throughput_pkts_per_rtt`, `goodput_bps`, …), per link (`utilization`, `p95_queue_delay_s`, …: flow_a, flow_b or flow name links) or per run (`jain`, `uf_percent`: flow `run`).",
+        ),
     ] = "throughput_pkts_per_rtt",
     flow_a: Annotated[str | None, Query(max_length=200, description="Flow group a (e.g. `sbs`), with flow_b.")] = None,
-    flow_b: Annotated[str | None, Query(max_length=200, description="Flow group b (e.g. `imp`), compared with a.")] = None,
-    axis: Annotated[str | None, Query(max_length=500, description="An axis of the sweep (e.g. `flows[*].variant`).")] = None,
+    flow_b: Annotated[
+        str | None, Query(max_length=200, description="Flow group b (e.g. `imp`), compared with a.")
+    ] = None,
+    axis: Annotated[
+        str | None, Query(max_length=500, description="An axis of the sweep (e.g. `flows[*].variant`).")
+    ] = None,
     baseline: Annotated[str | None, Query(max_length=500, description="The axis value that is a.")] = None,
     other: Annotated[str | None, Query(max_length=500, description="The axis value that is b.")] = None,
     flow: Annotated[
-        str | None, Query(max_length=200, description="With axis: only this flow group (default: each group separately).")
+        str | None,
+        Query(max_length=200, description="With axis: only this flow group (default: each group separately)."),
     ] = None,
     along: Annotated[
         str | None,
-        Query(max_length=500, description="The axis the regions walk along (default: the first swept axis with several values)."),
+        Query(
+            max_length=500,
+            description="The axis the regions walk along (default: the first swept axis with several values).",
+        ),
     ] = None,
     fmt: TableFormat = FORMAT_QUERY,
 ) -> Response:
@@ -190,4 +204,3 @@ def _first(source: comparisons.Source, *groups: tuple[str, ...], skip: str | Non
             if column in ("point", "point_b"):
                 out += [a["path"] for a in source.axes if a["path"] not in out]
     return out if skip is None else out[1:]
-

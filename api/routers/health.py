@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import Literal
 
-import tcpsim
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel
 from sqlalchemy import text
 
+import tcpsim
 from infra import broker
 
 router = APIRouter(tags=["health"])

@@ -22,7 +22,6 @@ from fastapi.exceptions import RequestValidationError
 from pydantic import BaseModel
 
 from api.limits import ModelBodyRoute
-from api.tabular import FORMAT_QUERY, TableFormat, finite, table_response
 from api.schemas.models import (
     MAX_POINTS,
     CrossoverRequest,
@@ -35,6 +34,7 @@ from api.schemas.models import (
     WarningOut,
     evaluate_request_schema,
 )
+from api.tabular import FORMAT_QUERY, TableFormat, finite, table_response
 from services.models import MODELS, ModelDomainError, UnknownModelError, crossover, get_model, regions
 from services.models.common import ModelWarning
 from services.models.newreno import REGION_LABELS, REGION_MEANING
@@ -130,7 +130,9 @@ def newreno_crossover(body: CrossoverRequest) -> CrossoverResponse:
     )
 
 
-@router.post("/newreno/regions", response_model=RegionsResponse, summary="Paper 000 Fig. 4: the fast-recovery region map")
+@router.post(
+    "/newreno/regions", response_model=RegionsResponse, summary="Paper 000 Fig. 4: the fast-recovery region map"
+)
 def newreno_regions(body: RegionsRequest) -> RegionsResponse:
     """Labels every (p, m) of the grid: equality (m < m*), sbs_superior, imp_superior, or
     outside_model (m > W_SBS − 3 in the SBS and equality regions, m > W_IMP − 3 in the IMP
@@ -219,19 +221,13 @@ _POSITIVE = {"gt": 0, "allow_inf_nan": False}
 
 @regions_router.get("", summary="Paper 000 Fig. 4: the region map as a table of cells")
 def region_cells(
-    rtt_s: Annotated[
-        float, Query(description="mean round-trip time R [s]", le=100, **_POSITIVE)
-    ] = 0.07,
-    rto_s: Annotated[
-        float, Query(description="mean first timeout RTO [s]", le=1000, **_POSITIVE)
-    ] = 0.2,
+    rtt_s: Annotated[float, Query(description="mean round-trip time R [s]", le=100, **_POSITIVE)] = 0.07,
+    rto_s: Annotated[float, Query(description="mean first timeout RTO [s]", le=1000, **_POSITIVE)] = 0.2,
     m_star: Annotated[
         float | None,
         Query(description="Impatient's timeout threshold; default floor(RTO/R) + 2", **_POSITIVE),
     ] = None,
-    p_min: Annotated[
-        float, Query(description="smallest loss event rate", lt=1, **_POSITIVE)
-    ] = 1e-4,
+    p_min: Annotated[float, Query(description="smallest loss event rate", lt=1, **_POSITIVE)] = 1e-4,
     p_max: Annotated[float, Query(description="largest loss event rate", le=1, **_POSITIVE)] = 0.1,
     p_num: Annotated[int, Query(description="loss event rates, log-spaced", ge=2, le=400)] = 60,
     m_max: Annotated[int, Query(description="m = 1, 2, …, m_max", ge=1, le=400)] = 70,

@@ -18,7 +18,7 @@ router = APIRouter(prefix="/v1/presets", tags=["presets"])
 
 
 class ReferenceOut(BaseModel):
-    paper: str = Field(description='The paper\'s number in tcplab\'s papers ("000").')
+    paper: str = Field(description="The paper's number in tcplab's papers (\"000\").")
     citation: str = Field(description="Authors, title, venue, year.")
     where: str = Field(description='Section, figure, table ("§IV-B, Fig. 2(a)").')
 
@@ -31,7 +31,9 @@ class ParameterOut(BaseModel):
     meaning: str
     unit: str | None = None
     default: Any = Field(description="The preset's value.")
-    paper_range: list[int | float] | None = Field(default=None, description="Smallest and largest value the paper used.")
+    paper_range: list[int | float] | None = Field(
+        default=None, description="Smallest and largest value the paper used."
+    )
     paper_values: list[Any] | None = Field(default=None, description="The exact values the paper used, if listed.")
     expands_to: list[str] = Field(default_factory=list, description="Scenario paths a preset parameter sets.")
 
@@ -65,8 +67,10 @@ class PresetSummary(BaseModel):
     title: str
     description: str = Field(description="What the paper did, and what we chose where it is silent.")
     reference: ReferenceOut
-    tcp_profile: str = Field(description="The TCP profile every TCP flow uses (docs/simulator.md, \"TCP profiles\"): "
-                                         "the defaults of the simulator the paper used (ns2, opnet).")
+    tcp_profile: str = Field(
+        description='The TCP profile every TCP flow uses (docs/simulator.md, "TCP profiles"): '
+        "the defaults of the simulator the paper used (ns2, opnet)."
+    )
     parameters: list[ParameterOut] = Field(description="The values researchers typically override.")
     published: PublishedOut | None = Field(default=None, description="The paper's numbers, where it has them.")
 

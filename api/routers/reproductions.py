@@ -31,7 +31,9 @@ class ReproduceRequest(BaseModel):
         default=None, description="Overrides for every experiment's preset (e.g. a shorter `duration_s`)."
     )
     experiments: list[str] | None = Field(
-        default=None, max_length=50, description="Only these experiments (keys from GET /v1/reproductions); default all."
+        default=None,
+        max_length=50,
+        description="Only these experiments (keys from GET /v1/reproductions); default all.",
     )
     shared: StrictBool = Field(default=False, description="Share the sweeps with the lab.")
 
@@ -45,8 +47,15 @@ def _paper(p: Paper) -> dict[str, Any]:
         "presets": p.presets,
         "validation": p.validation,
         "experiments": [
-            {"key": e.key, "title": e.title, "preset": e.preset, "axes": [dict(a) for a in e.axes],
-             "overrides": dict(e.overrides), "replications": e.replications, "runs": e.runs}
+            {
+                "key": e.key,
+                "title": e.title,
+                "preset": e.preset,
+                "axes": [dict(a) for a in e.axes],
+                "overrides": dict(e.overrides),
+                "replications": e.replications,
+                "runs": e.runs,
+            }
             for e in p.experiments
         ],
     }
@@ -75,7 +84,12 @@ def reproduce(
     override that does not apply."""
     body = body or ReproduceRequest()
     started = reproductions.reproduce(
-        session, paper, owner=viewer, overrides=body.overrides, experiments=body.experiments, shared=body.shared,
+        session,
+        paper,
+        owner=viewer,
+        overrides=body.overrides,
+        experiments=body.experiments,
+        shared=body.shared,
         max_queued=settings.max_queued_runs,
     )
     if started.created.to_enqueue:
@@ -85,8 +99,10 @@ def reproduce(
         "paper": started.paper,
         "batch": started.batch,
         "created": started.created.as_dict(),
-        "sweeps": [{"experiment": key, "sweep_id": str(s.id), "name": s.name, "created": c.as_dict()}
-                   for key, s, c in started.sweeps],
+        "sweeps": [
+            {"experiment": key, "sweep_id": str(s.id), "name": s.name, "created": c.as_dict()}
+            for key, s, c in started.sweeps
+        ],
     }
 
 
@@ -108,19 +124,29 @@ def get_reproduction(paper: str, session: SessionDep, viewer: CurrentUser, fmt: 
         "tables": [t.meta() for t in report.evaluation.tables],
         "verdicts": {v: counts.get(v, 0) for v in VERDICTS},
     }
-    return table_response(rows, fmt, f"reproduction-paper{report.paper.number}-conclusions", body=body,
-                          first_columns=CONCLUSION_COLUMNS)
+    return table_response(
+        rows, fmt, f"reproduction-paper{report.paper.number}-conclusions", body=body, first_columns=CONCLUSION_COLUMNS
+    )
 
 
 @router.get("/{paper}/tables/{key}", summary="One table of ours beside the paper's")
-def get_table(paper: str, key: str, session: SessionDep, viewer: CurrentUser, fmt: TableFormat = FORMAT_QUERY) -> Response:
+def get_table(
+    paper: str, key: str, session: SessionDep, viewer: CurrentUser, fmt: TableFormat = FORMAT_QUERY
+) -> Response:
     """The rows of one table (`tables[].key` of GET /v1/reproductions/{paper}), from the same
     sweeps; 404 while its experiment has no finished sweep of the caller's."""
     report = reproductions.report(session, paper, viewer)
     table = next((t for t in report.evaluation.tables if t.key == key), None)
     if table is None:
         raise NotFoundError(f"table of paper {report.paper.number}'s reproduction", key)
-    body = table.meta() | {"paper": report.paper.number,
-                           "sources": [s.as_dict() for s in report.used if s.experiment in table.experiment]}
-    return table_response(table.rows, fmt, f"reproduction-paper{report.paper.number}-{key}", body=body,
-                          first_columns=[c.name for c in table.columns])
+    body = table.meta() | {
+        "paper": report.paper.number,
+        "sources": [s.as_dict() for s in report.used if s.experiment in table.experiment],
+    }
+    return table_response(
+        table.rows,
+        fmt,
+        f"reproduction-paper{report.paper.number}-{key}",
+        body=body,
+        first_columns=[c.name for c in table.columns],
+    )

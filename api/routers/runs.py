@@ -17,16 +17,16 @@ from sqlalchemy.orm import Session
 from api.auth import CurrentUser, Submitter
 from api.body_cache import BodyCache
 from api.deps import EnqueueDep, SessionDep, SettingsDep
-from api.limits import ScenarioBodyRoute
 from api.experiments import SearchDep
+from api.limits import ScenarioBodyRoute
 from api.schemas.experiments import Changes, DeletedOut
 from api.schemas.runs import RunList, RunOut, RunSubmission
 from api.tabular import FORMAT_QUERY, TableFormat, finite, finite_list, json_text, stream_table, table_response
 from services import runs
-from services.experiments import service as experiments
-from services.runs import traces as trace_store
 from services.db.models import RunStatus
 from services.db.session import run_after_commit
+from services.experiments import service as experiments
+from services.runs import traces as trace_store
 
 router = APIRouter(prefix="/v1/runs", tags=["runs"], route_class=ScenarioBodyRoute)
 
@@ -109,7 +109,9 @@ def delete_run(run_id: uuid.UUID, viewer: CurrentUser, session: SessionDep) -> A
 
 
 @router.get("/{run_id}/result")
-def get_result(run_id: uuid.UUID, request: Request, viewer: CurrentUser, session: SessionDep, traces: bool = False) -> Any:
+def get_result(
+    run_id: uuid.UUID, request: Request, viewer: CurrentUser, session: SessionDep, traces: bool = False
+) -> Any:
     """The stored result of a succeeded run: the summary (measurement window, links,
     fairness, the core's stats), one row per flow, and the traces when `traces=true` (as the
     core returned them, streamed: any size of trace costs the API the same memory; pages and
@@ -140,7 +142,9 @@ def _stored_result_text(session: Session, result_id: uuid.UUID | None) -> bytes:
     return text
 
 
-def _with_traces(body: dict[str, Any], layout: trace_store.Layout | None, values: Iterator[tuple[int, Any]] | None) -> Iterator[bytes]:
+def _with_traces(
+    body: dict[str, Any], layout: trace_store.Layout | None, values: Iterator[tuple[int, Any]] | None
+) -> Iterator[bytes]:
     """`body` with `"traces"` in the core's shape (`time_s`, `flows[]`, `links[]`; null when
     none were recorded), written one chunk of one series at a time."""
     yield (json_text(finite(body))[:-1] + ',"traces":').encode()
@@ -227,9 +231,7 @@ def run_scenario(run_id: uuid.UUID, session: SessionDep, viewer: CurrentUser) ->
 MAX_POINTS = 100_000
 
 
-@router.get(
-    "/{run_id}/traces", summary="A run's cwnd, ssthresh and queue traces as a table"
-)
+@router.get("/{run_id}/traces", summary="A run's cwnd, ssthresh and queue traces as a table")
 def run_traces(
     run_id: uuid.UUID,
     request: Request,
@@ -238,15 +240,27 @@ def run_traces(
     fmt: TableFormat = FORMAT_QUERY,
     series: Annotated[
         list[str] | None,
-        Query(description="only these columns besides `time_s` (repeat for several: `series=f1.cwnd&series=f1.ssthresh`); all when absent"),
+        Query(
+            description="only these columns besides `time_s` (repeat for several: `series=f1.cwnd&series=f1.ssthresh`); all when absent"
+        ),
     ] = None,
     offset: Annotated[int, Query(ge=0, description="the first sample (row) index")] = 0,
-    limit: Annotated[int | None, Query(ge=1, description="at most this many samples from the first one; all when absent")] = None,
-    from_s: Annotated[float | None, Query(allow_inf_nan=False, description="only samples at or after this time [s]")] = None,
-    to_s: Annotated[float | None, Query(allow_inf_nan=False, description="only samples at or before this time [s]")] = None,
+    limit: Annotated[
+        int | None, Query(ge=1, description="at most this many samples from the first one; all when absent")
+    ] = None,
+    from_s: Annotated[
+        float | None, Query(allow_inf_nan=False, description="only samples at or after this time [s]")
+    ] = None,
+    to_s: Annotated[
+        float | None, Query(allow_inf_nan=False, description="only samples at or before this time [s]")
+    ] = None,
     points: Annotated[
         int | None,
-        Query(ge=2, le=MAX_POINTS, description="at most this many rows: min and max of every series per bucket of samples (for plots)"),
+        Query(
+            ge=2,
+            le=MAX_POINTS,
+            description="at most this many rows: min and max of every series per bucket of samples (for plots)",
+        ),
     ] = None,
 ) -> Response:
     """The traces of `GET /v1/runs/{id}/result?traces=true`, one row per sample time, streamed
@@ -263,11 +277,22 @@ def run_traces(
     minimum and maximum in the order they occur: a plot of it shows what a plot of every
     sample shows, at that many pixels; a selection of at most `points` samples is whole."""
     if from_s is not None and to_s is not None and to_s < from_s:
-        raise RequestValidationError([{"type": "value_error", "loc": ("query", "to_s"), "msg": "must not be below from_s", "input": to_s}])
+        raise RequestValidationError(
+            [{"type": "value_error", "loc": ("query", "to_s"), "msg": "must not be below from_s", "input": to_s}]
+        )
     layout = trace_store.layout_of(session, run_id, viewer)
     name = f"run-{run_id}-traces"
     if layout is None:
-        body = {"run_id": str(run_id), "recorded": False, "series": [], "samples": 0, "offset": 0, "count": 0, "next_offset": None, "downsampled": None}
+        body = {
+            "run_id": str(run_id),
+            "recorded": False,
+            "series": [],
+            "samples": 0,
+            "offset": 0,
+            "count": 0,
+            "next_offset": None,
+            "downsampled": None,
+        }
         return table_response([], fmt, name, body=body, first_columns=("time_s",))
     chosen = layout.columns(series)
     selection = trace_store.window(session, layout, offset=offset, from_s=from_s, to_s=to_s)

@@ -92,7 +92,7 @@ async def open_link(code: str, request: Request) -> HTMLResponse:
     link that is unknown, expired, already used, or whose token was revoked since."""
     gone = _page(
         "Sign-in link expired",
-        'This sign-in link has expired or was already used: ask for a new one (<code>tcplab open</code>) '
+        "This sign-in link has expired or was already used: ask for a new one (<code>tcplab open</code>) "
         'or <a href="/login">sign in</a>.',
         status.HTTP_410_GONE,
     )

@@ -13,8 +13,8 @@ from fastapi.encoders import jsonable_encoder
 from api.auth import CurrentUser, Submitter
 from api.body_cache import BodyCache
 from api.deps import EnqueueDep, SessionDep, SettingsDep
-from api.limits import SweepBodyRoute
 from api.experiments import SearchDep
+from api.limits import SweepBodyRoute
 from api.schemas.experiments import Changes, DeletedOut, SweepComparisonOut
 from api.schemas.sweeps import PointList, StoppingOut, SweepList, SweepOut, SweepRunOut
 from api.tabular import FORMAT_QUERY, TableFormat, finite, json_text, table_response
@@ -26,8 +26,8 @@ from services.experiments import SweepStatus
 from services.experiments import service as experiments
 from services.stats import DEFAULT_CONFIDENCE
 from services.sweeps import NUMERIC_METRICS, SUMMARY_METRICS, Created, SweepExtension, SweepSpec, aggregates
-from services.sweeps.spec import unknown_metric_message
 from services.sweeps.observations import points_json
+from services.sweeps.spec import unknown_metric_message
 from services.sweeps.table import sweep_table
 
 router = APIRouter(prefix="/v1/sweeps", tags=["sweeps"], route_class=SweepBodyRoute)
@@ -54,7 +54,12 @@ def _enqueue_after_commit(session: SessionDep, created: Created, enqueue: Enqueu
 
 @router.post("", status_code=status.HTTP_201_CREATED, response_model=SweepOut)
 def create_sweep(
-    body: SweepSpec, viewer: Submitter, session: SessionDep, settings: SettingsDep, response: Response, enqueue: EnqueueDep
+    body: SweepSpec,
+    viewer: Submitter,
+    session: SessionDep,
+    settings: SettingsDep,
+    response: Response,
+    enqueue: EnqueueDep,
 ) -> Any:
     """Creates the sweep: every point is built and validated (a refused point is a 422 naming
     its axis values), then the sweep, its points and all its runs are stored in one
@@ -72,7 +77,9 @@ def list_sweeps(
     session: SessionDep,
     viewer: CurrentUser,
     search: SearchDep,
-    status_: Annotated[SweepStatus | None, Query(alias="status", description="queued, running, done or cancelled")] = None,
+    status_: Annotated[
+        SweepStatus | None, Query(alias="status", description="queued, running, done or cancelled")
+    ] = None,
     preset: str | None = None,
     limit: Annotated[int, Query(ge=1, le=500)] = 50,
     offset: Annotated[int, Query(ge=0, le=1_000_000_000)] = 0,
@@ -100,7 +107,9 @@ def compare_sweeps(
     viewer: CurrentUser,
     a: Annotated[uuid.UUID, Query(description="the first sweep")],
     b: Annotated[uuid.UUID, Query(description="the second sweep")],
-    metric: Annotated[str, Query(description="a metric of the summaries: per flow, per link or per run (GET /v1/sweeps/{id}/summary)")] = "throughput_pkts_per_rtt",
+    metric: Annotated[
+        str, Query(description="a metric of the summaries: per flow, per link or per run (GET /v1/sweeps/{id}/summary)")
+    ] = "throughput_pkts_per_rtt",
     flow: Annotated[str | None, Query(description="one flow group (all when absent)")] = None,
     fmt: TableFormat = FORMAT_QUERY,
 ) -> Any:
@@ -110,7 +119,9 @@ def compare_sweeps(
     c = experiments.compare_sweeps(session, a, b, viewer, metric=metric, flow=flow)
     sides = {k: {"id": s.id, "name": s.name, "preset": s.preset} for k, s in (("a", c.a), ("b", c.b))}
     body = {**sides, "metric": metric, "axes": c.axes, "only_a": c.only_a, "only_b": c.only_b}
-    return table_response(c.rows, fmt, f"sweeps-{a}-{b}-{metric}", body=jsonable_encoder(body), first_columns=[*c.axes, "flow"])
+    return table_response(
+        c.rows, fmt, f"sweeps-{a}-{b}-{metric}", body=jsonable_encoder(body), first_columns=[*c.axes, "flow"]
+    )
 
 
 @router.get("/{sweep_id}", response_model=SweepOut)
@@ -157,8 +168,10 @@ def summary(
     viewer: CurrentUser,
     metric: Annotated[
         list[str] | None,
-        Query(description="metrics per flow group, per link (utilization, p95_queue_delay_s, …) or per run "
-        "(jain, uf_percent); every per-flow metric when absent"),
+        Query(
+            description="metrics per flow group, per link (utilization, p95_queue_delay_s, …) or per run "
+            "(jain, uf_percent); every per-flow metric when absent"
+        ),
     ] = None,
     flow: Annotated[str | None, Query(description="one flow group, link, or `run` (all when absent)")] = None,
     fmt: TableFormat = FORMAT_QUERY,

@@ -36,9 +36,7 @@ def me(viewer: CurrentUser, session: SessionDep) -> Any:
 @router.post("/users", status_code=status.HTTP_201_CREATED, response_model=UserCreated)
 def create_user(body: UserCreate, viewer: CurrentUser, session: SessionDep) -> Any:
     """Admins only. Returns the user and their first token (shown once). 409 if the name is taken."""
-    user, token = users.create_user(
-        session, viewer, name=body.name, is_admin=body.is_admin, quotas=quota_changes(body)
-    )
+    user, token = users.create_user(session, viewer, name=body.name, is_admin=body.is_admin, quotas=quota_changes(body))
     return UserCreated(**UserOut.of(user).model_dump(), token=NewTokenOut.made(token.row, token.secret))
 
 

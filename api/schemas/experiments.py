@@ -12,7 +12,6 @@ from services.experiments import MAX_NOTE_LENGTH
 from services.experiments.service import Deleted, Edit
 
 
-
 class Changes(BaseModel):
     """Every field optional; those given are applied together, or none is (a refused field
     is a 422 naming it). Owner or admin only."""
@@ -26,10 +25,13 @@ class Changes(BaseModel):
     add_tags: list[str] = Field(default_factory=list, max_length=100, description="tags to add")
     remove_tags: list[str] = Field(default_factory=list, max_length=100, description="tags to remove")
     note: str | None = Field(
-        default=None, max_length=MAX_NOTE_LENGTH, description=f"free text, at most {MAX_NOTE_LENGTH} characters (null clears it)"
+        default=None,
+        max_length=MAX_NOTE_LENGTH,
+        description=f"free text, at most {MAX_NOTE_LENGTH} characters (null clears it)",
     )
     archived: StrictBool | None = Field(
-        default=None, description="hidden from the default lists (true) or restored (false); only once nothing is queued or running"
+        default=None,
+        description="hidden from the default lists (true) or restored (false); only once nothing is queued or running",
     )
 
     @field_validator("shared", "tags", "archived", mode="before")
@@ -54,7 +56,9 @@ class Changes(BaseModel):
 
 class DeletedOut(BaseModel):
     runs: int = Field(description="runs deleted")
-    results: int = Field(description="results deleted with their per-flow rows and traces (a result another run shares stays)")
+    results: int = Field(
+        description="results deleted with their per-flow rows and traces (a result another run shares stays)"
+    )
 
     @classmethod
     def of(cls, deleted: Deleted) -> DeletedOut:

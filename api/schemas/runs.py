@@ -74,4 +74,3 @@ class RunList(BaseModel):
     total: int
     limit: int
     offset: int
-

@@ -37,8 +37,12 @@ class StoppingOut(BaseModel):
     points: int
     by_reason: dict[str, int] = Field(description="points stopped, by reason (see PointOut.stop_reason)")
     growing: int = Field(description="points that may still add replications")
-    target_met: bool | None = Field(description="true: met at every point; false: not met somewhere; null: still growing")
-    message: str = Field(description="the same in words, e.g. 'target ±3 % on throughput_pkts_per_rtt NOT met at 2 of 5 points: …'")
+    target_met: bool | None = Field(
+        description="true: met at every point; false: not met somewhere; null: still growing"
+    )
+    message: str = Field(
+        description="the same in words, e.g. 'target ±3 % on throughput_pkts_per_rtt NOT met at 2 of 5 points: …'"
+    )
 
 
 class SweepOut(BaseModel):
@@ -149,4 +153,11 @@ class SweepRunOut(BaseModel):
     @classmethod
     def of(cls, run: Run) -> SweepRunOut:
         assert run.sweep_point is not None and run.replication is not None
-        return cls(point=run.sweep_point, replication=run.replication, run_id=run.id, seed=run.seed, status=run.status, error=run.error)
+        return cls(
+            point=run.sweep_point,
+            replication=run.replication,
+            run_id=run.id,
+            seed=run.seed,
+            status=run.status,
+            error=run.error,
+        )

@@ -68,8 +68,12 @@ class UserOut(BaseModel):
     def of(cls, user: User) -> UserOut:
         own = QuotaFields(**{f: getattr(user, f) for f in QuotaFields.model_fields})
         return cls(
-            id=user.id, name=user.name, is_admin=user.is_admin, created_at=user.created_at,
-            disabled=user.disabled_at is not None, own_quotas=own,
+            id=user.id,
+            name=user.name,
+            is_admin=user.is_admin,
+            created_at=user.created_at,
+            disabled=user.disabled_at is not None,
+            own_quotas=own,
         )
 
 
@@ -83,8 +87,11 @@ class MeOut(BaseModel):
     @classmethod
     def of(cls, me: Identity, queued_runs: int) -> MeOut:
         return cls(
-            id=me.id, name=me.name, is_admin=me.is_admin,
-            quotas=EffectiveQuotas(**vars(me.quotas)), queued_runs=queued_runs,
+            id=me.id,
+            name=me.name,
+            is_admin=me.is_admin,
+            quotas=EffectiveQuotas(**vars(me.quotas)),
+            queued_runs=queued_runs,
         )
 
 

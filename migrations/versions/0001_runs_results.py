@@ -135,9 +135,7 @@ def upgrade() -> None:
         sa.Column("finished_at", sa.DateTime(timezone=True), nullable=True),
         sa.Column("attempts", sa.Integer(), server_default=sa.text("0"), nullable=False),
         sa.Column("worker", sa.Text(), nullable=True, comment="hostname of the worker that ran it"),
-        sa.Column(
-            "error", sa.Text(), nullable=True, comment="the core's message, or the failure's"
-        ),
+        sa.Column("error", sa.Text(), nullable=True, comment="the core's message, or the failure's"),
         sa.Column("error_kind", sa.Text(), nullable=True, comment="e.g. scenario, limit, internal"),
         sa.Column("result_id", sa.Uuid(), nullable=True),
         sa.Column(
@@ -149,12 +147,8 @@ def upgrade() -> None:
         sa.Column("events", sa.BigInteger(), nullable=True, comment="simulated events"),
         sa.CheckConstraint(SHA256_HEX, name=op.f("ck_runs_cache_key_sha256")),
         sa.CheckConstraint("attempts >= 0", name=op.f("ck_runs_attempts_not_negative")),
-        sa.CheckConstraint(
-            "events IS NULL OR events >= 0", name=op.f("ck_runs_events_not_negative")
-        ),
-        sa.CheckConstraint(
-            "seed >= 0 AND seed <= 18446744073709551615", name=op.f("ck_runs_seed_u64")
-        ),
+        sa.CheckConstraint("events IS NULL OR events >= 0", name=op.f("ck_runs_events_not_negative")),
+        sa.CheckConstraint("seed >= 0 AND seed <= 18446744073709551615", name=op.f("ck_runs_seed_u64")),
         sa.ForeignKeyConstraint(
             ["result_id"],
             ["results.id"],

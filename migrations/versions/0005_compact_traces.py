@@ -30,8 +30,13 @@ LAYOUT = ("samples", "chunk_samples", "series", "items")
 
 def upgrade() -> None:
     """Upgrade schema."""
-    op.add_column("traces", sa.Column("samples", sa.BigInteger(), nullable=True, comment="sample times (the length of every series)"))
-    op.add_column("traces", sa.Column("chunk_samples", sa.Integer(), nullable=True, comment="samples per chunk of every series"))
+    op.add_column(
+        "traces",
+        sa.Column("samples", sa.BigInteger(), nullable=True, comment="sample times (the length of every series)"),
+    )
+    op.add_column(
+        "traces", sa.Column("chunk_samples", sa.Integer(), nullable=True, comment="samples per chunk of every series")
+    )
     op.add_column(
         "traces",
         sa.Column(
@@ -80,7 +85,9 @@ def upgrade() -> None:
 def _to_chunks(conn: sa.Connection, result_id: object) -> None:
     """One JSONB trace as chunks: the sample times, then each flow and link item alone."""
     one = {"id": result_id}
-    time_s = conn.execute(sa.text("SELECT coalesce(data->'time_s', '[]') FROM traces WHERE result_id = :id"), one).scalar_one()
+    time_s = conn.execute(
+        sa.text("SELECT coalesce(data->'time_s', '[]') FROM traces WHERE result_id = :id"), one
+    ).scalar_one()
     count = conn.execute(
         sa.text(
             "SELECT count(*) FROM traces, jsonb_array_elements(coalesce(data->'flows', '[]') || coalesce(data->'links', '[]')) item, "
@@ -107,7 +114,9 @@ def _to_chunks(conn: sa.Connection, result_id: object) -> None:
             series.append({"kind": kind, "name": name, "quantity": quantity, "dtype": dtype})
             if chunks:
                 conn.execute(
-                    sa.text("INSERT INTO trace_chunks (result_id, chunk, series, data) VALUES (:id, :chunk, :series, :data)"),
+                    sa.text(
+                        "INSERT INTO trace_chunks (result_id, chunk, series, data) VALUES (:id, :chunk, :series, :data)"
+                    ),
                     [{"id": result_id, "chunk": c, "series": len(series) - 1, "data": d} for c, d in enumerate(chunks)],
                 )
 
@@ -116,9 +125,9 @@ def _to_chunks(conn: sa.Connection, result_id: object) -> None:
         names[key].append(item["name"])
         store(trace_codec.item_series(key.removesuffix("s"), item))
     conn.execute(
-        sa.text("UPDATE traces SET samples = :samples, chunk_samples = :chunk, series = :series, items = :items WHERE result_id = :id").bindparams(
-            sa.bindparam("series", type_=postgresql.JSONB), sa.bindparam("items", type_=postgresql.JSONB)
-        ),
+        sa.text(
+            "UPDATE traces SET samples = :samples, chunk_samples = :chunk, series = :series, items = :items WHERE result_id = :id"
+        ).bindparams(sa.bindparam("series", type_=postgresql.JSONB), sa.bindparam("items", type_=postgresql.JSONB)),
         {"id": result_id, "samples": samples, "chunk": chunk_samples, "series": series, "items": names},
     )
 
@@ -127,15 +136,20 @@ def downgrade() -> None:
     """Downgrade schema."""
     op.add_column("traces", sa.Column("data", postgresql.JSONB(astext_type=sa.Text()), nullable=True))
     conn = op.get_bind()
-    for result_id, series, items in conn.execute(sa.text("SELECT result_id, series, items FROM traces ORDER BY result_id")).all():
+    for result_id, series, items in conn.execute(
+        sa.text("SELECT result_id, series, items FROM traces ORDER BY result_id")
+    ).all():
         chunks: list[list[np.ndarray]] = [[] for _ in series]
         for number, data in conn.execute(
-            sa.text("SELECT series, data FROM trace_chunks WHERE result_id = :id ORDER BY series, chunk"), {"id": result_id}
+            sa.text("SELECT series, data FROM trace_chunks WHERE result_id = :id ORDER BY series, chunk"),
+            {"id": result_id},
         ):
             chunks[number].append(trace_codec.decode(data, series[number]["dtype"]))
         values = [np.concatenate(c) if c else np.empty(0) for c in chunks]
         conn.execute(
-            sa.text("UPDATE traces SET data = :data WHERE result_id = :id").bindparams(sa.bindparam("data", type_=postgresql.JSONB)),
+            sa.text("UPDATE traces SET data = :data WHERE result_id = :id").bindparams(
+                sa.bindparam("data", type_=postgresql.JSONB)
+            ),
             {"id": result_id, "data": trace_codec.assemble(series, items, values)},
         )
     op.drop_table("trace_chunks")

@@ -32,17 +32,34 @@ def upgrade() -> None:
         sa.Column("metric", sa.Text(), nullable=False),
         sa.Column("point", sa.Integer(), nullable=False),
         sa.Column("flow", sa.Text(), nullable=False, comment="the flow group's name"),
-        sa.Column("position", sa.Integer(), nullable=False, comment="the first group of that name in the point's flow_groups"),
+        sa.Column(
+            "position", sa.Integer(), nullable=False, comment="the first group of that name in the point's flow_groups"
+        ),
         sa.Column("type", sa.Text(), nullable=False, comment="that group's type (tcp, udp)"),
         sa.Column("variant", sa.Text(), nullable=True, comment="that group's variant"),
         sa.Column("app", sa.Text(), nullable=True, comment="that group's application, if any"),
         sa.Column("runs", sa.Integer(), nullable=False, comment="succeeded runs counted"),
-        sa.Column("observations", sa.Integer(), nullable=False, comment="group observations counted (runs × groups of that name)"),
+        sa.Column(
+            "observations",
+            sa.Integer(),
+            nullable=False,
+            comment="group observations counted (runs × groups of that name)",
+        ),
         sa.Column("count", sa.Integer(), nullable=False, comment="observations with a finite value"),
         sa.Column("sum", sa.Numeric(), nullable=False, comment="exact sum of the finite values"),
         sa.Column("sum_squares", sa.Numeric(), nullable=False, comment="exact sum of their squares"),
-        sa.Column("mean", sa.Double(), nullable=True, comment="sum / count, rounded once from the exact sums (null: no value, or beyond float8)"),
-        sa.Column("variance", sa.Double(), nullable=True, comment="the sample variance (n - 1), rounded once from the exact sums (null: below two values)"),
+        sa.Column(
+            "mean",
+            sa.Double(),
+            nullable=True,
+            comment="sum / count, rounded once from the exact sums (null: no value, or beyond float8)",
+        ),
+        sa.Column(
+            "variance",
+            sa.Double(),
+            nullable=True,
+            comment="the sample variance (n - 1), rounded once from the exact sums (null: below two values)",
+        ),
         sa.ForeignKeyConstraint(
             ["sweep_id"], ["sweeps.id"], name=op.f("fk_sweep_aggregates_sweep_id_sweeps"), ondelete="CASCADE"
         ),

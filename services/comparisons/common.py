@@ -15,9 +15,9 @@ from typing import Any
 
 from services.errors import InvalidInputError
 from services.sweeps import Observation
-from services.sweeps.spec import SUMMARY_METRICS, unknown_metric_message
+
 # One identity for axis values everywhere: the sweeps' own (re-exported for the comparisons).
-from services.sweeps.spec import point_key, value_key  # noqa: F401
+from services.sweeps.spec import SUMMARY_METRICS, point_key, unknown_metric_message, value_key  # noqa: F401
 
 ObservationLike = Observation
 """What a comparison reads (the tests build them by hand)."""
@@ -129,7 +129,9 @@ def check_flow(observations: Sequence[ObservationLike], flow: str, path: str) ->
     known = flows_of(observations)
     if observations and flow not in known:  # nothing has succeeded yet: nothing to check against
         listed = ", ".join(known)
-        raise InvalidInputError(f"unknown flow {flow!r}; the flow groups here are: {listed}", path=path, kind="unknown_flow")
+        raise InvalidInputError(
+            f"unknown flow {flow!r}; the flow groups here are: {listed}", path=path, kind="unknown_flow"
+        )
     return flow
 
 

@@ -125,13 +125,22 @@ class Inputs:
         return {"p": self.p, "m": self.m, "rtt_s": self.rtt_s, "rto_s": self.rto_s}
 
 
-INPUT_METRICS: tuple[str, ...] = ("loss_event_rate", "drops_per_loss_event", "loss_rate", "mean_rtt_s", "mean_rto_s", THROUGHPUT)
+INPUT_METRICS: tuple[str, ...] = (
+    "loss_event_rate",
+    "drops_per_loss_event",
+    "loss_rate",
+    "mean_rtt_s",
+    "mean_rto_s",
+    THROUGHPUT,
+)
 """The metrics a model comparison reads."""
 
 
 def derive_inputs(group: Sequence[ObservationLike], m_from: MFrom = "drops") -> Inputs:
     """Paper 000 §IV-A/§IV-C: p, m, R, RTO from the simulation, averaged over replications."""
-    return inputs_of({m: summarize((metric_of(o, m) for o in group), bounds=metric_bounds(m)) for m in INPUT_METRICS}, m_from)
+    return inputs_of(
+        {m: summarize((metric_of(o, m) for o in group), bounds=metric_bounds(m)) for m in INPUT_METRICS}, m_from
+    )
 
 
 def inputs_of(summaries: Mapping[str, Summary], m_from: MFrom = "drops") -> Inputs:
@@ -190,7 +199,11 @@ def predict(model: str, inputs: Inputs) -> Prediction:
     value = number(np.asarray(ev.outputs["throughput_pkts_per_rtt"]).item())
     notes = [f"{w.parameter}: {w.reason}" for w in ev.warnings]
     valid = not any(w.kind == "range" for w in ev.warnings)
-    if model == "newreno-impatient" and "timeout_regime" in ev.outputs and not bool(np.asarray(ev.outputs["timeout_regime"]).item()):
+    if (
+        model == "newreno-impatient"
+        and "timeout_regime" in ev.outputs
+        and not bool(np.asarray(ev.outputs["timeout_regime"]).item())
+    ):
         m_star = float(np.asarray(ev.outputs["m_star"]).item())
         # Paper 000 §IV-C: "the number of drops is below m* = 4. Since the Impatient throughput
         # model does not apply in this regime …" — the model answers eq. (4) there.
@@ -252,7 +265,9 @@ def predict_many(model: str, many: Sequence[Inputs]) -> list[Prediction]:
             return
         values = np.asarray(ev.outputs["throughput_pkts_per_rtt"], dtype=float)
         regime = ev.outputs.get("timeout_regime") if model == "newreno-impatient" else None
-        m_star = np.broadcast_to(np.asarray(ev.outputs["m_star"], dtype=float), values.shape) if regime is not None else None
+        m_star = (
+            np.broadcast_to(np.asarray(ev.outputs["m_star"], dtype=float), values.shape) if regime is not None else None
+        )
         for k, i in enumerate(indices):
             value = number(float(values[k]))
             note = None
@@ -297,7 +312,15 @@ def groups_of(observations: Sequence[ObservationLike]) -> list[Group]:
         with np.errstate(over="ignore", invalid="ignore"):  # absurd inputs overflow to None, not a warning
             summaries = {m: summarize((metric_of(o, m) for o in group), bounds=metric_bounds(m)) for m in INPUT_METRICS}
         out.append(
-            Group(point, group[0].values, flow, group[0].variant, group[0].app, len({o.replication for o in group}), summaries)
+            Group(
+                point,
+                group[0].values,
+                flow,
+                group[0].variant,
+                group[0].app,
+                len({o.replication for o in group}),
+                summaries,
+            )
         )
     return out
 
@@ -374,7 +397,9 @@ def model_rows(
             if sim.mean is None:
                 note = "; ".join(filter(None, ["the simulated throughput is undefined", note]))
             if group.app not in (None, "ftp"):
-                note = "; ".join(filter(None, [f"{group.app} traffic: the models describe long-lived bulk transfers", note]))
+                note = "; ".join(
+                    filter(None, [f"{group.app} traffic: the models describe long-lived bulk transfers", note])
+                )
             rows.append(
                 {
                     **base,

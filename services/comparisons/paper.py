@@ -41,8 +41,8 @@ from services.comparisons.common import (
     axis_order,
     axis_paths,
     finite_row,
-    gap_flag,
     flows_of,
+    gap_flag,
     metric_of,
     number,
     point_key,
@@ -187,7 +187,9 @@ def _table2_row(
         sim_ci_low=stats["throughput_pkts_per_rtt"]["ci_low"],
         sim_ci_high=stats["throughput_pkts_per_rtt"]["ci_high"],
         sim_diff=relative(sim, paper_sim),
-        sim_gap=gap_flag(sim, stats["throughput_pkts_per_rtt"]["ci_low"], stats["throughput_pkts_per_rtt"]["ci_high"], paper_sim),
+        sim_gap=gap_flag(
+            sim, stats["throughput_pkts_per_rtt"]["ci_low"], stats["throughput_pkts_per_rtt"]["ci_high"], paper_sim
+        ),
         paper_model_pkts_per_rtt=paper_model,
         model_pkts_per_rtt=model,
         model_diff=relative(model, paper_model),
@@ -199,7 +201,9 @@ def _table2_row(
         model_pkts_per_rtt_m_drops=pred_drops.value if pred_drops else None,
         rtt_s=inputs.rtt_s if inputs else None,
         rto_s=inputs.rto_s if inputs else None,
-        note=("no point of this sweep has this number of background flows" if not group else pred.note if pred else None),
+        note=(
+            "no point of this sweep has this number of background flows" if not group else pred.note if pred else None
+        ),
     )
     return finite_row(row)
 
@@ -229,15 +233,24 @@ def _table2_summary(published: Sequence[Mapping[str, float]], rows: Sequence[Map
         # (9.79 % from the printed columns); its signed mean is smaller, as rows 160–192 are above.
         "paper_mean_error_pct_4_to_200": mean_pct([e[0] for e in paper_in]),
         "paper_mean_signed_error_pct_4_to_200": mean_pct([e[1] for e in paper_in]),
-        "paper_max_error": {"background_flows": paper_max[0]["background_flows"], "error_pct": mean_pct([paper_max[1][0]])},
+        "paper_max_error": {
+            "background_flows": paper_max[0]["background_flows"],
+            "error_pct": mean_pct([paper_max[1][0]]),
+        },
         "our_mean_error_pct_4_to_200": mean_pct([r["model_error"] for r in ours]),
         "our_mean_signed_error_pct_4_to_200": mean_pct([r["model_signed_error"] for r in ours]),
         "our_max_error": {"background_flows": our_max[0], "error_pct": mean_pct([our_max[1]])},
         "rows_with_big_gaps": [
-            {"background_flows": r["background_flows"], "sim_pkts_per_rtt": r["sim_pkts_per_rtt"],
-             "sim_ci_low": r["sim_ci_low"], "sim_ci_high": r["sim_ci_high"],
-             "paper_sim_pkts_per_rtt": r["paper_sim_pkts_per_rtt"], "sim_diff": r["sim_diff"]}
-            for r in rows if r.get("sim_gap")
+            {
+                "background_flows": r["background_flows"],
+                "sim_pkts_per_rtt": r["sim_pkts_per_rtt"],
+                "sim_ci_low": r["sim_ci_low"],
+                "sim_ci_high": r["sim_ci_high"],
+                "paper_sim_pkts_per_rtt": r["paper_sim_pkts_per_rtt"],
+                "sim_diff": r["sim_diff"],
+            }
+            for r in rows
+            if r.get("sim_gap")
         ],
         "rows_compared": sum(1 for r in rows if r["in_paper"] and r["sim_diff"] is not None),
         "m_from": "ratio (loss rate / loss event rate), as the table's columns give it; "
@@ -319,7 +332,11 @@ def fig2(
 
 
 def _fig2_row(
-    point: int, groups: Mapping[str, Sequence[ObservationLike]], m_axis: str, rest: Sequence[str], published: Mapping[str, Any]
+    point: int,
+    groups: Mapping[str, Sequence[ObservationLike]],
+    m_axis: str,
+    rest: Sequence[str],
+    published: Mapping[str, Any],
 ) -> dict[str, Any]:
     first = (groups[SBS] or groups[IMP])[0]
     m = first.values.get(m_axis)

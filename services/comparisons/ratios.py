@@ -55,7 +55,12 @@ from services.comparisons.common import (
 from services.errors import InvalidInputError
 from services.stats import DEFAULT_CONFIDENCE, fieller_interval, paired_difference, significant_direction
 
-A_BETTER, B_BETTER, NO_DIFFERENCE, INSUFFICIENT = "a_better", "b_better", "no_significant_difference", "insufficient_data"
+A_BETTER, B_BETTER, NO_DIFFERENCE, INSUFFICIENT = (
+    "a_better",
+    "b_better",
+    "no_significant_difference",
+    "insufficient_data",
+)
 VERDICTS = (A_BETTER, B_BETTER, NO_DIFFERENCE, INSUFFICIENT)
 
 COLUMNS = (
@@ -105,7 +110,9 @@ def compare_pairs(
     clean = [(float(a), float(b)) for a, b in pairs if _finite(a) and _finite(b)]
     n = len(clean)
     if n == 0:
-        return PairedComparison(0, None, None, None, None, None, None, None, None, INSUFFICIENT, "no pair with both values defined")
+        return PairedComparison(
+            0, None, None, None, None, None, None, None, None, INSUFFICIENT, "no pair with both values defined"
+        )
     a = np.array([x for x, _ in clean])
     b = np.array([y for _, y in clean])
     with np.errstate(all="ignore"):
@@ -209,7 +216,9 @@ def axis_ratios(
     paths = axis_paths(observations, axes)
     if axis not in paths:
         listed = ", ".join(paths) if paths else "none (a single run has no axes)"
-        raise InvalidInputError(f"{axis!r} is not an axis of this sweep; its axes: {listed}", path="$.axis", kind="unknown_axis")
+        raise InvalidInputError(
+            f"{axis!r} is not an axis of this sweep; its axes: {listed}", path="$.axis", kind="unknown_axis"
+        )
     present = [o.values[axis] for o in observations if axis in (o.values or {})]
     declared = next((a.get("values") for a in axes or () if a.get("path") == axis), None)
     if isinstance(declared, list):
@@ -237,7 +246,9 @@ def axis_ratios(
         entry["points"][side] = obs.point
     flow_rank = {name: i for i, name in enumerate(flows_of(observations))}
     rows = []
-    for entry in sorted(groups.values(), key=lambda e: (e["points"].get("a", e["points"].get("b", 0)), flow_rank[e["flow"]])):
+    for entry in sorted(
+        groups.values(), key=lambda e: (e["points"].get("a", e["points"].get("b", 0)), flow_rank[e["flow"]])
+    ):
         reps = sorted(set(entry["a"]) | set(entry["b"]))
         pairs = [(entry["a"].get(r), entry["b"].get(r)) for r in reps]
         result = compare_pairs(pairs, higher_better=higher_is_better(metric), confidence=confidence)
@@ -272,7 +283,13 @@ def regions(
     Without an axis (a single run) every row is its own region."""
     if along is None:
         return [
-            {"verdict": r.get("verdict"), "from": None, "to": None, "points": 1, "fixed": {g: r.get(g) for g in group_by}}
+            {
+                "verdict": r.get("verdict"),
+                "from": None,
+                "to": None,
+                "points": 1,
+                "fixed": {g: r.get(g) for g in group_by},
+            }
             for r in rows
         ]
     groups: dict[tuple[Hashable, ...], list[Mapping[str, Any]]] = {}
@@ -321,7 +338,9 @@ def ratio_context(
     if along is not None and along not in paths:
         listed = ", ".join(paths) if paths else "none"
         raise InvalidInputError(
-            f"{along!r} is not an axis to walk along here; the candidates: {listed}", path="$.along", kind="unknown_axis"
+            f"{along!r} is not an axis to walk along here; the candidates: {listed}",
+            path="$.along",
+            kind="unknown_axis",
         )
     along = along or default_along(rows, paths)
     group_by = [p for p in paths if p != along] + (["flow"] if axis is not None else [])

@@ -71,7 +71,12 @@ class Source:
 
     def aggregates_version(self) -> Any:
         """A sweep's aggregates' version (`aggregates.Version`), read once; None for a run."""
-        if self._version is None and self._observations is None and self.session is not None and self.sweep_id is not None:
+        if (
+            self._version is None
+            and self._observations is None
+            and self.session is not None
+            and self.sweep_id is not None
+        ):
             from services.sweeps import aggregates
 
             self._version = aggregates.version(self.session, self.sweep_id)
@@ -90,9 +95,7 @@ class Source:
 
             values_at = aggregates.point_values(self.session, self.sweep_id)
             return [
-                model_cmp.Group(
-                    c.point, values_at.get(c.point, {}), c.flow, c.variant, c.app, c.runs, c.summaries
-                )
+                model_cmp.Group(c.point, values_at.get(c.point, {}), c.flow, c.variant, c.app, c.runs, c.summaries)
                 for c in aggregates.read_cells(self.session, self.sweep_id, model_cmp.INPUT_METRICS, tcp_only=True)
             ]
         return model_cmp.groups_of(self.observations)
@@ -229,9 +232,15 @@ def compare_ratios(
     if by_flows:
         for name, value in (("flow_a", flow_a), ("flow_b", flow_b)):
             if value is None:
-                raise InvalidInputError(f"{name} is required with {'flow_b' if name == 'flow_a' else 'flow_a'}", path=f"$.{name}", kind="missing")
+                raise InvalidInputError(
+                    f"{name} is required with {'flow_b' if name == 'flow_a' else 'flow_a'}",
+                    path=f"$.{name}",
+                    kind="missing",
+                )
         if flow is not None:
-            raise InvalidInputError("flow applies to an axis comparison; use flow_a and flow_b", path="$.flow", kind="unexpected")
+            raise InvalidInputError(
+                "flow applies to an axis comparison; use flow_a and flow_b", path="$.flow", kind="unexpected"
+            )
         assert flow_a is not None and flow_b is not None
         rows = ratio_cmp.flow_ratios(observed, metric=metric, flow_a=flow_a, flow_b=flow_b, axes=source.axes)
         compared: dict[str, Any] = {"a": {"flow": flow_a}, "b": {"flow": flow_b}}

@@ -45,6 +45,4 @@ def current_revision(url: str) -> str | None:
 
 
 def head_revision() -> str | None:
-    return ScriptDirectory.from_config(
-        alembic_config("postgresql://localhost/x")
-    ).get_current_head()
+    return ScriptDirectory.from_config(alembic_config("postgresql://localhost/x")).get_current_head()

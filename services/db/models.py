@@ -108,9 +108,7 @@ class Run(Base):
         comment="the TCP variants of the scenario's flows, for filtering",
     )
     seed: Mapped[int] = mapped_column(UInt64)
-    cache_key: Mapped[str] = mapped_column(
-        comment="sha256 (hex) of canonical scenario + seed + core version"
-    )
+    cache_key: Mapped[str] = mapped_column(comment="sha256 (hex) of canonical scenario + seed + core version")
     core_version: Mapped[str]
     created_at: Mapped[dt.datetime] = mapped_column(server_default=_now())
     started_at: Mapped[dt.datetime | None]
@@ -123,12 +121,8 @@ class Run(Base):
     )
     error: Mapped[str | None] = mapped_column(comment="the core's message, or the failure's")
     error_kind: Mapped[str | None] = mapped_column(comment="e.g. scenario, limit, internal")
-    result_id: Mapped[uuid.UUID | None] = mapped_column(
-        ForeignKey("results.id", ondelete="SET NULL")
-    )
-    core_wall_s: Mapped[float | None] = mapped_column(
-        Double, comment="the core's own wall time for this run"
-    )
+    result_id: Mapped[uuid.UUID | None] = mapped_column(ForeignKey("results.id", ondelete="SET NULL"))
+    core_wall_s: Mapped[float | None] = mapped_column(Double, comment="the core's own wall time for this run")
     events: Mapped[int | None] = mapped_column(BigInteger, comment="simulated events")
     sweep_id: Mapped[uuid.UUID | None] = mapped_column(
         ForeignKey("sweeps.id", ondelete="CASCADE"), comment="the sweep it belongs to, if any"
@@ -148,10 +142,15 @@ class Run(Base):
         comment="the batch it was dispatched in (its first run's id; null: not dispatched)"
     )
     tags: Mapped[list[str]] = mapped_column(
-        ARRAY(Text), default=list, server_default=text("'{}'::text[]"), comment="labels to find it by (docs/experiments.md)"
+        ARRAY(Text),
+        default=list,
+        server_default=text("'{}'::text[]"),
+        comment="labels to find it by (docs/experiments.md)",
     )
     note: Mapped[str | None] = mapped_column(comment="the owner's free text about it")
-    archived_at: Mapped[dt.datetime | None] = mapped_column(comment="hidden from the default lists since (null: not archived)")
+    archived_at: Mapped[dt.datetime | None] = mapped_column(
+        comment="hidden from the default lists since (null: not archived)"
+    )
 
     result: Mapped[Result | None] = relationship(back_populates="runs")
     # Lazy: a page of runs of one owner loads the user once (the identity map answers the rest).
@@ -194,7 +193,9 @@ class Run(Base):
         Index(None, "sweep_id", "sweep_point", "status"),  # a sweep's progress from the index alone (0011)
         # Experiment search (0014): all of some tags, a parameter's value, the archived ones.
         Index(None, "tags", postgresql_using="gin"),
-        Index("ix_runs_scenario_path", "scenario", postgresql_using="gin", postgresql_ops={"scenario": "jsonb_path_ops"}),
+        Index(
+            "ix_runs_scenario_path", "scenario", postgresql_using="gin", postgresql_ops={"scenario": "jsonb_path_ops"}
+        ),
         Index("ix_runs_archived", "archived_at", postgresql_where=text("archived_at IS NOT NULL")),
         CheckConstraint("cardinality(tags) <= 32", name="tags_count"),
         CheckConstraint("note IS NULL OR char_length(note) <= 10000", name="note_length"),
@@ -240,9 +241,7 @@ class FlowResult(Base):
 
     __tablename__ = "flow_results"
 
-    result_id: Mapped[uuid.UUID] = mapped_column(
-        ForeignKey("results.id", ondelete="CASCADE"), primary_key=True
-    )
+    result_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("results.id", ondelete="CASCADE"), primary_key=True)
     position: Mapped[int] = mapped_column(Integer, primary_key=True)
     name: Mapped[str]
     type: Mapped[str] = mapped_column(comment="tcp | udp")
@@ -290,9 +289,7 @@ class Trace(Base):
 
     __tablename__ = "traces"
 
-    result_id: Mapped[uuid.UUID] = mapped_column(
-        ForeignKey("results.id", ondelete="CASCADE"), primary_key=True
-    )
+    result_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("results.id", ondelete="CASCADE"), primary_key=True)
     samples: Mapped[int] = mapped_column(BigInteger, comment="sample times (the length of every series)")
     chunk_samples: Mapped[int] = mapped_column(Integer, comment="samples per chunk of every series")
     series: Mapped[list[dict[str, Any]]] = mapped_column(
@@ -316,9 +313,7 @@ class TraceChunk(Base):
 
     __tablename__ = "trace_chunks"
 
-    result_id: Mapped[uuid.UUID] = mapped_column(
-        ForeignKey("traces.result_id", ondelete="CASCADE"), primary_key=True
-    )
+    result_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("traces.result_id", ondelete="CASCADE"), primary_key=True)
     # (chunk, series) in this order: rows read in key order are the table's rows block by block.
     chunk: Mapped[int] = mapped_column(Integer, primary_key=True)
     series: Mapped[int] = mapped_column(Integer, primary_key=True)
@@ -357,11 +352,12 @@ class Sweep(Base):
     schedule_id: Mapped[uuid.UUID | None] = mapped_column(
         ForeignKey("schedules.id", ondelete="SET NULL"), comment="the schedule that fired it, if any"
     )
-    fired_for: Mapped[dt.datetime | None] = mapped_column(
-        comment="the schedule's firing time this sweep answers"
-    )
+    fired_for: Mapped[dt.datetime | None] = mapped_column(comment="the schedule's firing time this sweep answers")
     tags: Mapped[list[str]] = mapped_column(
-        ARRAY(Text), default=list, server_default=text("'{}'::text[]"), comment="labels to find it by (docs/experiments.md)"
+        ARRAY(Text),
+        default=list,
+        server_default=text("'{}'::text[]"),
+        comment="labels to find it by (docs/experiments.md)",
     )
     note: Mapped[str | None] = mapped_column(comment="the owner's free text about it")
     archived_at: Mapped[dt.datetime | None] = mapped_column(
@@ -434,7 +430,7 @@ class SweepPoint(Base):
     scenario: Mapped[dict[str, Any] | None] = mapped_column(
         deferred=True,
         comment="the canonical scenario without its seed: each of the point's runs is this with its own seed "
-        "(null only for a point stored before migration 0012 without runs)"
+        "(null only for a point stored before migration 0012 without runs)",
     )
     stop_reason: Mapped[str | None] = mapped_column(
         Text, comment="why the stopping rule stopped here (StopReason); null while it may grow, or without a rule"

@@ -19,8 +19,8 @@ from typing import Any
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DisconnectionError
-from sqlalchemy.pool import ConnectionPoolEntry
 from sqlalchemy.orm import Session, SessionTransaction, sessionmaker
+from sqlalchemy.pool import ConnectionPoolEntry
 
 _AFTER_COMMIT = "tcplab.after_commit"
 

@@ -11,7 +11,10 @@ from sqlalchemy.orm import Session
 
 def cancel_pending(session: Session, sweep_id: uuid.UUID) -> bool:
     """Whether the sweep's cancel waits for the dispatcher to mark its waiting runs."""
-    return session.execute(text("SELECT 1 FROM pending_cancels WHERE sweep_id = :sweep"), {"sweep": sweep_id}).first() is not None
+    return (
+        session.execute(text("SELECT 1 FROM pending_cancels WHERE sweep_id = :sweep"), {"sweep": sweep_id}).first()
+        is not None
+    )
 
 
 def lock_sweep_runs(session: Session, sweep_id: uuid.UUID) -> list[uuid.UUID]:

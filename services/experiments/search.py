@@ -87,7 +87,9 @@ def parse_param(text: str, index: int = 0) -> Param:
             cut = i
             break
     if cut <= 0:
-        raise InvalidInputError(f"{text!r}: a parameter is PATH=VALUE, e.g. flows[0].variant=cubic", path=where, kind="param_syntax")
+        raise InvalidInputError(
+            f"{text!r}: a parameter is PATH=VALUE, e.g. flows[0].variant=cubic", path=where, kind="param_syntax"
+        )
     path, raw = text[:cut], text[cut + 1 :]
     try:
         parse_path(path)
@@ -98,7 +100,9 @@ def parse_param(text: str, index: int = 0) -> Param:
     except ValueError:
         value = raw
     if isinstance(value, dict | list):
-        raise InvalidInputError(f"{text!r}: the value must be a string, number, boolean or null", path=where, kind="param_value")
+        raise InvalidInputError(
+            f"{text!r}: the value must be a string, number, boolean or null", path=where, kind="param_value"
+        )
     return Param(path, value)
 
 
@@ -160,9 +164,11 @@ def _runs_with(param: Param) -> Any:
     `ix_runs_scenario_path` (a bitmap scan of the GIN index), sweep runs through the points
     that have it — a union, not an OR in the list's WHERE, which no index could answer."""
     standalone = select(Run.id).where(Run.scenario.op("@@")(_jsonpath(param)))
-    of_points = select(Run.id).join(
-        SweepPoint, and_(SweepPoint.sweep_id == Run.sweep_id, SweepPoint.index == Run.sweep_point)
-    ).where(SweepPoint.scenario.op("@@")(_jsonpath(param)))
+    of_points = (
+        select(Run.id)
+        .join(SweepPoint, and_(SweepPoint.sweep_id == Run.sweep_id, SweepPoint.index == Run.sweep_point))
+        .where(SweepPoint.scenario.op("@@")(_jsonpath(param)))
+    )
     return union_all(standalone, of_points)
 
 

@@ -73,7 +73,9 @@ def update_run(session: Session, run_id: uuid.UUID, viewer: Identity, edit: Edit
     follows its sweep for sharing and archiving (409); an unfinished run is not archived
     (409: cancel it first)."""
     if edit.is_empty:
-        raise InvalidInputError("nothing to change: give shared, tags, add_tags, remove_tags, note or archived", path="$", kind="empty")
+        raise InvalidInputError(
+            "nothing to change: give shared, tags, add_tags, remove_tags, note or archived", path="$", kind="empty"
+        )
     if edit.shared is not None:
         runs_service.set_shared(session, run_id, viewer, edit.shared)
     run = check_visible(runs_repo.run_for_update(session, run_id), viewer, "run", run_id)
@@ -100,7 +102,9 @@ def update_sweep(session: Session, sweep_id: uuid.UUID, viewer: Identity, edit: 
     """Shares, tags, notes or archives a sweep (owner or admin: 403 otherwise). A sweep with
     runs queued or running is not archived (409: cancel it first); its runs are archived with it."""
     if edit.is_empty:
-        raise InvalidInputError("nothing to change: give shared, tags, add_tags, remove_tags, note or archived", path="$", kind="empty")
+        raise InvalidInputError(
+            "nothing to change: give shared, tags, add_tags, remove_tags, note or archived", path="$", kind="empty"
+        )
     if edit.shared is not None:
         sweeps_service.set_shared(session, sweep_id, viewer, edit.shared)
     sweep = sweeps_service.get_sweep(session, sweep_id, viewer, for_update=True)

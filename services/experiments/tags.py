@@ -25,7 +25,11 @@ def check_tags(tags: Sequence[str], *, path: str = "$.tags") -> list[str]:
         if not isinstance(tag, str) or not tag:
             raise InvalidInputError("a tag is a non-empty string", path=where, kind="tag_empty")
         if len(tag) > MAX_TAG_LENGTH:
-            raise InvalidInputError(f"a tag is at most {MAX_TAG_LENGTH} characters (this one has {len(tag)})", path=where, kind="tag_too_long")
+            raise InvalidInputError(
+                f"a tag is at most {MAX_TAG_LENGTH} characters (this one has {len(tag)})",
+                path=where,
+                kind="tag_too_long",
+            )
         if not TAG.match(tag):
             raise InvalidInputError(
                 f"{tag!r}: a tag starts with a letter or digit and has only letters, digits and _ . : = / + -",
@@ -37,7 +41,9 @@ def check_tags(tags: Sequence[str], *, path: str = "$.tags") -> list[str]:
     return out
 
 
-def merged_tags(current: Sequence[str], *, replace: Sequence[str] | None, add: Sequence[str], remove: Sequence[str]) -> list[str]:
+def merged_tags(
+    current: Sequence[str], *, replace: Sequence[str] | None, add: Sequence[str], remove: Sequence[str]
+) -> list[str]:
     """`current` (or `replace`) plus `add` less `remove`, in order; at most MAX_TAGS."""
     tags = check_tags(replace, path="$.tags") if replace is not None else list(current)
     for tag in check_tags(add, path="$.add_tags"):
@@ -47,12 +53,18 @@ def merged_tags(current: Sequence[str], *, replace: Sequence[str] | None, add: S
     tags = [t for t in tags if t not in gone]
     if len(tags) > MAX_TAGS:
         field = "$.tags" if replace is not None and not add else "$.add_tags"
-        raise InvalidInputError(f"at most {MAX_TAGS} tags (this would make {len(tags)})", path=field, kind="too_many_tags")
+        raise InvalidInputError(
+            f"at most {MAX_TAGS} tags (this would make {len(tags)})", path=field, kind="too_many_tags"
+        )
     return tags
 
 
 def check_note(note: str | None) -> str | None:
     """The note, empty as none; InvalidInputError past MAX_NOTE_LENGTH characters."""
     if note is not None and len(note) > MAX_NOTE_LENGTH:
-        raise InvalidInputError(f"a note is at most {MAX_NOTE_LENGTH} characters (this one has {len(note)})", path="$.note", kind="note_too_long")
+        raise InvalidInputError(
+            f"a note is at most {MAX_NOTE_LENGTH} characters (this one has {len(note)})",
+            path="$.note",
+            kind="note_too_long",
+        )
     return note or None

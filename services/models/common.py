@@ -99,7 +99,9 @@ class Bound:
             return f"{v:g}"
 
         if self.lo is not None and self.hi is not None:
-            return f"{num(self.lo)} {'<' if self.lo_open else '≤'} {symbol} {'<' if self.hi_open else '≤'} {num(self.hi)}"
+            return (
+                f"{num(self.lo)} {'<' if self.lo_open else '≤'} {symbol} {'<' if self.hi_open else '≤'} {num(self.hi)}"
+            )
         if self.lo is not None:
             return f"{symbol} {'>' if self.lo_open else '≥'} {num(self.lo)}"
         if self.hi is not None:
@@ -152,7 +154,11 @@ class Param:
             "required": self.required and self.default is None,
             "default": self.default,
             "integer": self.integer,
-            "domain": {**self.domain.as_dict(), "text": self.domain.describe(self.symbol), "reason": self.domain_reason},
+            "domain": {
+                **self.domain.as_dict(),
+                "text": self.domain.describe(self.symbol),
+                "reason": self.domain_reason,
+            },
             "valid_range": (
                 {**self.valid.as_dict(), "text": self.valid.describe(self.symbol), "reason": self.valid_reason}
                 if self.valid is not None
@@ -339,7 +345,12 @@ def prepare(
         except ValueError:
             sizes = ", ".join(f"{n}: {list(a.shape)}" for n, a in arrays.items() if a.ndim)
             raise ModelDomainError(
-                [DomainIssue("mode", f"the inputs' shapes do not broadcast ({sizes}); give lists of equal length, or use mode 'grid'")]
+                [
+                    DomainIssue(
+                        "mode",
+                        f"the inputs' shapes do not broadcast ({sizes}); give lists of equal length, or use mode 'grid'",
+                    )
+                ]
             ) from None
     points = math.prod(shape)
     if max_points is not None and points > max_points:
@@ -347,7 +358,9 @@ def prepare(
     return Prepared(arrays=arrays, given=given, shape=tuple(shape), axes=axes)
 
 
-def range_warnings(params: Sequence[Param], arrays: Mapping[str, np.ndarray], shape: tuple[int, ...]) -> list[ModelWarning]:
+def range_warnings(
+    params: Sequence[Param], arrays: Mapping[str, np.ndarray], shape: tuple[int, ...]
+) -> list[ModelWarning]:
     """A warning for each parameter with values outside its valid range."""
     out = []
     for p in params:
@@ -374,7 +387,15 @@ def scalar_or_array(x: np.ndarray) -> np.ndarray | np.float64:
 
 
 RENO_FAMILY: tuple[str, ...] = (
-    "tahoe", "reno", "newreno-sbs", "newreno-impatient", "sack", "fack", "rate-halving", "ssdr", "pseudo-rate",
+    "tahoe",
+    "reno",
+    "newreno-sbs",
+    "newreno-impatient",
+    "sack",
+    "fack",
+    "rate-halving",
+    "ssdr",
+    "pseudo-rate",
 )
 """tcplab's variants that grow by one segment per RTT and halve on a loss event: what the Reno-family
 models (paper 000's NewReno models, PFTK, the square-root law) describe. CUBIC (β = 0.7, cubic
@@ -446,7 +467,9 @@ class Model:
             if inputs.get(p.name) is not None
         ]
 
-    def evaluate(self, inputs: Mapping[str, Any], mode: Mode = "broadcast", max_points: int | None = None) -> Evaluation:
+    def evaluate(
+        self, inputs: Mapping[str, Any], mode: Mode = "broadcast", max_points: int | None = None
+    ) -> Evaluation:
         given = inputs
         inputs = {k: v for k, v in inputs.items() if k not in {p.name for p, _ in self.ignored}}
         prep = prepare(self.params, inputs, mode, max_points)
@@ -456,7 +479,9 @@ class Model:
             if MSS.name in prep.arrays:
                 outputs["throughput_bits_per_s"] = outputs["throughput_pkts_per_s"] * prep.arrays[MSS.name] * 8.0
         outputs = {k: np.broadcast_to(v, prep.shape) for k, v in outputs.items()}
-        warnings = self._ignored_warnings(given, prep.shape) + range_warnings(self.params, prep.arrays, prep.shape) + warnings
+        warnings = (
+            self._ignored_warnings(given, prep.shape) + range_warnings(self.params, prep.arrays, prep.shape) + warnings
+        )
         for k, v in outputs.items():
             if v.dtype.kind == "f":
                 warnings += derived_warning(

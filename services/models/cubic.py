@@ -22,10 +22,20 @@ from typing import Any
 
 import numpy as np
 
-from services.models.common import RTT, MSS, THROUGHPUT_OUTPUTS, Bound, Model, Output, Param, loss_event_rate, scalar_or_array
+from services.models.common import (
+    MSS,
+    RTT,
+    THROUGHPUT_OUTPUTS,
+    Bound,
+    Model,
+    Output,
+    Param,
+    loss_event_rate,
+    scalar_or_array,
+)
 
 REFERENCE = (
-    "L. Xu, S. Ha, I. Rhee, V. Goel, L. Eggert, \"CUBIC for Fast and Long-Distance Networks\", RFC 9438, "
+    'L. Xu, S. Ha, I. Rhee, V. Goel, L. Eggert, "CUBIC for Fast and Long-Distance Networks", RFC 9438, '
     "2023, §5.1 (RFC 8312, 2018, §5.1)"
 )
 

@@ -16,12 +16,21 @@ from typing import Any
 
 import numpy as np
 
-from services.models.common import MSS, RENO_FAMILY, RTT, THROUGHPUT_OUTPUTS, Bound, Model, loss_event_rate, scalar_or_array
+from services.models.common import (
+    MSS,
+    RENO_FAMILY,
+    RTT,
+    THROUGHPUT_OUTPUTS,
+    Bound,
+    Model,
+    loss_event_rate,
+    scalar_or_array,
+)
 from services.models.pftk import B
 
 REFERENCE = (
-    "M. Mathis, J. Semke, J. Mahdavi, T. Ott, \"The Macroscopic Behavior of the TCP Congestion Avoidance "
-    "Algorithm\", ACM SIGCOMM CCR 27(3), 1997"
+    'M. Mathis, J. Semke, J. Mahdavi, T. Ott, "The Macroscopic Behavior of the TCP Congestion Avoidance '
+    'Algorithm", ACM SIGCOMM CCR 27(3), 1997'
 )
 
 P = loss_event_rate(

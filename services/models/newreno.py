@@ -24,9 +24,10 @@ from typing import Any
 import numpy as np
 
 from services.models.common import (
-    RENO_FAMILY,
-    THROUGHPUT_OUTPUTS,
     MSS,
+    RENO_FAMILY,
+    RTT,
+    THROUGHPUT_OUTPUTS,
     Bound,
     DomainIssue,
     Model,
@@ -34,7 +35,6 @@ from services.models.common import (
     ModelWarning,
     Output,
     Param,
-    RTT,
     derived_warning,
     loss_event_rate,
     prepare,
@@ -43,10 +43,7 @@ from services.models.common import (
     scalar_or_array,
 )
 
-REFERENCE = (
-    "N. Parvez, A. Mahanti, C. Williamson, \"TCP NewReno: Slow-but-Steady or Impatient?\", "
-    "Proc. IEEE ICC 2006"
-)
+REFERENCE = 'N. Parvez, A. Mahanti, C. Williamson, "TCP NewReno: Slow-but-Steady or Impatient?", Proc. IEEE ICC 2006'
 
 # §V: "we believe that our model predictions are reasonably accurate up to loss event rates of 5%."
 P_VALID = Bound(0.0, 0.05, lo_open=True)
@@ -300,7 +297,9 @@ class Regions:
     warnings: list[ModelWarning]
 
 
-def regions(p: Any, m: Any, rtt_s: float, rto_s: float, m_star: float | None = None, max_points: int | None = None) -> Regions:
+def regions(
+    p: Any, m: Any, rtt_s: float, rto_s: float, m_star: float | None = None, max_points: int | None = None
+) -> Regions:
     """The fast-recovery region map of Fig. 4 over the grid p × m.
 
     Each point is ``equality`` (m < m*), ``sbs_superior`` (eq. 4 > eq. 8), ``imp_superior``
@@ -317,14 +316,12 @@ def regions(p: Any, m: Any, rtt_s: float, rto_s: float, m_star: float | None = N
         for n in ("rtt_s", "rto_s", "m_star")
         if inputs[n] is not None and np.ndim(inputs[n]) != 0
     ]
-    issues += [
-        DomainIssue(n, "must be a flat list (or a single number)")
-        for n in ("p", "m")
-        if np.ndim(inputs[n]) > 1
-    ]
+    issues += [DomainIssue(n, "must be a flat list (or a single number)") for n in ("p", "m") if np.ndim(inputs[n]) > 1]
     if issues:
         raise ModelDomainError(issues)
-    prep = prepare(params, {k: (np.atleast_1d(v) if k in ("p", "m") else v) for k, v in inputs.items()}, "grid", max_points)
+    prep = prepare(
+        params, {k: (np.atleast_1d(v) if k in ("p", "m") else v) for k, v in inputs.items()}, "grid", max_points
+    )
     a = prep.arrays
     pp, mm, r, t = a["p"], a["m"], a["rtt_s"], a["rto_s"]  # pp (n_p, 1), mm (1, n_m)
     mstar = float(a["m_star"]) if "m_star" in a else float(_default_m_star(r, t))
@@ -375,7 +372,9 @@ timer values vary by more than that between runs, so an answer whose regime a 1 
 flips is the tie rule's, not the network's."""
 
 
-def _boundary_warning(m: np.ndarray, r: np.ndarray, t: np.ndarray, timeout: np.ndarray, shape: tuple[int, ...]) -> list[ModelWarning]:
+def _boundary_warning(
+    m: np.ndarray, r: np.ndarray, t: np.ndarray, timeout: np.ndarray, shape: tuple[int, ...]
+) -> list[ModelWarning]:
     """Impatient's regime (m ≥ m*, eq. 8, or below, eq. 4) at the points where RTO or R 1 % off
     would put m in the other one: m* jumps by one there, and the two regimes' throughputs can
     differ by tens of percent (p = 0.1 %, m = 6, R = 70 ms, RTO = 350 ms: 31.88 pkts/RTT by
@@ -466,8 +465,11 @@ SBS_MODEL = Model(
     compute=_sbs,
     variants=RENO_FAMILY,
     ignored=(
-        (RTO_PARAM, "Slow-but-Steady never times out (each partial ACK restarts the retransmit timer), so RTO "
-         "does not enter eq. (1)-(4)"),
+        (
+            RTO_PARAM,
+            "Slow-but-Steady never times out (each partial ACK restarts the retransmit timer), so RTO "
+            "does not enter eq. (1)-(4)",
+        ),
         (M_STAR, "m* is Impatient's timeout threshold; Slow-but-Steady has none"),
     ),
     notes="Every loss event is repaired by fast recovery, one lost segment per round trip, sending about "

@@ -32,14 +32,14 @@ from typing import Any
 import numpy as np
 
 from services.models.common import (
+    MSS,
     RENO_FAMILY,
+    RTT,
     THROUGHPUT_OUTPUTS,
     Bound,
-    MSS,
     Model,
     Output,
     Param,
-    RTT,
     derived_warning,
     loss_event_rate,
     rto,
@@ -47,8 +47,8 @@ from services.models.common import (
 )
 
 REFERENCE = (
-    "J. Padhye, V. Firoiu, D. Towsley, J. Kurose, \"Modeling TCP Throughput: A Simple Model and its "
-    "Empirical Validation\", Proc. ACM SIGCOMM 1998"
+    'J. Padhye, V. Firoiu, D. Towsley, J. Kurose, "Modeling TCP Throughput: A Simple Model and its '
+    'Empirical Validation", Proc. ACM SIGCOMM 1998'
 )
 
 B = Param(
@@ -128,7 +128,9 @@ def approx_pkts_per_s(p: Any, rtt_s: Any, rto_s: Any, b: Any = 1.0, w_max: Any =
     r = np.asarray(rtt_s, dtype=float)
     t0 = np.asarray(rto_s, dtype=float)
     b = np.asarray(b, dtype=float)
-    den = r * np.sqrt(2.0 * b * p / 3.0) + t0 * np.minimum(1.0, 3.0 * np.sqrt(3.0 * b * p / 8.0)) * p * (1.0 + 32.0 * p * p)
+    den = r * np.sqrt(2.0 * b * p / 3.0) + t0 * np.minimum(1.0, 3.0 * np.sqrt(3.0 * b * p / 8.0)) * p * (
+        1.0 + 32.0 * p * p
+    )
     return scalar_or_array(np.minimum(np.asarray(w_max, dtype=float) / r, 1.0 / den))
 
 

@@ -25,7 +25,9 @@ def list_models() -> list[dict[str, Any]]:
     return [m.metadata() for m in MODELS.values()]
 
 
-def evaluate(name: str, inputs: Mapping[str, Any], mode: Mode = "broadcast", max_points: int | None = None) -> Evaluation:
+def evaluate(
+    name: str, inputs: Mapping[str, Any], mode: Mode = "broadcast", max_points: int | None = None
+) -> Evaluation:
     """Evaluate model ``name`` on ``inputs`` (each a number or an array). Raises
     UnknownModelError, or ModelDomainError for impossible inputs."""
     return get_model(name).evaluate(inputs, mode, max_points)

@@ -34,10 +34,7 @@ __all__ = [
     "split_background",
 ]
 
-CITATION = (
-    'K. N. Parvez, A. Mahanti, C. Williamson, "TCP NewReno: Slow-but-Steady or Impatient?", '
-    "IEEE ICC 2006"
-)
+CITATION = 'K. N. Parvez, A. Mahanti, C. Williamson, "TCP NewReno: Slow-but-Steady or Impatient?", IEEE ICC 2006'
 FIG2_FILE = "000_fig2_and_regions.json"
 TABLE2_FILE = "000_table2_sbs_droptail.csv"
 SOURCE = "paper 000 (Parvez, Mahanti & Williamson, ICC 2006), transcribed in services/presets/data/{}"
@@ -417,7 +414,14 @@ def _background_parameters(queue_parameters: tuple[Parameter, ...]) -> tuple[Par
 def _background_preset(red: bool) -> Preset:
     if red:
         name = "paper000-fig3-red"
-        queue = {"type": "red", "limit_pkts": 150, "max_p": 0.1, "weight": 0.002, "gentle": True, "mean_pkt_bytes": 1000}
+        queue = {
+            "type": "red",
+            "limit_pkts": 150,
+            "max_p": 0.1,
+            "weight": 0.002,
+            "gentle": True,
+            "mean_pkt_bytes": 1000,
+        }
         title = "Paper 000 Fig. 3(b): NewReno SBS and Impatient among FTP/HTTP background traffic, RED"
         where = "§IV-C, Fig. 3(b)"
         queue_text = "RED queue (thresholds at 1/3 and 2/3 of it)"

@@ -43,7 +43,11 @@ DATA_FILE = "002_published.json"
 SOURCE = "paper 002 (Hushyar & Upreti, ns-2), transcribed from its text in services/presets/data/" + DATA_FILE
 
 VARIANTS: dict[str, str] = {
-    "Tahoe": "tahoe", "Reno": "reno", "NewReno": "newreno-sbs", "Vegas": "vegas", "SACK": "sack",
+    "Tahoe": "tahoe",
+    "Reno": "reno",
+    "NewReno": "newreno-sbs",
+    "Vegas": "vegas",
+    "SACK": "sack",
 }
 """The paper's names -> the core's variants. NewReno is the core's default, RFC 3782's
 Slow-but-Steady; ns-2.35's Agent/TCP/Newreno defaults to Impatient (`newreno_changes1_` 1), and the
@@ -102,25 +106,39 @@ def six_node_graph(bottleneck_queue: dict[str, Any] | None = None) -> dict[str, 
         queue = {"type": "droptail", "limit_pkts": NS2_QUEUE_LIMIT}
         if i == BOTTLENECK and bottleneck_queue:
             queue = bottleneck_queue
-        links.append({"name": f"{a}-{b}", "from": a, "to": b, "rate_mbps": 10, "delay_ms": LINK_DELAY_MS,
-                      "queue": dict(queue)})
+        links.append(
+            {"name": f"{a}-{b}", "from": a, "to": b, "rate_mbps": 10, "delay_ms": LINK_DELAY_MS, "queue": dict(queue)}
+        )
     return {"graph": {"nodes": ["n1", "n2", "n3", "n4", "n5", "n6"], "links": links}}
 
 
 def _tcp_flow(name: str, variant: str, src: str, dst: str) -> dict[str, Any]:
     # The paper ran ns-2: its Agent/TCP defaults (the `ns2` profile), the window_ of 20 spelled
     # out because experiments override it.
-    return {"name": name, "from": src, "to": dst, "variant": variant, "app": {"type": "ftp"},
-            "tcp": {"profile": "ns2", "max_window_pkts": NS2_WINDOW}}
+    return {
+        "name": name,
+        "from": src,
+        "to": dst,
+        "variant": variant,
+        "app": {"type": "ftp"},
+        "tcp": {"profile": "ns2", "max_window_pkts": NS2_WINDOW},
+    }
 
 
 def _cbr_flow(rate_mbps: float, packet_bytes: int, start_s: float = 0.0) -> dict[str, Any]:
-    return {"name": "cbr", "type": "udp", "from": "n2", "to": "n3", "start_s": start_s,
-            "app": {"type": "cbr", "rate_mbps": rate_mbps, "packet_bytes": packet_bytes}}
+    return {
+        "name": "cbr",
+        "type": "udp",
+        "from": "n2",
+        "to": "n3",
+        "start_s": start_s,
+        "app": {"type": "cbr", "rate_mbps": rate_mbps, "packet_bytes": packet_bytes},
+    }
 
 
-def congestion_scenario(variant: str = "reno", cbr_mbps: float = 7.0, cbr_bytes: int = 3000, *,
-                        name: str | None = None) -> dict[str, Any]:
+def congestion_scenario(
+    variant: str = "reno", cbr_mbps: float = 7.0, cbr_bytes: int = 3000, *, name: str | None = None
+) -> dict[str, Any]:
     """Experiment 1 (§2.3): TCP `tcp` N1->N4, CBR `cbr` N2->N3."""
     return {
         "name": name or f"paper002-exp1-{variant}-cbr{cbr_mbps:g}",
@@ -130,15 +148,24 @@ def congestion_scenario(variant: str = "reno", cbr_mbps: float = 7.0, cbr_bytes:
     }
 
 
-def fairness_scenario(first: str = "newreno-sbs", second: str = "vegas", cbr_mbps: float = 1.0,
-                      cbr_bytes: int = 1000, *, name: str | None = None) -> dict[str, Any]:
+def fairness_scenario(
+    first: str = "newreno-sbs",
+    second: str = "vegas",
+    cbr_mbps: float = 1.0,
+    cbr_bytes: int = 1000,
+    *,
+    name: str | None = None,
+) -> dict[str, Any]:
     """Experiment 2 (§2.4): TCP `first` N1->N4, TCP `second` N5->N6, CBR `cbr` N2->N3."""
     return {
         "name": name or f"paper002-exp2-{first}-{second}-cbr{cbr_mbps:g}",
         "duration_s": DURATION_S,
         "topology": six_node_graph(),
-        "flows": [_tcp_flow("first", first, "n1", "n4"), _tcp_flow("second", second, "n5", "n6"),
-                  _cbr_flow(cbr_mbps, cbr_bytes)],
+        "flows": [
+            _tcp_flow("first", first, "n1", "n4"),
+            _tcp_flow("second", second, "n5", "n6"),
+            _cbr_flow(cbr_mbps, cbr_bytes),
+        ],
     }
 
 
@@ -146,8 +173,14 @@ EXP3_CBR_MBPS = 8.0
 EXP3_CBR_START_S = 4.0
 
 
-def queuing_scenario(queue: dict[str, Any], variant: str = "reno", cbr_mbps: float = EXP3_CBR_MBPS, seed: int = 1,
-                     *, name: str | None = None) -> dict[str, Any]:
+def queuing_scenario(
+    queue: dict[str, Any],
+    variant: str = "reno",
+    cbr_mbps: float = EXP3_CBR_MBPS,
+    seed: int = 1,
+    *,
+    name: str | None = None,
+) -> dict[str, Any]:
     """Experiment 3 (§2.5): experiment 1's flows, the CBR from 4 s, `queue` on N2-N3."""
     return {
         "name": name or f"paper002-exp3-{queue['type']}{queue['limit_pkts']}-{variant}",
@@ -186,7 +219,8 @@ one-way delay of a flow's packets; the reproduction compares the flow's mean RTT
 measures it (the paper's latency plus the ACK's way back).
 - 10 simulated seconds (not given; §2.4's staggered runs are "a bit longer (15s)")."""
 
-EXP1_DESCRIPTION = """\
+EXP1_DESCRIPTION = (
+    """\
 Paper 002 experiment 1 (§2.3, §3, Figs. 2-3): one TCP flow with FTP from N1 to N4 and one \
 CBR/UDP flow from N2 to N3 on the six-node topology of 10 Mb/s links; the CBR rate goes from \
 1 to 10 Mb/s with 3,000-byte packets (and the packet size from 500 to 8,000 bytes at \
@@ -196,9 +230,12 @@ Vegas never does but has a lower throughput; NewReno has the highest throughput 
 congestion. This preset is Reno at 7 Mb/s: sweep `flows[0].variant` (tahoe, reno, newreno-sbs, \
 vegas) and `flows[1].app.rate_mbps` (1-10) for Figs. 2-3.
 
-""" + COMMON
+"""
+    + COMMON
+)
 
-EXP2_DESCRIPTION = """\
+EXP2_DESCRIPTION = (
+    """\
 Paper 002 experiment 2 (§2.4, §4, Figs. 4-5): two TCP flows, `first` from N1 to N4 and \
 `second` from N5 to N6, with a CBR flow from N2 to N3; {level}. Pairs (first/second): \
 Reno/Reno, NewReno/Reno, Vegas/Vegas, NewReno/Vegas. The paper finds equal pairs fair and \
@@ -206,14 +243,21 @@ Vegas starved by NewReno ({numbers}). This preset is NewReno/Vegas: set `flows[0
 and `flows[1].variant` for the other pairs, `flows[1].start_s` to start the second flow \
 later (§2.4).
 
-""" + COMMON
+"""
+    + COMMON
+)
 
-EXP2_LOW = ("little to no congestion: CBR 1 Mb/s with 1,000-byte packets (§4.1)",
-            "NewReno 0.98 against Vegas 0.15 at low congestion")
-EXP2_HIGH = ("high congestion: CBR 10 Mb/s with 10,000-byte packets (§4.2)",
-             "NewReno 0.26 against Vegas 0.1 at high congestion, with 8 drops, all NewReno's")
+EXP2_LOW = (
+    "little to no congestion: CBR 1 Mb/s with 1,000-byte packets (§4.1)",
+    "NewReno 0.98 against Vegas 0.15 at low congestion",
+)
+EXP2_HIGH = (
+    "high congestion: CBR 10 Mb/s with 10,000-byte packets (§4.2)",
+    "NewReno 0.26 against Vegas 0.1 at high congestion, with 8 drops, all NewReno's",
+)
 
-EXP3_DESCRIPTION = """\
+EXP3_DESCRIPTION = (
+    """\
 Paper 002 experiment 3 (§2.5, §5, Figs. 6-8): experiment 1's setup with TCP Reno or SACK; the \
 TCP flow starts at 0 and the CBR flow at 4 s, once TCP has left slow start; the N2-N3 buffer \
 is {queue_text} of 100 or 300 packets. The paper: once the CBR starts, TCP's throughput drops \
@@ -227,7 +271,9 @@ The reproduction (services/reproductions/paper002.py) also runs 6 and 10 Mb/s.
 - Only N2-N3 has the experiment's buffer; the other links keep ns-2's 50-packet Drop-Tail \
 (they never queue). The trace records the TCP window and N2-N3's queue every 50 ms.
 {red_text}
-""" + COMMON
+"""
+    + COMMON
+)
 
 RED_TEXT = """\
 - RED: ns-2.35's defaults, which compute themselves from the link (the paper gives no RED \
@@ -255,22 +301,39 @@ def _exp1_published() -> Published:
     data = read_json(DATA_FILE)
     exp1 = data["exp1"]
     at2 = exp1["at_cbr_2mbps"]
-    conclusions = _conclusions("exp1-vegas-no-drops", "exp1-vegas-lower-throughput", "exp1-vegas-lower-latency",
-                               "exp1-newreno-highest-throughput")
+    conclusions = _conclusions(
+        "exp1-vegas-no-drops",
+        "exp1-vegas-lower-throughput",
+        "exp1-vegas-lower-latency",
+        "exp1-newreno-highest-throughput",
+    )
     return Published(
         source=SOURCE,
         setup=f"{data['topology']} {exp1['setup']}",
         findings=tuple(f"{c['text']} ({c['where']})" for c in conclusions),
-        values={"conclusions": list(conclusions), "first_drops_at_cbr_mbps": exp1["first_drops_at_cbr_mbps"],
-                "never_drops": exp1["never_drops"],
-                "at_cbr_2mbps": at2, "throughput_unit_as_printed": data["throughput_unit_as_printed"]},
+        values={
+            "conclusions": list(conclusions),
+            "first_drops_at_cbr_mbps": exp1["first_drops_at_cbr_mbps"],
+            "never_drops": exp1["never_drops"],
+            "at_cbr_2mbps": at2,
+            "throughput_unit_as_printed": data["throughput_unit_as_printed"],
+        },
         tables=(
-            _variant_table("§3 throughput at CBR 2 Mb/s", "TCP throughput beside 2 Mb/s of CBR (packets of "
-                           "500-8,000 bytes, no drops), as printed (\"Mbps\")", at2["throughput"], "Mbps as printed"),
-            _variant_table("§3 latency at CBR 2 Mb/s", "Average latency per segment beside 2 Mb/s of CBR",
-                           at2["latency_s"], "s"),
-            _variant_table("§3 first drops", "CBR rate (3,000-byte packets) at which the TCP flow first loses "
-                           "packets (Vegas: never)", exp1["first_drops_at_cbr_mbps"], "Mb/s"),
+            _variant_table(
+                "§3 throughput at CBR 2 Mb/s",
+                'TCP throughput beside 2 Mb/s of CBR (packets of 500-8,000 bytes, no drops), as printed ("Mbps")',
+                at2["throughput"],
+                "Mbps as printed",
+            ),
+            _variant_table(
+                "§3 latency at CBR 2 Mb/s", "Average latency per segment beside 2 Mb/s of CBR", at2["latency_s"], "s"
+            ),
+            _variant_table(
+                "§3 first drops",
+                "CBR rate (3,000-byte packets) at which the TCP flow first loses packets (Vegas: never)",
+                exp1["first_drops_at_cbr_mbps"],
+                "Mb/s",
+            ),
         ),
     )
 
@@ -290,23 +353,32 @@ def _exp2_published(level: str) -> Published:
         row: dict[str, float | int] = {"first": pair["throughput"][0], "second": pair["throughput"][1]}
         if "drops" in pair:
             row["drops"] = pair["drops"]
-        tables.append(PublishedTable(
-            name=f"{pair['first']}/{pair['second']}",
-            caption=f"{pair['first']} (first, N1->N4) and {pair['second']} (second, N5->N6), CBR "
-                    f"{exp2[level]['cbr_rate_mbps']} Mbps of {exp2[level]['cbr_packet_bytes']}-byte packets",
-            columns=PAIR_COLUMNS if "drops" in pair else PAIR_COLUMNS[:2],
-            rows=(row,),
-        ))
-    ids = ("exp2-same-variant-fair", "exp2-vegas-loses-to-newreno",
-           "exp2-newreno-reno-equal-low" if level == "low" else "exp2-newreno-beats-reno-high")
+        tables.append(
+            PublishedTable(
+                name=f"{pair['first']}/{pair['second']}",
+                caption=f"{pair['first']} (first, N1->N4) and {pair['second']} (second, N5->N6), CBR "
+                f"{exp2[level]['cbr_rate_mbps']} Mbps of {exp2[level]['cbr_packet_bytes']}-byte packets",
+                columns=PAIR_COLUMNS if "drops" in pair else PAIR_COLUMNS[:2],
+                rows=(row,),
+            )
+        )
+    ids = (
+        "exp2-same-variant-fair",
+        "exp2-vegas-loses-to-newreno",
+        "exp2-newreno-reno-equal-low" if level == "low" else "exp2-newreno-beats-reno-high",
+    )
     conclusions = _conclusions(*ids)
     return Published(
         source=SOURCE,
         setup=f"{data['topology']} {exp2['setup']}",
         findings=tuple(f"{c['text']} ({c['where']})" for c in conclusions),
-        values={"conclusions": list(conclusions), "pairs": exp2[level]["pairs"],
-                "cbr_rate_mbps": exp2[level]["cbr_rate_mbps"], "cbr_packet_bytes": exp2[level]["cbr_packet_bytes"],
-                "throughput_unit_as_printed": data["throughput_unit_as_printed"]},
+        values={
+            "conclusions": list(conclusions),
+            "pairs": exp2[level]["pairs"],
+            "cbr_rate_mbps": exp2[level]["cbr_rate_mbps"],
+            "cbr_packet_bytes": exp2[level]["cbr_packet_bytes"],
+            "throughput_unit_as_printed": data["throughput_unit_as_printed"],
+        },
         tables=tuple(tables),
     )
 
@@ -319,15 +391,22 @@ def _exp3_published() -> Published:
         source=SOURCE,
         setup=f"{data['topology']} {exp3['setup']}",
         findings=tuple(f"{c['text']} ({c['where']})" for c in conclusions),
-        values={"conclusions": list(conclusions), "cbr_start_s": exp3["cbr_start_s"],
-                "buffers_pkts": exp3["buffers_pkts"]},
+        values={
+            "conclusions": list(conclusions),
+            "cbr_start_s": exp3["cbr_start_s"],
+            "buffers_pkts": exp3["buffers_pkts"],
+        },
     )
 
 
 # ---- presets ------------------------------------------------------------------------------------
 
-WINDOW_PARAMETER = Parameter("flows[0].tcp.max_window_pkts", "the TCP sender's window limit (ns-2's window_; "
-                             "not given by the paper)", "packets", NS2_WINDOW)
+WINDOW_PARAMETER = Parameter(
+    "flows[0].tcp.max_window_pkts",
+    "the TCP sender's window limit (ns-2's window_; not given by the paper)",
+    "packets",
+    NS2_WINDOW,
+)
 DURATION_PARAMETER = Parameter("duration_s", "simulated seconds (not given by the paper)", "s", DURATION_S)
 
 
@@ -340,14 +419,33 @@ def _exp1_preset() -> Preset:
         description=EXP1_DESCRIPTION,
         reference=Reference(paper="002", citation=CITATION, where=exp1["where"]),
         parameters=(
-            Parameter("flows[0].variant", "TCP variant: Tahoe, Reno, NewReno (newreno-sbs), Vegas", None, "reno",
-                      paper_values=("tahoe", "reno", "newreno-sbs", "vegas")),
-            Parameter("flows[1].app.rate_mbps", "CBR rate: Figs. 2-3's x axis", "Mb/s", 7.0,
-                      paper_range=tuple(exp1["cbr_rate_range_mbps"])),
-            Parameter("flows[1].app.packet_bytes", "CBR packet size (3,000 bytes for Figs. 2-3)", "bytes",
-                      exp1["cbr_packet_bytes"], paper_range=tuple(exp1["cbr_packet_bytes_range"])),
-            Parameter(f"topology.graph.links[{BOTTLENECK}].queue.limit_pkts", "N2-N3 buffer (ns-2's default)",
-                      "packets", NS2_QUEUE_LIMIT),
+            Parameter(
+                "flows[0].variant",
+                "TCP variant: Tahoe, Reno, NewReno (newreno-sbs), Vegas",
+                None,
+                "reno",
+                paper_values=("tahoe", "reno", "newreno-sbs", "vegas"),
+            ),
+            Parameter(
+                "flows[1].app.rate_mbps",
+                "CBR rate: Figs. 2-3's x axis",
+                "Mb/s",
+                7.0,
+                paper_range=tuple(exp1["cbr_rate_range_mbps"]),
+            ),
+            Parameter(
+                "flows[1].app.packet_bytes",
+                "CBR packet size (3,000 bytes for Figs. 2-3)",
+                "bytes",
+                exp1["cbr_packet_bytes"],
+                paper_range=tuple(exp1["cbr_packet_bytes_range"]),
+            ),
+            Parameter(
+                f"topology.graph.links[{BOTTLENECK}].queue.limit_pkts",
+                "N2-N3 buffer (ns-2's default)",
+                "packets",
+                NS2_QUEUE_LIMIT,
+            ),
             WINDOW_PARAMETER,
             DURATION_PARAMETER,
         ),
@@ -364,19 +462,39 @@ def _exp2_preset(level: str) -> Preset:
     return Preset(
         name=name,
         title=f"Paper 002 experiment 2: fairness between two TCP variants, {level} congestion "
-              f"(CBR {cbr['cbr_rate_mbps']} Mb/s)",
+        f"(CBR {cbr['cbr_rate_mbps']} Mb/s)",
         description=EXP2_DESCRIPTION.format(level=text, numbers=numbers),
         reference=Reference(paper="002", citation=CITATION, where=f"{exp2['where']}; §4.{1 if level == 'low' else 2}"),
         parameters=(
-            Parameter("flows[0].variant", "variant of the first TCP flow (N1->N4)", None, "newreno-sbs",
-                      paper_values=("reno", "newreno-sbs", "vegas")),
-            Parameter("flows[1].variant", "variant of the second TCP flow (N5->N6)", None, "vegas",
-                      paper_values=("reno", "vegas")),
+            Parameter(
+                "flows[0].variant",
+                "variant of the first TCP flow (N1->N4)",
+                None,
+                "newreno-sbs",
+                paper_values=("reno", "newreno-sbs", "vegas"),
+            ),
+            Parameter(
+                "flows[1].variant",
+                "variant of the second TCP flow (N5->N6)",
+                None,
+                "vegas",
+                paper_values=("reno", "vegas"),
+            ),
             Parameter("flows[1].start_s", "start of the second TCP flow (§2.4 also starts one later)", "s", 0.0),
-            Parameter("flows[2].app.rate_mbps", "CBR rate", "Mb/s", float(cbr["cbr_rate_mbps"]),
-                      paper_values=(float(cbr["cbr_rate_mbps"]),)),
-            Parameter("flows[2].app.packet_bytes", "CBR packet size", "bytes", cbr["cbr_packet_bytes"],
-                      paper_values=(cbr["cbr_packet_bytes"],)),
+            Parameter(
+                "flows[2].app.rate_mbps",
+                "CBR rate",
+                "Mb/s",
+                float(cbr["cbr_rate_mbps"]),
+                paper_values=(float(cbr["cbr_rate_mbps"]),),
+            ),
+            Parameter(
+                "flows[2].app.packet_bytes",
+                "CBR packet size",
+                "bytes",
+                cbr["cbr_packet_bytes"],
+                paper_values=(cbr["cbr_packet_bytes"],),
+            ),
             WINDOW_PARAMETER,
             DURATION_PARAMETER,
         ),
@@ -394,25 +512,41 @@ def _exp3_preset(red: bool) -> Preset:
     red_params: tuple[Parameter, ...] = ()
     if red:
         red_params = (
-            Parameter(f"topology.graph.links[{BOTTLENECK}].queue.min_th_pkts", "RED minimum threshold "
-                      "(ns-2.35's automatic value; not given by the paper)", "packets", queue["min_th_pkts"]),
-            Parameter(f"topology.graph.links[{BOTTLENECK}].queue.weight", "RED averaging weight q_w "
-                      "(ns-2.35's automatic value; not given by the paper)", None, queue["weight"]),
+            Parameter(
+                f"topology.graph.links[{BOTTLENECK}].queue.min_th_pkts",
+                "RED minimum threshold (ns-2.35's automatic value; not given by the paper)",
+                "packets",
+                queue["min_th_pkts"],
+            ),
+            Parameter(
+                f"topology.graph.links[{BOTTLENECK}].queue.weight",
+                "RED averaging weight q_w (ns-2.35's automatic value; not given by the paper)",
+                None,
+                queue["weight"],
+            ),
         )
     return Preset(
         name=name,
-        title=f"Paper 002 experiment 3: Reno and SACK through a {'RED' if red else 'Drop-Tail'} buffer, "
-              "CBR from 4 s",
-        description=EXP3_DESCRIPTION.format(queue_text="RED" if red else "Drop-Tail",
-                                            red_text=RED_TEXT if red else ""),
+        title=f"Paper 002 experiment 3: Reno and SACK through a {'RED' if red else 'Drop-Tail'} buffer, CBR from 4 s",
+        description=EXP3_DESCRIPTION.format(queue_text="RED" if red else "Drop-Tail", red_text=RED_TEXT if red else ""),
         reference=Reference(paper="002", citation=CITATION, where=exp3["where"]),
         parameters=(
             Parameter("flows[0].variant", "TCP variant: Reno or SACK", None, "reno", paper_values=("reno", "sack")),
-            Parameter(f"topology.graph.links[{BOTTLENECK}].queue.limit_pkts", "N2-N3 buffer", "packets", 100,
-                      paper_values=tuple(exp3["buffers_pkts"])),
+            Parameter(
+                f"topology.graph.links[{BOTTLENECK}].queue.limit_pkts",
+                "N2-N3 buffer",
+                "packets",
+                100,
+                paper_values=tuple(exp3["buffers_pkts"]),
+            ),
             Parameter("flows[1].app.rate_mbps", "CBR rate (not given by the paper)", "Mb/s", EXP3_CBR_MBPS),
-            Parameter("flows[1].start_s", "CBR start (§2.5: 4 s)", "s", EXP3_CBR_START_S,
-                      paper_values=(float(exp3["cbr_start_s"]),)),
+            Parameter(
+                "flows[1].start_s",
+                "CBR start (§2.5: 4 s)",
+                "s",
+                EXP3_CBR_START_S,
+                paper_values=(float(exp3["cbr_start_s"]),),
+            ),
             *red_params,
             Parameter("seed", "random seed (RED's drops)", None, 1),
             WINDOW_PARAMETER,

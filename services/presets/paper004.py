@@ -140,14 +140,38 @@ def wired_scenario(
             "graph": {
                 "nodes": ["server", "server-router", "cloud", "client-router", "client"],
                 "links": [
-                    {"name": "server-lan", "from": "server", "to": "server-router", "rate_mbps": 10, "delay_ms": 0,
-                     "queue": router_queue},
-                    {"name": "server-router-cloud", "from": "server-router", "to": "cloud", "rate_mbps": 1.5,
-                     "delay_ms": half, "queue": router_queue},
-                    {"name": "cloud-client-router", "from": "cloud", "to": "client-router", "rate_mbps": 1.5,
-                     "delay_ms": half, "queue": router_queue},
-                    {"name": "client-lan", "from": "client-router", "to": "client", "rate_mbps": 10, "delay_ms": 0,
-                     "queue": router_queue},
+                    {
+                        "name": "server-lan",
+                        "from": "server",
+                        "to": "server-router",
+                        "rate_mbps": 10,
+                        "delay_ms": 0,
+                        "queue": router_queue,
+                    },
+                    {
+                        "name": "server-router-cloud",
+                        "from": "server-router",
+                        "to": "cloud",
+                        "rate_mbps": 1.5,
+                        "delay_ms": half,
+                        "queue": router_queue,
+                    },
+                    {
+                        "name": "cloud-client-router",
+                        "from": "cloud",
+                        "to": "client-router",
+                        "rate_mbps": 1.5,
+                        "delay_ms": half,
+                        "queue": router_queue,
+                    },
+                    {
+                        "name": "client-lan",
+                        "from": "client-router",
+                        "to": "client",
+                        "rate_mbps": 10,
+                        "delay_ms": 0,
+                        "queue": router_queue,
+                    },
                 ],
             }
         },
@@ -200,12 +224,30 @@ def wireless_scenario(
             "graph": {
                 "nodes": ["server", "router", "base-station", "client"],
                 "links": [
-                    {"name": "server-router", "from": "server", "to": "router", "rate_mbps": 10, "delay_ms": 0.1,
-                     "queue": queue},
-                    {"name": "router-base-station", "from": "router", "to": "base-station", "rate_mbps": 1.5,
-                     "delay_ms": 1, "queue": queue},
-                    {"name": "wireless", "from": "base-station", "to": "client", "rate_mbps": wireless_mbps,
-                     "delay_ms": 0.1, "queue": queue},
+                    {
+                        "name": "server-router",
+                        "from": "server",
+                        "to": "router",
+                        "rate_mbps": 10,
+                        "delay_ms": 0.1,
+                        "queue": queue,
+                    },
+                    {
+                        "name": "router-base-station",
+                        "from": "router",
+                        "to": "base-station",
+                        "rate_mbps": 1.5,
+                        "delay_ms": 1,
+                        "queue": queue,
+                    },
+                    {
+                        "name": "wireless",
+                        "from": "base-station",
+                        "to": "client",
+                        "rate_mbps": wireless_mbps,
+                        "delay_ms": 0.1,
+                        "queue": queue,
+                    },
                 ],
             }
         },
@@ -307,8 +349,11 @@ and base-station buffers of 100 packets (none is given).
 # ---- published numbers and conclusions ---------------------------------------------------------
 
 TABLE_COLUMNS = tuple(
-    PublishedColumn(paper, f"download response time with TCP {'Reno with SACK' if paper == 'SACK' else paper} "
-                    f"(flows[0].variant = {core})", "s")
+    PublishedColumn(
+        paper,
+        f"download response time with TCP {'Reno with SACK' if paper == 'SACK' else paper} (flows[0].variant = {core})",
+        "s",
+    )
     for paper, core in VARIANTS.items()
 )
 
@@ -328,45 +373,119 @@ CONCLUSIONS: dict[str, tuple[dict[str, Any], ...]] = {
     # §4.1, §5: "TCP Reno outperforms the remaining three"; "Reno with SACK performs better
     # than Tahoe and NewReno while NewReno and Tahoe algorithms show similar performance".
     "wireless": (
-        {"id": "wireless-reno-shortest", "metric": "download_time_s", "claim": "best", "variant": "reno",
-         "text": "Reno has the shortest download response time (Table 2: 480 s)", "where": "§4.1, Table 2"},
-        {"id": "wireless-reno-highest-goodput", "metric": "goodput_bps", "claim": "best", "variant": "reno",
-         "text": "Reno has the highest throughput and goodput", "where": "§4.1, Figs. 4-5"},
-        {"id": "wireless-sack-second", "metric": "download_time_s", "claim": "better_than", "variant": "sack",
-         "others": ["tahoe", "newreno-sbs"], "text": "Reno with SACK does better than Tahoe and NewReno",
-         "where": "§4.1, §5"},
-        {"id": "wireless-tahoe-newreno-similar", "metric": "download_time_s", "claim": "similar",
-         "variants": ["tahoe", "newreno-sbs"], "tolerance": 0.02,
-         "text": "Tahoe and NewReno are similar (Table 2: 491 s, 496 s)", "where": "§4.1, §5"},
+        {
+            "id": "wireless-reno-shortest",
+            "metric": "download_time_s",
+            "claim": "best",
+            "variant": "reno",
+            "text": "Reno has the shortest download response time (Table 2: 480 s)",
+            "where": "§4.1, Table 2",
+        },
+        {
+            "id": "wireless-reno-highest-goodput",
+            "metric": "goodput_bps",
+            "claim": "best",
+            "variant": "reno",
+            "text": "Reno has the highest throughput and goodput",
+            "where": "§4.1, Figs. 4-5",
+        },
+        {
+            "id": "wireless-sack-second",
+            "metric": "download_time_s",
+            "claim": "better_than",
+            "variant": "sack",
+            "others": ["tahoe", "newreno-sbs"],
+            "text": "Reno with SACK does better than Tahoe and NewReno",
+            "where": "§4.1, §5",
+        },
+        {
+            "id": "wireless-tahoe-newreno-similar",
+            "metric": "download_time_s",
+            "claim": "similar",
+            "variants": ["tahoe", "newreno-sbs"],
+            "tolerance": 0.02,
+            "text": "Tahoe and NewReno are similar (Table 2: 491 s, 496 s)",
+            "where": "§4.1, §5",
+        },
     ),
     "one-loss": (
-        {"id": "one-loss-identical-time", "metric": "download_time_s", "claim": "similar",
-         "variants": list(VARIANTS.values()), "tolerance": 0.005,
-         "text": "The four algorithms have identical download response time", "where": "§4.2.1"},
-        {"id": "one-loss-recovery", "claim": "one_loss_recovery",
-         "text": "Tahoe slow-starts after the loss; Reno, SACK and NewReno fast retransmit and recover",
-         "where": "§4.2.1, Fig. 6"},
+        {
+            "id": "one-loss-identical-time",
+            "metric": "download_time_s",
+            "claim": "similar",
+            "variants": list(VARIANTS.values()),
+            "tolerance": 0.005,
+            "text": "The four algorithms have identical download response time",
+            "where": "§4.2.1",
+        },
+        {
+            "id": "one-loss-recovery",
+            "claim": "one_loss_recovery",
+            "text": "Tahoe slow-starts after the loss; Reno, SACK and NewReno fast retransmit and recover",
+            "where": "§4.2.1, Fig. 6",
+        },
     ),
     "two-losses": (
-        {"id": "two-losses-sack-shortest", "metric": "download_time_s", "claim": "best", "variant": "sack",
-         "text": "Reno with SACK has the shortest download response time", "where": "§4.2.2, Fig. 7"},
-        {"id": "two-losses-reno-worst", "metric": "download_time_s", "claim": "worst", "variant": "reno",
-         "text": "Reno has the worst download response time", "where": "§4.2.2"},
-        {"id": "two-losses-newreno-before-tahoe", "metric": "download_time_s", "claim": "better_than",
-         "variant": "newreno-sbs", "others": ["tahoe"], "text": "NewReno downloads faster than Tahoe",
-         "where": "§4.2.2"},
+        {
+            "id": "two-losses-sack-shortest",
+            "metric": "download_time_s",
+            "claim": "best",
+            "variant": "sack",
+            "text": "Reno with SACK has the shortest download response time",
+            "where": "§4.2.2, Fig. 7",
+        },
+        {
+            "id": "two-losses-reno-worst",
+            "metric": "download_time_s",
+            "claim": "worst",
+            "variant": "reno",
+            "text": "Reno has the worst download response time",
+            "where": "§4.2.2",
+        },
+        {
+            "id": "two-losses-newreno-before-tahoe",
+            "metric": "download_time_s",
+            "claim": "better_than",
+            "variant": "newreno-sbs",
+            "others": ["tahoe"],
+            "text": "NewReno downloads faster than Tahoe",
+            "where": "§4.2.2",
+        },
     ),
     "random-loss": (
-        {"id": "random-loss-sack-shortest", "metric": "download_time_s", "claim": "best", "variant": "sack",
-         "text": "Reno with SACK has the shortest download response time (Table 3: 164 s)",
-         "where": "§4.2.3, Table 3"},
-        {"id": "random-loss-tahoe-worst", "metric": "download_time_s", "claim": "worst", "variant": "tahoe",
-         "text": "Tahoe performs the worst (Table 3: 168 s)", "where": "§4.2.3, Table 3"},
-        {"id": "random-loss-reno-slower-than-sack-newreno", "metric": "download_time_s", "claim": "worse_than",
-         "variant": "reno", "others": ["sack", "newreno-sbs"],
-         "text": "Reno takes longer than SACK and NewReno, which are comparable", "where": "§4.2.3"},
-        {"id": "random-loss-sack-highest-goodput", "metric": "goodput_bps", "claim": "best", "variant": "sack",
-         "text": "Reno with SACK has the highest throughput and goodput", "where": "§4.2.3, Figs. 9-10"},
+        {
+            "id": "random-loss-sack-shortest",
+            "metric": "download_time_s",
+            "claim": "best",
+            "variant": "sack",
+            "text": "Reno with SACK has the shortest download response time (Table 3: 164 s)",
+            "where": "§4.2.3, Table 3",
+        },
+        {
+            "id": "random-loss-tahoe-worst",
+            "metric": "download_time_s",
+            "claim": "worst",
+            "variant": "tahoe",
+            "text": "Tahoe performs the worst (Table 3: 168 s)",
+            "where": "§4.2.3, Table 3",
+        },
+        {
+            "id": "random-loss-reno-slower-than-sack-newreno",
+            "metric": "download_time_s",
+            "claim": "worse_than",
+            "variant": "reno",
+            "others": ["sack", "newreno-sbs"],
+            "text": "Reno takes longer than SACK and NewReno, which are comparable",
+            "where": "§4.2.3",
+        },
+        {
+            "id": "random-loss-sack-highest-goodput",
+            "metric": "goodput_bps",
+            "claim": "best",
+            "variant": "sack",
+            "text": "Reno with SACK has the highest throughput and goodput",
+            "where": "§4.2.3, Figs. 9-10",
+        },
     ),
 }
 """Each paper conclusion in a form services/reproductions/paper004.py can check: `best`/`worst` (the variant's
@@ -374,16 +493,20 @@ mean is the best/worst of the four), `better_than`/`worse_than` (than each of `o
 `similar` (means within `tolerance`, relative), `one_loss_recovery` (per-variant counts)."""
 
 
-def _published(kind: str, conclusion_index: int, extra: tuple[str, ...], tables: tuple[PublishedTable, ...],
-               values: dict[str, Any]) -> Published:
+def _published(
+    kind: str, conclusion_index: int, extra: tuple[str, ...], tables: tuple[PublishedTable, ...], values: dict[str, Any]
+) -> Published:
     data = read_json(DATA_FILE)
     setup = data["setups"]["wireless" if kind == "wireless" else "wired"]
     return Published(
         source=SOURCE,
         setup=setup,
         findings=(_conclusion(conclusion_index), *extra),
-        values={"tcp_parameters": dict(data["tcp_parameters"]), "conclusions": [dict(c) for c in CONCLUSIONS[kind]],
-                **values},
+        values={
+            "tcp_parameters": dict(data["tcp_parameters"]),
+            "conclusions": [dict(c) for c in CONCLUSIONS[kind]],
+            **values,
+        },
         tables=tables,
     )
 
@@ -398,15 +521,33 @@ def _common_parameters(seeded: bool) -> tuple[Parameter, ...]:
             "reno",
             paper_values=tuple(VARIANTS.values()),
         ),
-        Parameter("flows[0].tcp.initial_rto_s", "initial retransmission timeout (Table 1)", "s", 1.0,
-                  paper_values=(float(table["initial_rto_s"]),)),
-        Parameter("flows[0].tcp.min_rto_s", "minimum retransmission timeout (Table 1)", "s", 0.5,
-                  paper_values=(float(table["min_rto_s"]),)),
-        Parameter("flows[0].tcp.max_rto_s", "maximum retransmission timeout (Table 1)", "s", 64.0,
-                  paper_values=(float(table["max_rto_s"]),)),
-        Parameter("flows[0].tcp.max_window_pkts",
-                  "receive window in 1460-byte segments (Table 1: a 65,535-byte receive buffer)", "packets",
-                  table["receive_buffer_bytes"] // MSS_BYTES),
+        Parameter(
+            "flows[0].tcp.initial_rto_s",
+            "initial retransmission timeout (Table 1)",
+            "s",
+            1.0,
+            paper_values=(float(table["initial_rto_s"]),),
+        ),
+        Parameter(
+            "flows[0].tcp.min_rto_s",
+            "minimum retransmission timeout (Table 1)",
+            "s",
+            0.5,
+            paper_values=(float(table["min_rto_s"]),),
+        ),
+        Parameter(
+            "flows[0].tcp.max_rto_s",
+            "maximum retransmission timeout (Table 1)",
+            "s",
+            64.0,
+            paper_values=(float(table["max_rto_s"]),),
+        ),
+        Parameter(
+            "flows[0].tcp.max_window_pkts",
+            "receive window in 1460-byte segments (Table 1: a 65,535-byte receive buffer)",
+            "packets",
+            table["receive_buffer_bytes"] // MSS_BYTES,
+        ),
     ]
     if seeded:
         params.append(Parameter("seed", "random seed: one replication per seed (which packets are lost)", None, 1))
@@ -431,61 +572,93 @@ def _wired_preset(kind: str) -> Preset:
         name, where = "paper004-wired-one-loss", "§4.2.1, Fig. 6"
         title = "Paper 004 §4.2.1: a 10 MB download over 1.5 Mb/s with a single packet loss"
         loss: dict[str, Any] = {"type": "scheduled", "packets": [k]}
-        what = ("Here one packet is lost (at 1 min 47 s in the paper): Tahoe slow-starts, the "
-                "others fast retransmit and recover, and the paper finds identical download times.")
+        what = (
+            "Here one packet is lost (at 1 min 47 s in the paper): Tahoe slow-starts, the "
+            "others fast retransmit and recover, and the paper finds identical download times."
+        )
         choice = ONE_LOSS_CHOICE.format(k=k, n=n)
-        published = _published(kind, 1, (
-            "Tahoe reduces its window and slow-starts; Reno, Reno with SACK and NewReno fast retransmit "
-            "and fast recover (§4.2.1)",
-            "During fast recovery Reno with SACK keeps a constant congestion window; Reno and NewReno "
-            "vary it (§4.2.1, Fig. 6(b))",
-            "The four have identical download response time and throughput, and comparable goodput (§4.2.1)",
-        ), (), {"loss_time_s": 107.0})
-        loss_param = Parameter("flows[0].loss.packets", "data packets dropped (counted from 1 at the client)",
-                               "packets", [k])
+        published = _published(
+            kind,
+            1,
+            (
+                "Tahoe reduces its window and slow-starts; Reno, Reno with SACK and NewReno fast retransmit "
+                "and fast recover (§4.2.1)",
+                "During fast recovery Reno with SACK keeps a constant congestion window; Reno and NewReno "
+                "vary it (§4.2.1, Fig. 6(b))",
+                "The four have identical download response time and throughput, and comparable goodput (§4.2.1)",
+            ),
+            (),
+            {"loss_time_s": 107.0},
+        )
+        loss_param = Parameter(
+            "flows[0].loss.packets", "data packets dropped (counted from 1 at the client)", "packets", [k]
+        )
         seeded = False
     elif kind == "two-losses":
         name, where = "paper004-wired-two-losses", "§4.2.2, Fig. 7"
         title = "Paper 004 §4.2.2: a 10 MB download over 1.5 Mb/s with two losses in one window"
         loss = {"type": "scheduled", "packets": [k, k + 1]}
-        what = ("Here two packets of one window are lost: the paper finds Reno with SACK fastest and "
-                "Reno slowest.")
+        what = "Here two packets of one window are lost: the paper finds Reno with SACK fastest and Reno slowest."
         choice = TWO_LOSS_CHOICE.format(k=k, k1=k + 1)
-        published = _published(kind, 2, (
-            "Reno with SACK has the largest congestion window and the shortest download response time (§4.2.2)",
-            "NewReno and Tahoe have similar windows except during fast recovery; NewReno downloads faster "
-            "than Tahoe (§4.2.2)",
-            "Reno has the worst download response time; Tahoe, SACK and NewReno have comparable throughput "
-            "and goodput (§4.2.2)",
-        ), (), {})
-        loss_param = Parameter("flows[0].loss.packets", "data packets dropped (counted from 1 at the client)",
-                               "packets", [k, k + 1])
+        published = _published(
+            kind,
+            2,
+            (
+                "Reno with SACK has the largest congestion window and the shortest download response time (§4.2.2)",
+                "NewReno and Tahoe have similar windows except during fast recovery; NewReno downloads faster "
+                "than Tahoe (§4.2.2)",
+                "Reno has the worst download response time; Tahoe, SACK and NewReno have comparable throughput "
+                "and goodput (§4.2.2)",
+            ),
+            (),
+            {},
+        )
+        loss_param = Parameter(
+            "flows[0].loss.packets", "data packets dropped (counted from 1 at the client)", "packets", [k, k + 1]
+        )
         seeded = False
     else:
         name, where = "paper004-table3-wired-random-loss", "§4.2.3, Table 3, Figs. 8-10"
         title = "Paper 004 Table 3: a 10 MB download over 1.5 Mb/s with 0.05 % packet loss"
         loss = {"type": "uniform", "rate": 0.0005}
-        what = ("Here 0.05 % of packets are lost with 1 ms of latency; Table 3 gives the download "
-                "response times (Tahoe 168 s, Reno 167 s, Reno with SACK 164 s, NewReno 165 s).")
+        what = (
+            "Here 0.05 % of packets are lost with 1 ms of latency; Table 3 gives the download "
+            "response times (Tahoe 168 s, Reno 167 s, Reno with SACK 164 s, NewReno 165 s)."
+        )
         choice = RANDOM_LOSS_CHOICE
-        published = _published(kind, 3, (
-            "Reno has a larger download response time than Reno with SACK and NewReno, which are "
-            "comparable; Tahoe has a sharp increase and performs the worst (§4.2.3, Table 3)",
-            "NewReno frequently reduces its congestion window; Reno, SACK and Tahoe keep larger windows "
-            "(§4.2.3, Fig. 8)",
-            "Reno with SACK has higher throughput and goodput than the other three (§4.2.3, Figs. 9-10)",
-        ), (_table("Table 3", "Wired network with 0.05 % packet loss: file download response time",
-                   "table3_wired_0.05pct_loss_download_response_time_s"),), {"loss_rate": 0.0005})
-        loss_param = Parameter("flows[0].loss.rate", "probability that a data packet is lost", "probability",
-                               0.0005, paper_values=(0.0005,))
+        published = _published(
+            kind,
+            3,
+            (
+                "Reno has a larger download response time than Reno with SACK and NewReno, which are "
+                "comparable; Tahoe has a sharp increase and performs the worst (§4.2.3, Table 3)",
+                "NewReno frequently reduces its congestion window; Reno, SACK and Tahoe keep larger windows "
+                "(§4.2.3, Fig. 8)",
+                "Reno with SACK has higher throughput and goodput than the other three (§4.2.3, Figs. 9-10)",
+            ),
+            (
+                _table(
+                    "Table 3",
+                    "Wired network with 0.05 % packet loss: file download response time",
+                    "table3_wired_0.05pct_loss_download_response_time_s",
+                ),
+            ),
+            {"loss_rate": 0.0005},
+        )
+        loss_param = Parameter(
+            "flows[0].loss.rate",
+            "probability that a data packet is lost",
+            "probability",
+            0.0005,
+            paper_values=(0.0005,),
+        )
         seeded = True
     scenario = wired_scenario(loss, name=name)
     scenario["description"] = f"Paper 004 {where}: reno; sweep flows[0].variant for the four variants."
     return Preset(
         name=name,
         title=title,
-        description=WIRED_DESCRIPTION.format(where=f" ({where})", what=what, loss_choice=choice,
-                                             common=COMMON_CHOICES),
+        description=WIRED_DESCRIPTION.format(where=f" ({where})", what=what, loss_choice=choice, common=COMMON_CHOICES),
         reference=Reference(paper="004", citation=CITATION, where=where),
         parameters=(loss_param, CLOUD_PARAMETER, *_common_parameters(seeded)),
         published=published,
@@ -499,29 +672,52 @@ def _wireless_preset() -> Preset:
     start, end = ATTENUATION_S
     scenario = wireless_scenario(name=name)
     scenario["description"] = f"Paper 004 {where}: reno; sweep flows[0].variant for the four variants."
-    published = _published("wireless", 0, (
-        "Reno keeps the largest congestion window; Reno with SACK a larger one than Tahoe and NewReno, "
-        "which are comparable (§4.1, Fig. 3)",
-        "During the attenuation Tahoe and NewReno fall to 1 MSS until the signal recovers at 6 min 54 s; "
-        "Reno and Reno with SACK keep larger windows (§4.1, Fig. 3(b)-(c))",
-        "Reno has the shortest download response time, then Reno with SACK (§4.1, Table 2)",
-        "Reno has the highest throughput and goodput; SACK next; Tahoe and NewReno comparable (§4.1, Figs. 4-5)",
-    ), (_table("Table 2", "Wireless network: file download response time",
-               "table2_wireless_download_response_time_s"),), {"attenuation_s": [start, end]})
+    published = _published(
+        "wireless",
+        0,
+        (
+            "Reno keeps the largest congestion window; Reno with SACK a larger one than Tahoe and NewReno, "
+            "which are comparable (§4.1, Fig. 3)",
+            "During the attenuation Tahoe and NewReno fall to 1 MSS until the signal recovers at 6 min 54 s; "
+            "Reno and Reno with SACK keep larger windows (§4.1, Fig. 3(b)-(c))",
+            "Reno has the shortest download response time, then Reno with SACK (§4.1, Table 2)",
+            "Reno has the highest throughput and goodput; SACK next; Tahoe and NewReno comparable (§4.1, Figs. 4-5)",
+        ),
+        (
+            _table(
+                "Table 2", "Wireless network: file download response time", "table2_wireless_download_response_time_s"
+            ),
+        ),
+        {"attenuation_s": [start, end]},
+    )
     return Preset(
         name=name,
         title="Paper 004 Table 2: a 50 MB download to a wireless client through an attenuation period",
         description=WIRELESS_DESCRIPTION.format(rate=DEFAULT_ATTENUATION_LOSS, common=COMMON_CHOICES),
         reference=Reference(paper="004", citation=CITATION, where=where),
         parameters=(
-            Parameter("flows[0].loss.rate", "probability that a data packet is lost during the attenuation "
-                      "(not given by the paper)", "probability", DEFAULT_ATTENUATION_LOSS),
-            Parameter("flows[0].loss.start_s", "start of the attenuation (§4.1: 5 min 33 s)", "s", start,
-                      paper_values=(start,)),
-            Parameter("flows[0].loss.end_s", "end of the attenuation (§4.1: 6 min 54 s)", "s", end,
-                      paper_values=(end,)),
-            Parameter(f"topology.graph.links[{WIRELESS_LINK}].rate_mbps",
-                      "rate of the wireless hop (not given by the paper)", "Mb/s", DEFAULT_WIRELESS_MBPS),
+            Parameter(
+                "flows[0].loss.rate",
+                "probability that a data packet is lost during the attenuation (not given by the paper)",
+                "probability",
+                DEFAULT_ATTENUATION_LOSS,
+            ),
+            Parameter(
+                "flows[0].loss.start_s",
+                "start of the attenuation (§4.1: 5 min 33 s)",
+                "s",
+                start,
+                paper_values=(start,),
+            ),
+            Parameter(
+                "flows[0].loss.end_s", "end of the attenuation (§4.1: 6 min 54 s)", "s", end, paper_values=(end,)
+            ),
+            Parameter(
+                f"topology.graph.links[{WIRELESS_LINK}].rate_mbps",
+                "rate of the wireless hop (not given by the paper)",
+                "Mb/s",
+                DEFAULT_WIRELESS_MBPS,
+            ),
             *_common_parameters(seeded=True),
         ),
         published=published,

@@ -152,8 +152,10 @@ class Preset:
     def __post_init__(self) -> None:
         profiles = _tcp_profiles(self.template)
         if len(profiles) != 1 or None in profiles:
-            raise ValueError(f"preset {self.name}: every TCP flow must name the same TCP profile "
-                             f"(its paper's simulator; docs/simulator.md), got {sorted(map(str, profiles))}")
+            raise ValueError(
+                f"preset {self.name}: every TCP flow must name the same TCP profile "
+                f"(its paper's simulator; docs/simulator.md), got {sorted(map(str, profiles))}"
+            )
 
     @property
     def tcp_profile(self) -> str:

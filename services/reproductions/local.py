@@ -26,8 +26,14 @@ def _group_metrics(flows: Sequence[Mapping[str, Any]]) -> dict[str, float | None
     return out
 
 
-def observations_of(result: Mapping[str, Any], canonical: Mapping[str, Any], *, point: int = 0,
-                    values: Mapping[str, Any] | None = None, replication: int = 0) -> list[Observation]:
+def observations_of(
+    result: Mapping[str, Any],
+    canonical: Mapping[str, Any],
+    *,
+    point: int = 0,
+    values: Mapping[str, Any] | None = None,
+    replication: int = 0,
+) -> list[Observation]:
     """One run's result as observations, one per flow group (as the sweeps store them)."""
     flows = list(result["flows"])
     out, start = [], 0
@@ -35,16 +41,30 @@ def observations_of(result: Mapping[str, Any], canonical: Mapping[str, Any], *, 
     for group in flow_groups(canonical):
         members = flows[start : start + group["count"]]
         start += group["count"]
-        out.append(Observation(
-            sweep_id=None, point=point, values=dict(values or {}), replication=replication, run_id=run_id,
-            seed=int(canonical.get("seed", 0)), flow=group["name"], variant=group["variant"], type=group["type"],
-            metrics=_group_metrics(members), app=group.get("app"),
-        ))
+        out.append(
+            Observation(
+                sweep_id=None,
+                point=point,
+                values=dict(values or {}),
+                replication=replication,
+                run_id=run_id,
+                seed=int(canonical.get("seed", 0)),
+                flow=group["name"],
+                variant=group["variant"],
+                type=group["type"],
+                metrics=_group_metrics(members),
+                app=group.get("app"),
+            )
+        )
     return out
 
 
-def simulate(experiment: Experiment, overrides: Mapping[str, Any] | None = None, *,
-             run: Callable[[dict[str, Any]], dict[str, Any]] | None = None) -> list[Observation]:
+def simulate(
+    experiment: Experiment,
+    overrides: Mapping[str, Any] | None = None,
+    *,
+    run: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
+) -> list[Observation]:
     """Every point and replication of `experiment`, run with `run` (default `tcpsim.run`)."""
     if run is None:
         import tcpsim
@@ -62,7 +82,8 @@ def simulate(experiment: Experiment, overrides: Mapping[str, Any] | None = None,
     return out
 
 
-def simulate_paper(paper: Paper, overrides: Mapping[str, Any] | None = None, *,
-                   only: Sequence[str] | None = None) -> dict[str, list[Observation]]:
+def simulate_paper(
+    paper: Paper, overrides: Mapping[str, Any] | None = None, *, only: Sequence[str] | None = None
+) -> dict[str, list[Observation]]:
     """Observations per experiment key, for every experiment (or those in `only`)."""
     return {e.key: simulate(e, overrides) for e in paper.experiments if only is None or e.key in only}

@@ -101,8 +101,9 @@ class Table:
             "caption": self.caption,
             "experiment": self.experiment,
             "columns": [{"name": c.name, "label": c.label, "unit": c.unit} for c in self.columns],
-            "plot": None if self.plot is None else {k: (list(v) if isinstance(v, tuple) else v)
-                                                    for k, v in vars(self.plot).items()},
+            "plot": None
+            if self.plot is None
+            else {k: (list(v) if isinstance(v, tuple) else v) for k, v in vars(self.plot).items()},
             "rows": len(self.rows),
         }
 
@@ -182,8 +183,11 @@ class Cells:
         (keys are axis paths with `.`/`[`/`]`/`*` spelled as given: pass them with **{...})."""
         want = {path: value_key(v) for path, v in where.items()}
         return sorted(
-            (o for o in self.observations
-             if o.flow == flow and all(value_key((o.values or {}).get(p)) == k for p, k in want.items())),
+            (
+                o
+                for o in self.observations
+                if o.flow == flow and all(value_key((o.values or {}).get(p)) == k for p, k in want.items())
+            ),
             key=lambda o: o.replication,
         )
 

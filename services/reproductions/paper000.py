@@ -38,26 +38,54 @@ TABLE2_SIZES = [4, 8, 12, 16, 24, 32, 48, 64, 96, 128, 160, 180, 192, 224, 256]
 SEEDS = 5
 
 EXPERIMENTS = (
-    Experiment("fig2a", "Fig. 2(a): SBS and IMP against m, p = 0.05 % (§IV-B)", "paper000-fig2a",
-               ({"path": M_AXIS, "values": list(range(1, 41))},), replications=SEEDS),
-    Experiment("fig2b", "Fig. 2(b): SBS and IMP against m, p = 0.1 % (§IV-B)", "paper000-fig2b",
-               ({"path": M_AXIS, "values": list(range(1, 36))},), replications=SEEDS),
-    Experiment("table2", "Table II: the SBS flow among FTP/HTTP background traffic, Drop-Tail (§IV-C)",
-               "paper000-table2-droptail", ({"path": "background_flows", "values": TABLE2_SIZES},), replications=SEEDS),
+    Experiment(
+        "fig2a",
+        "Fig. 2(a): SBS and IMP against m, p = 0.05 % (§IV-B)",
+        "paper000-fig2a",
+        ({"path": M_AXIS, "values": list(range(1, 41))},),
+        replications=SEEDS,
+    ),
+    Experiment(
+        "fig2b",
+        "Fig. 2(b): SBS and IMP against m, p = 0.1 % (§IV-B)",
+        "paper000-fig2b",
+        ({"path": M_AXIS, "values": list(range(1, 36))},),
+        replications=SEEDS,
+    ),
+    Experiment(
+        "table2",
+        "Table II: the SBS flow among FTP/HTTP background traffic, Drop-Tail (§IV-C)",
+        "paper000-table2-droptail",
+        ({"path": "background_flows", "values": TABLE2_SIZES},),
+        replications=SEEDS,
+    ),
 )
 
 FIG2_COLUMNS = (
-    Column("m", "m", "packets"), Column("sbs_mean", "SBS", "pkts/RTT"), Column("sbs_ci_low", "SBS low"),
-    Column("sbs_ci_high", "SBS high"), Column("imp_mean", "IMP", "pkts/RTT"), Column("imp_ci_low", "IMP low"),
-    Column("imp_ci_high", "IMP high"), Column("region", "our region"), Column("paper_region", "paper region"),
-    Column("sbs_model_error", "SBS model error"), Column("imp_model_error", "IMP model error"),
+    Column("m", "m", "packets"),
+    Column("sbs_mean", "SBS", "pkts/RTT"),
+    Column("sbs_ci_low", "SBS low"),
+    Column("sbs_ci_high", "SBS high"),
+    Column("imp_mean", "IMP", "pkts/RTT"),
+    Column("imp_ci_low", "IMP low"),
+    Column("imp_ci_high", "IMP high"),
+    Column("region", "our region"),
+    Column("paper_region", "paper region"),
+    Column("sbs_model_error", "SBS model error"),
+    Column("imp_model_error", "IMP model error"),
 )
 TABLE2_COLUMNS = (
-    Column("background_flows", "background flows"), Column("paper_loss_event_rate", "paper p"),
-    Column("loss_event_rate", "ours p"), Column("paper_sim_pkts_per_rtt", "paper sim", "pkts/RTT"),
-    Column("sim_pkts_per_rtt", "ours sim", "pkts/RTT"), Column("sim_ci_low", "low"), Column("sim_ci_high", "high"),
-    Column("paper_model_pkts_per_rtt", "paper model", "pkts/RTT"), Column("model_pkts_per_rtt", "ours model", "pkts/RTT"),
-    Column("paper_model_error", "paper error"), Column("model_error", "ours error"),
+    Column("background_flows", "background flows"),
+    Column("paper_loss_event_rate", "paper p"),
+    Column("loss_event_rate", "ours p"),
+    Column("paper_sim_pkts_per_rtt", "paper sim", "pkts/RTT"),
+    Column("sim_pkts_per_rtt", "ours sim", "pkts/RTT"),
+    Column("sim_ci_low", "low"),
+    Column("sim_ci_high", "high"),
+    Column("paper_model_pkts_per_rtt", "paper model", "pkts/RTT"),
+    Column("model_pkts_per_rtt", "ours model", "pkts/RTT"),
+    Column("paper_model_error", "paper error"),
+    Column("model_error", "ours error"),
     Column("sim_gap", "gap"),
 )
 ERROR_POINTS = 3.0
@@ -96,23 +124,37 @@ def _fig2(key: str, obs: Sequence[Any]) -> tuple[Table | None, list[Judged]]:
     where = f"{preset.reference.where}"
     claims = (
         (f"{key}-equality", f"{label}: equality region (IMP and SBS alike) for m < {paper['equality_region_m_below']}"),
-        (f"{key}-sbs-superior", f"{label}: SBS superior for m = {paper['sbs_superior_m'][0]} to {paper['sbs_superior_m'][1]}"),
+        (
+            f"{key}-sbs-superior",
+            f"{label}: SBS superior for m = {paper['sbs_superior_m'][0]} to {paper['sbs_superior_m'][1]}",
+        ),
         (f"{key}-imp-superior", f"{label}: IMP superior from m = {paper['imp_superior_m_from']}"),
-        (f"{key}-model-errors", f"{label}: SBS model error {paper['sbs_model_error_pct'][0]} % to "
-         f"{paper['sbs_model_error_pct'][1]} %, IMP model error {paper['imp_model_error_pct'][0]} % to "
-         f"{paper['imp_model_error_pct'][1]} %"),
+        (
+            f"{key}-model-errors",
+            f"{label}: SBS model error {paper['sbs_model_error_pct'][0]} % to "
+            f"{paper['sbs_model_error_pct'][1]} %, IMP model error {paper['imp_model_error_pct'][0]} % to "
+            f"{paper['imp_model_error_pct'][1]} %",
+        ),
     )
     if not obs:
         return None, [Judged(cid, text, where, key, NOT_RUN) for cid, text in claims]
     summary, rows = against_paper(preset, obs, axes=[dict(a) for a in experiment.axes])
     rows = sorted(rows, key=lambda r: r["m"])
     table = Table(
-        key, experiment.title,
+        key,
+        experiment.title,
         "Per m: each flow's throughput (mean and 95 % interval over the seeds), our region from the paired verdict "
         "and the paper's region; the models' errors from our measured p, m, R, RTO (/v1/comparisons/paper).",
-        key, FIG2_COLUMNS, _pick(rows, FIG2_COLUMNS),
-        Plot(x="m", y=("sbs_mean", "imp_mean"), x_label="m (packets per loss event)", y_label="throughput (pkts/RTT)",
-             note="The paper's curves are not in its text: its regions are in the table."),
+        key,
+        FIG2_COLUMNS,
+        _pick(rows, FIG2_COLUMNS),
+        Plot(
+            x="m",
+            y=("sbs_mean", "imp_mean"),
+            x_label="m (packets per loss event)",
+            y_label="throughput (pkts/RTT)",
+            note="The paper's curves are not in its text: its regions are in the table.",
+        ),
     )
 
     def inside(lo: float, hi: float) -> list[Mapping[str, Any]]:
@@ -133,18 +175,43 @@ def _fig2(key: str, obs: Sequence[Any]) -> tuple[Table | None, list[Judged]]:
     errors = {f: found.get(f"{f}_model_error_pct") for f in ("sbs", "imp")}
     within = [(error := errors[f]) is not None and error[1] <= paper[f"{f}_model_error_pct"][1] + 2.0 for f in errors]
     judged = [
-        Judged(claims[0][0], claims[0][1], where, key, _at_least(eq, len(below)) if below else NO_DATA,
-               f"{eq} of the {len(below)} swept m below {paper['equality_region_m_below']} show no significant difference"),
-        Judged(claims[1][0], claims[1][1], where, key, _at_least(sbs, len(sbs_rows)) if sbs_rows else NO_DATA,
-               f"SBS significantly better at {sbs} of the {len(sbs_rows)} swept m in {lo}-{hi}"),
-        Judged(claims[2][0], claims[2][1], where, key, cross,
-               f"IMP's mean at least SBS's from m = {means}; IMP significantly better from m = {significant}",
-               {"crossover_m_means": means, "crossover_m_significant": significant}, REASONS["crossover"]),
-        Judged(claims[3][0], claims[3][1], where, key,
-               AGREE if all(within) else (PARTLY if any(within) else DISAGREE),
-               "our errors: " + ", ".join(f"{f.upper()} {e[0]:.1f}-{e[1]:.1f} %" if e else f"{f.upper()} —"
-                                          for f, e in errors.items()),
-               {"model_error_pct": errors}, REASONS["model-errors"]),
+        Judged(
+            claims[0][0],
+            claims[0][1],
+            where,
+            key,
+            _at_least(eq, len(below)) if below else NO_DATA,
+            f"{eq} of the {len(below)} swept m below {paper['equality_region_m_below']} show no significant difference",
+        ),
+        Judged(
+            claims[1][0],
+            claims[1][1],
+            where,
+            key,
+            _at_least(sbs, len(sbs_rows)) if sbs_rows else NO_DATA,
+            f"SBS significantly better at {sbs} of the {len(sbs_rows)} swept m in {lo}-{hi}",
+        ),
+        Judged(
+            claims[2][0],
+            claims[2][1],
+            where,
+            key,
+            cross,
+            f"IMP's mean at least SBS's from m = {means}; IMP significantly better from m = {significant}",
+            {"crossover_m_means": means, "crossover_m_significant": significant},
+            REASONS["crossover"],
+        ),
+        Judged(
+            claims[3][0],
+            claims[3][1],
+            where,
+            key,
+            AGREE if all(within) else (PARTLY if any(within) else DISAGREE),
+            "our errors: "
+            + ", ".join(f"{f.upper()} {e[0]:.1f}-{e[1]:.1f} %" if e else f"{f.upper()} —" for f, e in errors.items()),
+            {"model_error_pct": errors},
+            REASONS["model-errors"],
+        ),
     ]
     return table, judged
 
@@ -154,23 +221,31 @@ def _table2(obs: Sequence[Any]) -> tuple[Table | None, list[Judged]]:
     preset = get_preset(experiment.preset)
     where = preset.reference.where
     claims = (
-        ("table2-model-below-sim", "Table II: for 4-200 background flows the SBS model is below the simulated "
-         "throughput by 9.78 % on average"),
+        (
+            "table2-model-below-sim",
+            "Table II: for 4-200 background flows the SBS model is below the simulated throughput by 9.78 % on average",
+        ),
         ("table2-largest-error-at-256", "Table II: the largest prediction error, 20.64 %, is at 256 background flows"),
-        ("table2-sim-throughput", "Table II: the SBS flow's simulated throughput for each number of background "
-         "flows"),
+        ("table2-sim-throughput", "Table II: the SBS flow's simulated throughput for each number of background flows"),
     )
     if not obs:
         return None, [Judged(cid, text, where, "table2", NOT_RUN) for cid, text in claims]
-    summary, rows = against_paper(preset, obs, axes=[dict(a) for a in experiment.axes],
-                                  overrides=experiment.overrides)
+    summary, rows = against_paper(preset, obs, axes=[dict(a) for a in experiment.axes], overrides=experiment.overrides)
     table = Table(
-        "table2", experiment.title,
+        "table2",
+        experiment.title,
         "Per row of the paper's Table II: the SBS flow's loss event rate and throughput (means of the seeds with "
         "95 % intervals) and eq. (4)'s prediction, ours beside the paper's (/v1/comparisons/paper).",
-        "table2", TABLE2_COLUMNS, _pick(rows, TABLE2_COLUMNS),
-        Plot(x="background_flows", y=("sim_pkts_per_rtt", "model_pkts_per_rtt"), paper_y="paper_sim_pkts_per_rtt",
-             x_label="background flows", y_label="SBS throughput (pkts/RTT)"),
+        "table2",
+        TABLE2_COLUMNS,
+        _pick(rows, TABLE2_COLUMNS),
+        Plot(
+            x="background_flows",
+            y=("sim_pkts_per_rtt", "model_pkts_per_rtt"),
+            paper_y="paper_sim_pkts_per_rtt",
+            x_label="background flows",
+            y_label="SBS throughput (pkts/RTT)",
+        ),
     )
     mean_err, signed = summary["our_mean_error_pct_4_to_200"], summary["our_mean_signed_error_pct_4_to_200"]
     paper_err = summary["paper_mean_error_pct_4_to_200"]
@@ -183,21 +258,50 @@ def _table2(obs: Sequence[Any]) -> tuple[Table | None, list[Judged]]:
     gaps = summary["rows_with_big_gaps"]
     compared = summary["rows_compared"]
     return table, [
-        Judged(claims[0][0], claims[0][1], where, "table2", below,
-               f"our mean |error| {mean_err:.1f} % (signed {signed:.1f} %)" if mean_err is not None and signed is not None
-               else "no row in 4-200", {"mean_error_pct": mean_err, "mean_signed_error_pct": signed}, REASONS["table2"]),
-        Judged(claims[1][0], claims[1][1], where, "table2",
-               NO_DATA if at is None else weighed(at == 256, largest, summary["paper_max_error"]["error_pct"], ERROR_POINTS),
-               f"our largest error {largest or 0:.1f} % at {at} background flows",
-               dict(summary["our_max_error"]), REASONS["table2"]),
-        Judged(claims[2][0], claims[2][1], where, "table2",
-               NO_DATA if not compared else (AGREE if not gaps else _at_most_half(len(gaps), compared)),
-               (f"{compared - len(gaps)} of {compared} rows within 25 % or our 95 % interval; big gaps: " + "; ".join(
-                   f"N = {g['background_flows']}: ours {g['sim_pkts_per_rtt']:.1f}"
-                   + (f" [{g['sim_ci_low']:.1f}, {g['sim_ci_high']:.1f}]" if g["sim_ci_low"] is not None else "")
-                   + f" vs {g['paper_sim_pkts_per_rtt']:.1f} ({g['sim_diff']:+.0%})" for g in gaps)
-                if gaps else f"all {compared} rows within 25 % or our 95 % interval"),
-               {"rows_compared": compared, "rows_with_big_gaps": gaps}, REASONS["table2"]),
+        Judged(
+            claims[0][0],
+            claims[0][1],
+            where,
+            "table2",
+            below,
+            f"our mean |error| {mean_err:.1f} % (signed {signed:.1f} %)"
+            if mean_err is not None and signed is not None
+            else "no row in 4-200",
+            {"mean_error_pct": mean_err, "mean_signed_error_pct": signed},
+            REASONS["table2"],
+        ),
+        Judged(
+            claims[1][0],
+            claims[1][1],
+            where,
+            "table2",
+            NO_DATA
+            if at is None
+            else weighed(at == 256, largest, summary["paper_max_error"]["error_pct"], ERROR_POINTS),
+            f"our largest error {largest or 0:.1f} % at {at} background flows",
+            dict(summary["our_max_error"]),
+            REASONS["table2"],
+        ),
+        Judged(
+            claims[2][0],
+            claims[2][1],
+            where,
+            "table2",
+            NO_DATA if not compared else (AGREE if not gaps else _at_most_half(len(gaps), compared)),
+            (
+                f"{compared - len(gaps)} of {compared} rows within 25 % or our 95 % interval; big gaps: "
+                + "; ".join(
+                    f"N = {g['background_flows']}: ours {g['sim_pkts_per_rtt']:.1f}"
+                    + (f" [{g['sim_ci_low']:.1f}, {g['sim_ci_high']:.1f}]" if g["sim_ci_low"] is not None else "")
+                    + f" vs {g['paper_sim_pkts_per_rtt']:.1f} ({g['sim_diff']:+.0%})"
+                    for g in gaps
+                )
+                if gaps
+                else f"all {compared} rows within 25 % or our 95 % interval"
+            ),
+            {"rows_compared": compared, "rows_with_big_gaps": gaps},
+            REASONS["table2"],
+        ),
     ]
 
 

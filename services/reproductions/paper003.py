@@ -439,8 +439,11 @@ def _table2(cells: Cells, key: str) -> tuple[list[Table], list[Judged]]:
     for cid in ("fairness-sack-option-fairer", "fairness-avoidance-fairer"):
         c = next(x for x in conclusions("table2") if x["id"] == cid)
         pairs = [(a, b, n) for n in ns for a in c["better"] for b in c["worse"]]
-        ok = [(a, b, n) for a, b, n in pairs
-              if cast(float, _mean(res[(a, n)]["uf"])) < cast(float, _mean(res[(b, n)]["uf"]))]
+        ok = [
+            (a, b, n)
+            for a, b, n in pairs
+            if cast(float, _mean(res[(a, n)]["uf"])) < cast(float, _mean(res[(b, n)]["uf"]))
+        ]
         means = "; ".join(
             f"n={n}: " + ", ".join(f"{a} {_mean(res[(a, n)]['uf']):.0f}" for a in c["better"] + c["worse"]) for n in ns
         )

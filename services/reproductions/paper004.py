@@ -16,7 +16,14 @@ from collections.abc import Mapping
 from typing import Any
 
 from services.presets import get_preset
-from services.presets.paper004 import CONCLUSIONS, HEADER_BYTES, MSS_BYTES, VARIANTS, WIRED_FILE_BYTES, WIRELESS_FILE_BYTES
+from services.presets.paper004 import (
+    CONCLUSIONS,
+    HEADER_BYTES,
+    MSS_BYTES,
+    VARIANTS,
+    WIRED_FILE_BYTES,
+    WIRELESS_FILE_BYTES,
+)
 from services.reproductions.model import (
     AGREE,
     DISAGREE,
@@ -48,22 +55,65 @@ METRICS = ("download_time_s", "throughput_bps", "goodput_bps", "timeouts", "fast
 # experiment key -> (preset, kind in CONCLUSIONS, random loss?, overrides, label)
 _CASES: tuple[tuple[str, str, str, bool, Mapping[str, Any], str], ...] = (
     ("wireless", "paper004-table2-wireless-attenuation", "wireless", True, {}, "Wireless, Table 2 (§4.1)"),
-    ("wired-one-loss", "paper004-wired-one-loss", "one-loss", False, {}, "Wired, one loss (§4.2.1), cloud 1 ms as stated"),
-    ("wired-two-losses", "paper004-wired-two-losses", "two-losses", False, {},
-     "Wired, two losses in a window (§4.2.2), cloud 1 ms"),
-    ("wired-random-loss", "paper004-table3-wired-random-loss", "random-loss", True, {},
-     "Wired, 0.05 % loss, Table 3 (§4.2.3), cloud 1 ms"),
-    ("wired-one-loss-slow", "paper004-wired-one-loss", "one-loss", False, SLOW_CLOUD,
-     "Wired, one loss, cloud 300 ms (window-limited)"),
-    ("wired-two-losses-slow", "paper004-wired-two-losses", "two-losses", False, SLOW_CLOUD,
-     "Wired, two losses in a window, cloud 300 ms (window-limited)"),
-    ("wired-random-loss-slow", "paper004-table3-wired-random-loss", "random-loss", True, SLOW_CLOUD,
-     "Wired, 0.05 % loss, cloud 300 ms (window-limited)"),
+    (
+        "wired-one-loss",
+        "paper004-wired-one-loss",
+        "one-loss",
+        False,
+        {},
+        "Wired, one loss (§4.2.1), cloud 1 ms as stated",
+    ),
+    (
+        "wired-two-losses",
+        "paper004-wired-two-losses",
+        "two-losses",
+        False,
+        {},
+        "Wired, two losses in a window (§4.2.2), cloud 1 ms",
+    ),
+    (
+        "wired-random-loss",
+        "paper004-table3-wired-random-loss",
+        "random-loss",
+        True,
+        {},
+        "Wired, 0.05 % loss, Table 3 (§4.2.3), cloud 1 ms",
+    ),
+    (
+        "wired-one-loss-slow",
+        "paper004-wired-one-loss",
+        "one-loss",
+        False,
+        SLOW_CLOUD,
+        "Wired, one loss, cloud 300 ms (window-limited)",
+    ),
+    (
+        "wired-two-losses-slow",
+        "paper004-wired-two-losses",
+        "two-losses",
+        False,
+        SLOW_CLOUD,
+        "Wired, two losses in a window, cloud 300 ms (window-limited)",
+    ),
+    (
+        "wired-random-loss-slow",
+        "paper004-table3-wired-random-loss",
+        "random-loss",
+        True,
+        SLOW_CLOUD,
+        "Wired, 0.05 % loss, cloud 300 ms (window-limited)",
+    ),
 )
 
 EXPERIMENTS = tuple(
-    Experiment(key, label, preset, ({"path": VARIANT, "values": list(VARIANTS.values())},),
-               overrides=dict(overrides), replications=SEEDS if random else 1)
+    Experiment(
+        key,
+        label,
+        preset,
+        ({"path": VARIANT, "values": list(VARIANTS.values())},),
+        overrides=dict(overrides),
+        replications=SEEDS if random else 1,
+    )
     for key, preset, _, random, overrides, label in _CASES
 )
 KIND = {key: kind for key, _, kind, _, _, _ in _CASES}
@@ -84,10 +134,15 @@ REASONS = {
     "first the difference is one round trip (0.1 s of 110 s).",
 }
 REASON_OF = {
-    "wireless-reno-shortest": "wireless", "wireless-reno-highest-goodput": "wireless", "wireless-sack-second": "wireless",
-    "one-loss-identical-time": "window", "two-losses-sack-shortest": "two-losses",
-    "two-losses-newreno-before-tahoe": "window", "random-loss-sack-shortest": "isolated",
-    "random-loss-reno-slower-than-sack-newreno": "isolated", "random-loss-sack-highest-goodput": "isolated",
+    "wireless-reno-shortest": "wireless",
+    "wireless-reno-highest-goodput": "wireless",
+    "wireless-sack-second": "wireless",
+    "one-loss-identical-time": "window",
+    "two-losses-sack-shortest": "two-losses",
+    "two-losses-newreno-before-tahoe": "window",
+    "random-loss-sack-shortest": "isolated",
+    "random-loss-reno-slower-than-sack-newreno": "isolated",
+    "random-loss-sack-highest-goodput": "isolated",
 }
 
 
@@ -99,15 +154,17 @@ def _per_seed(cells: Cells, variant: str, file_bytes: int) -> list[dict[str, flo
         m = o.metrics
         t = m.get("download_time_s")
         sent = m.get("packets_sent")
-        rows.append({
-            "replication": o.replication,
-            "download_time_s": t,
-            "throughput_bps": sent * (MSS_BYTES + HEADER_BYTES) * 8 / t if t and sent is not None else None,
-            "goodput_bps": file_bytes * 8 / t if t else None,
-            "timeouts": m.get("timeouts"),
-            "fast_retransmits": m.get("fast_retransmits"),
-            "drops": m.get("drops"),
-        })
+        rows.append(
+            {
+                "replication": o.replication,
+                "download_time_s": t,
+                "throughput_bps": sent * (MSS_BYTES + HEADER_BYTES) * 8 / t if t and sent is not None else None,
+                "goodput_bps": file_bytes * 8 / t if t else None,
+                "timeouts": m.get("timeouts"),
+                "fast_retransmits": m.get("fast_retransmits"),
+                "drops": m.get("drops"),
+            }
+        )
     return rows
 
 
@@ -139,10 +196,15 @@ def judge(conclusion: Mapping[str, Any], results: Mapping[str, Mapping[str, Any]
         if any(fr is None or to is None for fr, to in counts.values()):
             return NO_DATA, "no run finished"
         ok = all(fr == 1 and to == 0 for fr, to in counts.values())
-        return (AGREE if ok else DISAGREE), ", ".join(f"{NAMES[v]} {fr:g} FR / {to:g} RTO" for v, (fr, to) in counts.items())
+        return (AGREE if ok else DISAGREE), ", ".join(
+            f"{NAMES[v]} {fr:g} FR / {to:g} RTO" for v, (fr, to) in counts.items()
+        )
     metric = conclusion["metric"]
-    involved = [conclusion["variant"], *(conclusion.get("others") or [])] if "variant" in conclusion else list(
-        conclusion["variants"])
+    involved = (
+        [conclusion["variant"], *(conclusion.get("others") or [])]
+        if "variant" in conclusion
+        else list(conclusion["variants"])
+    )
     if claim in ("best", "worst") and not conclusion.get("others"):
         involved = [conclusion["variant"], *(o for o in results if o != conclusion["variant"])]
     if any(results[v][metric] is None for v in involved):
@@ -172,8 +234,11 @@ def judge(conclusion: Mapping[str, Any], results: Mapping[str, Mapping[str, Any]
     want = "better" if claim in ("best", "better_than") else "worse"
     wrong = "worse" if want == "better" else "better"
     found = [compare(v, o) for o in others]
-    text = "; ".join(fmt(x) for x in involved) + " — against " + ", ".join(
-        f"{NAMES[o]}: {c}" for o, c in zip(others, found, strict=True))
+    text = (
+        "; ".join(fmt(x) for x in involved)
+        + " — against "
+        + ", ".join(f"{NAMES[o]}: {c}" for o, c in zip(others, found, strict=True))
+    )
     if all(c == want for c in found):
         return AGREE, text
     if wrong in found:
@@ -198,29 +263,46 @@ def _experiment(key: str, cells: Cells) -> tuple[Table | None, list[Judged]]:
     results = results_of(cells, file_bytes)
     paper = _published_times(experiment.preset)
     replications = max((len(r["runs"]) for r in results.values()), default=0)
-    rows = [{
-        "variant": NAMES[v],
-        "paper_download_s": paper.get(NAMES[v]) if paper else None,
-        "download_s": r["download_time_s"],
-        "download_s_half_width": r["download_time_s_hw"],
-        "throughput_kbps": None if r["throughput_bps"] is None else r["throughput_bps"] / 1e3,
-        "goodput_kbps": None if r["goodput_bps"] is None else r["goodput_bps"] / 1e3,
-        "timeouts": r["timeouts"],
-        "fast_retransmits": r["fast_retransmits"],
-        "drops": r["drops"],
-    } for v, r in results.items()]
+    rows = [
+        {
+            "variant": NAMES[v],
+            "paper_download_s": paper.get(NAMES[v]) if paper else None,
+            "download_s": r["download_time_s"],
+            "download_s_half_width": r["download_time_s_hw"],
+            "throughput_kbps": None if r["throughput_bps"] is None else r["throughput_bps"] / 1e3,
+            "goodput_kbps": None if r["goodput_bps"] is None else r["goodput_bps"] / 1e3,
+            "timeouts": r["timeouts"],
+            "fast_retransmits": r["fast_retransmits"],
+            "drops": r["drops"],
+        }
+        for v, r in results.items()
+    ]
     table = Table(
-        key, experiment.title,
+        key,
+        experiment.title,
         f"Means of {replications} seed{'s' if replications != 1 else ''} (± the 95 % interval of the mean)"
         + ("; the paper's download response times from its table." if paper else "; the paper gives no table here."),
         key,
-        (Column("variant", "variant"), Column("paper_download_s", "paper download", "s"),
-         Column("download_s", "ours download", "s"), Column("download_s_half_width", "±", "s"),
-         Column("throughput_kbps", "throughput", "kb/s"), Column("goodput_kbps", "goodput", "kb/s"),
-         Column("timeouts", "timeouts"), Column("fast_retransmits", "fast retransmits"), Column("drops", "drops")),
+        (
+            Column("variant", "variant"),
+            Column("paper_download_s", "paper download", "s"),
+            Column("download_s", "ours download", "s"),
+            Column("download_s_half_width", "±", "s"),
+            Column("throughput_kbps", "throughput", "kb/s"),
+            Column("goodput_kbps", "goodput", "kb/s"),
+            Column("timeouts", "timeouts"),
+            Column("fast_retransmits", "fast retransmits"),
+            Column("drops", "drops"),
+        ),
         rows,
-        Plot(x="variant", y=("download_s",), paper_y="paper_download_s" if paper else None, kind="bars",
-             x_label="variant", y_label="download response time (s)"),
+        Plot(
+            x="variant",
+            y=("download_s",),
+            paper_y="paper_download_s" if paper else None,
+            kind="bars",
+            x_label="variant",
+            y_label="download response time (s)",
+        ),
     )
     judged = []
     for c in conclusions:

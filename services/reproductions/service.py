@@ -71,8 +71,11 @@ def reproduce(
     chosen = list(experiments) if experiments else keys
     for i, key in enumerate(chosen):
         if key not in keys:
-            raise InvalidInputError(f"paper {paper.number} has no experiment {key!r}; its experiments: {', '.join(keys)}",
-                                    path=f"$.experiments[{i}]", kind="unknown_experiment")
+            raise InvalidInputError(
+                f"paper {paper.number} has no experiment {key!r}; its experiments: {', '.join(keys)}",
+                path=f"$.experiments[{i}]",
+                kind="unknown_experiment",
+            )
     batch = uuid.uuid4().hex[:8]
     started = Started(paper.number, batch, [])
     for key in dict.fromkeys(chosen):
@@ -110,8 +113,14 @@ class Source:
             "status": self.status,
             "overrides": spec.get("overrides") or {},
             "replications": spec.get("replications"),
-            "progress": {"total": self.progress.total, "done": self.progress.done, "succeeded": self.progress.succeeded,
-                         "failed": self.progress.failed, "queued": self.progress.queued, "running": self.progress.running},
+            "progress": {
+                "total": self.progress.total,
+                "done": self.progress.done,
+                "succeeded": self.progress.succeeded,
+                "failed": self.progress.failed,
+                "queued": self.progress.queued,
+                "running": self.progress.running,
+            },
         }
 
 
@@ -137,8 +146,14 @@ class Report:
         total = sum(s.progress.total for s in self.latest)
         done = sum(s.progress.done for s in self.latest)
         created = min(s.sweep.created_at for s in self.latest)
-        return {"batch": self.latest[0].batch, "status": self.status, "created_at": _iso(created),
-                "runs": total, "runs_done": done, "sweeps": [s.as_dict() for s in self.latest]}
+        return {
+            "batch": self.latest[0].batch,
+            "status": self.status,
+            "created_at": _iso(created),
+            "runs": total,
+            "runs_done": done,
+            "sweeps": [s.as_dict() for s in self.latest],
+        }
 
 
 def _iso(t: dt.datetime | None) -> str | None:
@@ -147,15 +162,21 @@ def _iso(t: dt.datetime | None) -> str | None:
 
 def _sources(session: Session, number: str, viewer: Identity) -> list[Source]:
     """The caller's own reproduction sweeps of this paper, newest first."""
-    rows = session.execute(
-        select(Sweep)
-        .where(Sweep.owner_id == viewer.id, Sweep.name.like(f"paper{number} reproduction %"))
-        .order_by(Sweep.created_at.desc(), Sweep.id)
-    ).scalars().all()
+    rows = (
+        session.execute(
+            select(Sweep)
+            .where(Sweep.owner_id == viewer.id, Sweep.name.like(f"paper{number} reproduction %"))
+            .order_by(Sweep.created_at.desc(), Sweep.id)
+        )
+        .scalars()
+        .all()
+    )
     found = [(s, m) for s in rows if (m := NAME.match(s.name or "")) and m["paper"] == number]
     progress = sweeps.progress_of(session, [s for s, _ in found])
-    return [Source(m["experiment"], m["batch"], s, progress[s.id][0], sweeps.status_of(s, progress[s.id][0]))
-            for s, m in found]
+    return [
+        Source(m["experiment"], m["batch"], s, progress[s.id][0], sweeps.status_of(s, progress[s.id][0]))
+        for s, m in found
+    ]
 
 
 def report(session: Session, number: str, viewer: Identity) -> Report:
@@ -163,8 +184,13 @@ def report(session: Session, number: str, viewer: Identity) -> Report:
     paper = paper_of(number)
     sources = _sources(session, paper.number, viewer)
     latest = [s for s in sources if sources and s.batch == sources[0].batch]
-    latest.sort(key=lambda s: [e.key for e in paper.experiments].index(s.experiment)
-                if s.experiment in {e.key for e in paper.experiments} else len(paper.experiments))
+    latest.sort(
+        key=lambda s: (
+            [e.key for e in paper.experiments].index(s.experiment)
+            if s.experiment in {e.key for e in paper.experiments}
+            else len(paper.experiments)
+        )
+    )
     used: list[Source] = []
     observations: dict[str, list[Any]] = {}
     for e in paper.experiments:
@@ -185,12 +211,16 @@ def _reusable(session: Session, experiment: Experiment, viewer: Identity) -> Sou
     """The caller's newest finished sweep of the experiment's preset along the same axis paths
     (values, replications and overrides may differ: the evaluation judges what is there)."""
     paths = sorted(str(a["path"]) for a in experiment.axes)
-    rows = session.execute(
-        select(Sweep)
-        .where(Sweep.owner_id == viewer.id, Sweep.preset == experiment.preset)
-        .order_by(Sweep.created_at.desc(), Sweep.id)
-        .limit(REUSE_CANDIDATES)
-    ).scalars().all()
+    rows = (
+        session.execute(
+            select(Sweep)
+            .where(Sweep.owner_id == viewer.id, Sweep.preset == experiment.preset)
+            .order_by(Sweep.created_at.desc(), Sweep.id)
+            .limit(REUSE_CANDIDATES)
+        )
+        .scalars()
+        .all()
+    )
     matching = [s for s in rows if sorted(str(a["path"]) for a in (s.spec or {}).get("axes", [])) == paths]
     progress = sweeps.progress_of(session, matching)
     for s in matching:

@@ -228,9 +228,11 @@ def finish_cancels(session: Session, sweep_id: uuid.UUID | None = None) -> None:
     flight and leaves its waiting ones — up to 50,000 rows to rewrite — to this, which every
     dispatcher pass runs before it picks: only the dispatcher sends waiting runs, so none of
     them is sent meanwhile. The caller holds the dispatch lock."""
-    pending = session.execute(
-        _TAKE_PENDING_CANCELS if sweep_id is None else _TAKE_PENDING_CANCEL_OF, {"sweep": sweep_id}
-    ).scalars().all()
+    pending = (
+        session.execute(_TAKE_PENDING_CANCELS if sweep_id is None else _TAKE_PENDING_CANCEL_OF, {"sweep": sweep_id})
+        .scalars()
+        .all()
+    )
     for sweep in sorted(pending):
         session.execute(_CANCEL_WAITING, {"sweep": sweep})
 

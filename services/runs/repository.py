@@ -9,7 +9,6 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, cast
 
 import numpy as np
-
 from sqlalchemy import ColumnElement, Uuid, any_, func, literal, select, text
 from sqlalchemy.dialects.postgresql import ARRAY, insert
 from sqlalchemy.orm import Session
@@ -56,7 +55,9 @@ def scenarios_of(session: Session, run_ids: Sequence[uuid.UUID]) -> dict[uuid.UU
 # events, the owner's quota (a user's own cap never lifts the server's) and the server's;
 # wall-clock time, the server's. Written by PostgreSQL as JSON text, which the core reads as
 # it is (no Python objects in between).
-_LIMITS = "CASE WHEN jsonb_typeof(locked.scenario->'limits') = 'object' THEN locked.scenario->'limits' ELSE '{}'::jsonb END"
+_LIMITS = (
+    "CASE WHEN jsonb_typeof(locked.scenario->'limits') = 'object' THEN locked.scenario->'limits' ELSE '{}'::jsonb END"
+)
 _CAPPED_SCENARIO = (
     f"jsonb_set(locked.scenario, '{{limits}}', {_LIMITS} || jsonb_build_object("
     f"'max_wall_s', least(coalesce(nullif(({_LIMITS}->>'max_wall_s')::float8, 0), :max_wall_s), :max_wall_s), "
@@ -126,7 +127,10 @@ def cache_keys_of(session: Session, run_ids: Sequence[uuid.UUID], *, lock: bool 
 
 
 def mark_succeeded(
-    session: Session, outcomes: Sequence[tuple[uuid.UUID, uuid.UUID, float | None, int | None]], *, finished_at: dt.datetime
+    session: Session,
+    outcomes: Sequence[tuple[uuid.UUID, uuid.UUID, float | None, int | None]],
+    *,
+    finished_at: dt.datetime,
 ) -> list[uuid.UUID]:
     """Marks runs succeeded with their (run, result, core wall time, events), except those
     cancelled or succeeded already (a cancellation meanwhile, a redelivery); returns the runs
@@ -314,7 +318,9 @@ def insert_results(session: Session, results: Sequence[tuple[str, str, dict[str,
             layout, chunks = encode_traces(traces)
             session.execute(insert(Trace).values(result_id=result_id, **layout))
             for start in range(0, len(chunks), 1000):
-                session.execute(insert(TraceChunk), [{"result_id": result_id, **c} for c in chunks[start : start + 1000]])
+                session.execute(
+                    insert(TraceChunk), [{"result_id": result_id, **c} for c in chunks[start : start + 1000]]
+                )
     missing = [key for key in by_key if key not in inserted]
     return {**inserted, **result_ids_by_keys(session, missing)} if missing else inserted
 
@@ -356,9 +362,11 @@ def _column_values(column: Any, count: int) -> list[Any]:
 
 
 def flows_of(session: Session, result_id: uuid.UUID) -> Sequence[FlowResult]:
-    return session.execute(
-        select(FlowResult).where(FlowResult.result_id == result_id).order_by(FlowResult.position)
-    ).scalars().all()
+    return (
+        session.execute(select(FlowResult).where(FlowResult.result_id == result_id).order_by(FlowResult.position))
+        .scalars()
+        .all()
+    )
 
 
 def summary_of(session: Session, result_id: uuid.UUID) -> dict[str, Any]:
@@ -370,7 +378,9 @@ def trace_of(session: Session, result_id: uuid.UUID) -> Trace | None:
     return session.get(Trace, result_id)
 
 
-def trace_chunks(session: Session, result_id: uuid.UUID, *, series: Iterable[int], chunks: range) -> list[tuple[int, int, bytes]]:
+def trace_chunks(
+    session: Session, result_id: uuid.UUID, *, series: Iterable[int], chunks: range
+) -> list[tuple[int, int, bytes]]:
     """(chunk, series, data) of `series` in `chunks`, by chunk then series (the table's row
     order). The caller asks for a few chunks at a time: their bytes are all in memory."""
     query = (
@@ -415,9 +425,13 @@ def page_of_runs(
     if created_before is not None:
         conditions.append(Run.created_at < created_before)
     total = session.execute(select(func.count()).select_from(Run).where(*conditions)).scalar_one()
-    rows = session.execute(
-        select(Run).where(*conditions).order_by(Run.created_at.desc(), Run.id).limit(limit).offset(offset)
-    ).scalars().all()
+    rows = (
+        session.execute(
+            select(Run).where(*conditions).order_by(Run.created_at.desc(), Run.id).limit(limit).offset(offset)
+        )
+        .scalars()
+        .all()
+    )
     return rows, total
 
 

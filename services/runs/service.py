@@ -9,12 +9,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import tcpsim
 from sqlalchemy.orm import Session
 
+import tcpsim
 from services import admission
 from services.db.models import FLOW_METRICS, Run, RunStatus
-from services.errors import ConflictError, InvalidInputError, NotFoundError
+from services.errors import ConflictError, InvalidInputError
 from services.experiments.search import Search, run_conditions
 from services.presets import UnknownPreset, build_scenario
 from services.runs import repository as repo
@@ -319,4 +319,3 @@ def stored_result(session: Session, result_id: uuid.UUID | None) -> dict[str, An
     assert result_id is not None
     flows = [{m: getattr(f, m) for m in FLOW_METRICS} for f in repo.flows_of(session, result_id)]
     return {**repo.summary_of(session, result_id), "flows": flows}
-

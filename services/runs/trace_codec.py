@@ -68,7 +68,9 @@ def series_of(traces: Mapping[str, Any]) -> Iterator[tuple[str, str | None, str,
             yield from item_series(kind, item)
 
 
-def item_series(kind: str, item: Mapping[str, Any]) -> Iterator[tuple[str, str | None, str, Sequence[Any] | np.ndarray]]:
+def item_series(
+    kind: str, item: Mapping[str, Any]
+) -> Iterator[tuple[str, str | None, str, Sequence[Any] | np.ndarray]]:
     """The series of one flow (`kind` "flow") or link ("link") of the core's traces."""
     return ((kind, item["name"], q, v) for q, v in item.items() if q != "name" and isinstance(v, list | np.ndarray))
 
@@ -104,9 +106,14 @@ def decode(data: bytes, dtype: str) -> np.ndarray:
     return np.frombuffer(zlib.decompress(data), dtype=_DTYPES[dtype])
 
 
-def assemble(series: Sequence[Mapping[str, Any]], items: Mapping[str, Sequence[str]], values: Sequence[np.ndarray]) -> dict[str, Any]:
+def assemble(
+    series: Sequence[Mapping[str, Any]], items: Mapping[str, Sequence[str]], values: Sequence[np.ndarray]
+) -> dict[str, Any]:
     """The core's traces again from the stored layout and each series' whole values."""
-    lists = [v.tolist() if s["dtype"] == "i8" else [None if x != x else x for x in v.tolist()] for s, v in zip(series, values, strict=True)]
+    lists = [
+        v.tolist() if s["dtype"] == "i8" else [None if x != x else x for x in v.tolist()]
+        for s, v in zip(series, values, strict=True)
+    ]
     of: dict[tuple[str, str], dict[str, Any]] = {}
     for s, v in zip(series[1:], lists[1:], strict=True):
         of.setdefault((s["kind"], s["name"]), {})[s["quantity"]] = v

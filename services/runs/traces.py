@@ -20,7 +20,6 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from itertools import groupby
-from typing import Any
 
 import numpy as np
 from sqlalchemy.orm import Session, sessionmaker
@@ -30,8 +29,8 @@ from services.db.session import session_scope
 from services.errors import InvalidInputError
 from services.runs import repository as repo
 from services.runs import trace_codec
-from services.runs.trace_codec import I8, Series, decode
 from services.runs.service import succeeded_run
+from services.runs.trace_codec import I8, Series, decode
 from services.users import Identity
 
 
@@ -68,7 +67,9 @@ class Layout:
         for i, column in enumerate(wanted):
             if column not in index:
                 known = ", ".join(s.column for s in self.series)
-                raise InvalidInputError(f"no series {column!r} in this trace; one of {known}", path=f"{path}[{i}]", kind="unknown_series")
+                raise InvalidInputError(
+                    f"no series {column!r} in this trace; one of {known}", path=f"{path}[{i}]", kind="unknown_series"
+                )
             if index[column] not in chosen:
                 chosen.append(index[column])
         return chosen
@@ -86,7 +87,9 @@ def layout_of(session: Session, run_id: uuid.UUID, viewer: Identity) -> Layout |
     return None if trace is None else Layout.of(trace)
 
 
-def window(session: Session, layout: Layout, *, offset: int = 0, from_s: float | None = None, to_s: float | None = None) -> range:
+def window(
+    session: Session, layout: Layout, *, offset: int = 0, from_s: float | None = None, to_s: float | None = None
+) -> range:
     """The sample indices from `offset` on whose time is within [from_s, to_s] (a `limit`
     is a slice of it: `window(...)[:limit]`)."""
     start, stop = min(offset, layout.samples), layout.samples
@@ -95,7 +98,11 @@ def window(session: Session, layout: Layout, *, offset: int = 0, from_s: float |
     # The sample times ascend: the first at or after from_s, the first after to_s.
     first, last = (0 if from_s is None else None), layout.samples
     for base, (times,) in _chunks(lambda: nullcontext(session), layout, [0], range(layout.samples)):
-        if first is None and from_s is not None and (i := int(np.searchsorted(times, from_s, side="left"))) < len(times):
+        if (
+            first is None
+            and from_s is not None
+            and (i := int(np.searchsorted(times, from_s, side="left"))) < len(times)
+        ):
             first = base + i
         if to_s is not None and (j := int(np.searchsorted(times, to_s, side="right"))) < len(times):
             last = base + j
@@ -122,7 +129,9 @@ def _chunks(
     position = {s: i for i, s in enumerate(series)}
     for first in range(wanted.start, wanted.stop, per_query):
         with open_session() as session:
-            fetched = repo.trace_chunks(session, layout.result_id, series=series, chunks=range(first, min(first + per_query, wanted.stop)))
+            fetched = repo.trace_chunks(
+                session, layout.result_id, series=series, chunks=range(first, min(first + per_query, wanted.stop))
+            )
         for chunk, group in groupby(fetched, key=lambda row: row[0]):
             arrays = [np.empty(0)] * len(series)
             for _, number, data in group:
@@ -132,7 +141,9 @@ def _chunks(
             yield base + lo, [a[lo:hi] for a in arrays]
 
 
-def blocks(factory: sessionmaker[Session], layout: Layout, series: Sequence[int], rows: range) -> Iterator[list[np.ndarray]]:
+def blocks(
+    factory: sessionmaker[Session], layout: Layout, series: Sequence[int], rows: range
+) -> Iterator[list[np.ndarray]]:
     """The table's rows `rows` of `series`, one array per series, a chunk at a time, in
     sessions of their own (a streamed response outlives the request's session)."""
     for _, arrays in _chunks(lambda: session_scope(factory), layout, series, rows):

@@ -22,7 +22,6 @@ from collections.abc import Mapping
 from typing import Any
 
 import tcpsim
-
 from services.scenarios.errors import from_core_error
 from services.scenarios.schema import Scenario
 
@@ -41,6 +40,7 @@ CACHE_KEY_VERSION = "tcplab-run-key/1"
 
 # Free text the core ignores: it does not change a run's result, so it does not change its key.
 _IGNORED_BY_THE_CORE = ("name", "description")
+
 
 def dumps(value: Any) -> str:
     """Sorted keys, no spaces, ASCII: the one JSON spelling of `value` (numbers as given)."""
@@ -125,7 +125,7 @@ class SeedTemplate:
     def __init__(self, canonical: Mapping[str, Any], core_version: str) -> None:
         body = {k: v for k, v in canonical.items() if k not in _IGNORED_BY_THE_CORE}
         head, self._key_tail = _around_the_seed(body)
-        self._hashed_head = hashlib.sha256(f"{CACHE_KEY_VERSION}\ncore {core_version}\n{head}".encode("utf-8"))
+        self._hashed_head = hashlib.sha256(f"{CACHE_KEY_VERSION}\ncore {core_version}\n{head}".encode())
         # The body's text with `"seed":` and its value cut out (a comma before it, or after it
         # when it is the first key), and the free text the key leaves out put first (stored as
         # JSONB, whose value does not depend on key order).
@@ -134,9 +134,11 @@ class SeedTemplate:
         else:
             body_text = head[: -len('"seed":')] + self._key_tail.removeprefix(",")
         free = {k: canonical[k] for k in _IGNORED_BY_THE_CORE if k in canonical}
-        self.unseeded = "{" + dumps(free)[1:-1] + ("," if body_text != "{}" else "") + body_text[1:] if free else body_text
+        self.unseeded = (
+            "{" + dumps(free)[1:-1] + ("," if body_text != "{}" else "") + body_text[1:] if free else body_text
+        )
 
     def key(self, seed: int) -> str:
         digest = self._hashed_head.copy()
-        digest.update(f"{int(seed)}{self._key_tail}".encode("utf-8"))
+        digest.update(f"{int(seed)}{self._key_tail}".encode())
         return digest.hexdigest()

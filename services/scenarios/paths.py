@@ -211,7 +211,9 @@ def _walk(
             if not isinstance(node, list):
                 raise PathError(path, f"[{step}] needs a list, {at} is {_kind(node)}", at)
             if step >= len(node):
-                raise PathError(path, f"{format_path((*done, step))} does not exist: {at} has {len(node)} element(s)", at)
+                raise PathError(
+                    path, f"{format_path((*done, step))} does not exist: {at} has {len(node)} element(s)", at
+                )
         else:
             if not isinstance(node, dict):
                 raise PathError(path, f"{at} is {_kind(node)}, it has no field {step!r}", at)

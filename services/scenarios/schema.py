@@ -26,8 +26,9 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal, cast, get_args
 
-import tcpsim
 from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, model_validator
+
+import tcpsim
 
 __all__ = [
     "APP_TYPES",
@@ -117,8 +118,18 @@ class _Model(BaseModel):
 # ---- enumerations ----------------------------------------------------------------------------
 
 Variant = Literal[
-    "tahoe", "reno", "newreno-sbs", "newreno-impatient", "sack", "vegas", "cubic", "bbr",
-    "fack", "rate-halving", "ssdr", "pseudo-rate",
+    "tahoe",
+    "reno",
+    "newreno-sbs",
+    "newreno-impatient",
+    "sack",
+    "vegas",
+    "cubic",
+    "bbr",
+    "fack",
+    "rate-halving",
+    "ssdr",
+    "pseudo-rate",
 ]
 """The congestion-control variants (`cc::VARIANTS` in the core; `tcpsim.VARIANTS`)."""
 

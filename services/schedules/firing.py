@@ -21,12 +21,12 @@ import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-import tcpsim
 from croniter import CroniterError
 from pydantic import ValidationError
 from sqlalchemy.exc import IntegrityError, InterfaceError, OperationalError
 from sqlalchemy.orm import Session, sessionmaker
 
+import tcpsim
 from services import sweeps
 from services.db.models import Schedule, Sweep
 from services.db.session import run_after_commit, session_scope

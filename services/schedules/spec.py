@@ -57,7 +57,9 @@ class ScheduleSpec(BaseModel):
         description="The sweep each firing creates (the body of POST /v1/sweeps; its `shared` is the schedule's)."
     )
     enabled: StrictBool = True
-    shared: StrictBool = Field(default=False, description="The schedule, its history and its sweeps visible to the lab.")
+    shared: StrictBool = Field(
+        default=False, description="The schedule, its history and its sweeps visible to the lab."
+    )
 
     @field_validator("cron")
     @classmethod

@@ -36,7 +36,17 @@ from services.sweeps.service import (
     stop_reasons,
     stopping_outcome,
 )
-from services.sweeps.spec import LINK_METRICS, NUMERIC_METRICS, RUN_METRICS, SUMMARY_METRICS, Axis, AxisRange, StoppingRule, SweepExtension, SweepSpec
+from services.sweeps.spec import (
+    LINK_METRICS,
+    NUMERIC_METRICS,
+    RUN_METRICS,
+    SUMMARY_METRICS,
+    Axis,
+    AxisRange,
+    StoppingRule,
+    SweepExtension,
+    SweepSpec,
+)
 
 __all__ = [
     "LINK_METRICS",

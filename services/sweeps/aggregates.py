@@ -224,7 +224,9 @@ def _derived(n: str, total: str, squares: str) -> tuple[str, str]:
 
 
 _NEW_MEAN, _NEW_VARIANCE = _derived("u.count", "u.sum", "u.sum_squares")
-_ADDED_MEAN, _ADDED_VARIANCE = _derived("(a.count + excluded.count)", "(a.sum + excluded.sum)", "(a.sum_squares + excluded.sum_squares)")
+_ADDED_MEAN, _ADDED_VARIANCE = _derived(
+    "(a.count + excluded.count)", "(a.sum + excluded.sum)", "(a.sum_squares + excluded.sum_squares)"
+)
 _UPSERT = text(
     f"""
     INSERT INTO sweep_aggregates AS a
@@ -254,13 +256,41 @@ def _upsert(session: Session, sums: Mapping[Key, Sums]) -> None:
         return
     ordered = sorted(sums.items(), key=lambda kv: (str(kv[0][0]), *kv[0][1:]))
     columns: dict[str, list[Any]] = {
-        name: [] for name in ("sweep_id", "metric", "point", "flow", "position", "type", "variant", "app",
-                              "runs", "observations", "count", "sum", "sum_squares")
+        name: []
+        for name in (
+            "sweep_id",
+            "metric",
+            "point",
+            "flow",
+            "position",
+            "type",
+            "variant",
+            "app",
+            "runs",
+            "observations",
+            "count",
+            "sum",
+            "sum_squares",
+        )
     }
     for (sweep_id, metric, point, flow), s in ordered:
         for name, value in zip(
             columns,
-            (sweep_id, metric, point, flow, s.position, s.type, s.variant, s.app, s.runs, s.observations, s.count, s.sum, s.sum_squares),
+            (
+                sweep_id,
+                metric,
+                point,
+                flow,
+                s.position,
+                s.type,
+                s.variant,
+                s.app,
+                s.runs,
+                s.observations,
+                s.count,
+                s.sum,
+                s.sum_squares,
+            ),
             strict=True,
         ):
             columns[name].append(value)
@@ -322,14 +352,26 @@ def read_cells(
 ) -> list[Cell]:
     """The sweep's cells in point order, then the scenario's group order, each with the
     summaries of `metrics` (count, mean, sample standard deviation, 95 % Student-t interval)."""
-    sql = _CELLS.format(
-        flow="AND flow = :flow" if flow is not None else "", tcp="AND type = 'tcp'" if tcp_only else ""
-    )
+    sql = _CELLS.format(flow="AND flow = :flow" if flow is not None else "", tcp="AND type = 'tcp'" if tcp_only else "")
     params: dict[str, Any] = {"sweep_id": sweep_id, "metrics": list(metrics)}
     if flow is not None:
         params["flow"] = flow
     cells: dict[tuple[int, str, str], Cell] = {}
-    for metric, point, name, kind, variant, app, runs, observations, count, mean, var, total, squares in session.execute(
+    for (
+        metric,
+        point,
+        name,
+        kind,
+        variant,
+        app,
+        runs,
+        observations,
+        count,
+        mean,
+        var,
+        total,
+        squares,
+    ) in session.execute(
         text(sql), params
     ).all():  # fetched at once: row by row, the driver's fetches cost more than the rows
         # Keyed by level too: a flow group and a link may share a name.

@@ -12,12 +12,12 @@ import itertools
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
+from services.errors import InvalidInputError
 from services.presets import UnknownPreset, build_scenario, get_preset
 from services.scenarios import ScenarioInvalid, apply_overrides, validate_scenario
-from services.scenarios.paths import WILDCARD, PathError, parse_path
 from services.scenarios.errors import FieldError
+from services.scenarios.paths import WILDCARD, PathError, parse_path
 from services.sweeps.spec import Combine, SweepSpec, value_key
-from services.errors import InvalidInputError
 
 AxisValues = Sequence[tuple[str, Sequence[Any]]]
 """(path, values) per axis, in the spec's order."""
@@ -68,7 +68,9 @@ def point_scenario(spec: SweepSpec, values: Mapping[str, Any]) -> dict[str, Any]
     try:
         return apply_overrides(base, values)
     except PathError as e:
-        raise ScenarioInvalid([FieldError(path=_axis_path(spec, e.path), reason=e.reason, source="overrides", kind="axis")]) from None
+        raise ScenarioInvalid(
+            [FieldError(path=_axis_path(spec, e.path), reason=e.reason, source="overrides", kind="axis")]
+        ) from None
 
 
 def _axis_path(spec: SweepSpec, path: str) -> str:
@@ -219,7 +221,13 @@ def _ids_of(base: Any, steps: tuple[Any, ...]) -> set[int]:
         nxt = []
         for node in level:
             if isinstance(node, list):
-                children = node if step is WILDCARD else [node[step]] if isinstance(step, int) and 0 <= step < len(node) else []
+                children = (
+                    node
+                    if step is WILDCARD
+                    else [node[step]]
+                    if isinstance(step, int) and 0 <= step < len(node)
+                    else []
+                )
             elif isinstance(node, dict):
                 children = [node[step]] if isinstance(step, str) and step in node else []
             else:

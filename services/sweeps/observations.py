@@ -32,7 +32,15 @@ from services.stats import finite_values, summarize
 from services.sweeps import aggregates
 from services.sweeps import repository as repo
 from services.sweeps.grid import flow_groups
-from services.sweeps.spec import LINK_FIELDS, LINK_METRICS, NUMERIC_METRICS, RUN_GROUP, RUN_METRICS, level_of, metric_bounds
+from services.sweeps.spec import (
+    LINK_FIELDS,
+    LINK_METRICS,
+    NUMERIC_METRICS,
+    RUN_GROUP,
+    RUN_METRICS,
+    level_of,
+    metric_bounds,
+)
 
 
 @dataclass(frozen=True)
@@ -199,9 +207,7 @@ def sweep_summary_rows(
     mean and spread come from exact sums, so they may differ from numpy's pass over the
     values in the last bits."""
     values_at: dict[int, dict[str, Any]] = dict(
-        session.execute(
-            select(SweepPoint.index, SweepPoint.values).where(SweepPoint.sweep_id == sweep_id)
-        ).all()
+        session.execute(select(SweepPoint.index, SweepPoint.values).where(SweepPoint.sweep_id == sweep_id)).all()
     )
     levels = [m for m in metrics if level_of(m) != "flow"]
     if levels and not aggregates.levels_complete(session, sweep_id):

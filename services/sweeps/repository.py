@@ -46,9 +46,13 @@ def page_of_sweeps(
     if preset is not None:
         conditions.append(Sweep.preset == preset)
     total = session.execute(select(func.count()).select_from(Sweep).where(*conditions)).scalar_one()
-    rows = session.execute(
-        select(Sweep).where(*conditions).order_by(Sweep.created_at.desc(), Sweep.id).limit(limit).offset(offset)
-    ).scalars().all()
+    rows = (
+        session.execute(
+            select(Sweep).where(*conditions).order_by(Sweep.created_at.desc(), Sweep.id).limit(limit).offset(offset)
+        )
+        .scalars()
+        .all()
+    )
     return rows, total
 
 
@@ -62,7 +66,9 @@ def points_of(session: Session, sweep_id: uuid.UUID, index: int | None = None) -
 
 def point_counts(session: Session, sweep_ids: Sequence[uuid.UUID]) -> dict[uuid.UUID, int]:
     rows = session.execute(
-        select(SweepPoint.sweep_id, func.count()).where(SweepPoint.sweep_id.in_(sweep_ids)).group_by(SweepPoint.sweep_id)
+        select(SweepPoint.sweep_id, func.count())
+        .where(SweepPoint.sweep_id.in_(sweep_ids))
+        .group_by(SweepPoint.sweep_id)
     ).all()
     return dict(rows)
 
@@ -82,7 +88,9 @@ def point_for_update(session: Session, sweep_id: uuid.UUID, index: int) -> Sweep
     ).scalar_one_or_none()
 
 
-def status_counts(session: Session, sweep_ids: Sequence[uuid.UUID], *, by_point: bool = False) -> dict[Any, dict[str, int]]:
+def status_counts(
+    session: Session, sweep_ids: Sequence[uuid.UUID], *, by_point: bool = False
+) -> dict[Any, dict[str, int]]:
     """Runs per status, per sweep (or per (sweep, point)); every status present, zeros too."""
     keys = [Run.sweep_id, Run.sweep_point] if by_point else [Run.sweep_id]
     rows = session.execute(
@@ -100,9 +108,7 @@ def runs_of(session: Session, sweep_id: uuid.UUID, point: int | None = None) -> 
     conditions = [Run.sweep_id == sweep_id]
     if point is not None:
         conditions.append(Run.sweep_point == point)
-    return session.execute(
-        select(Run).where(*conditions).order_by(Run.sweep_point, Run.replication)
-    ).scalars().all()
+    return session.execute(select(Run).where(*conditions).order_by(Run.sweep_point, Run.replication)).scalars().all()
 
 
 def run_count(session: Session, sweep_id: uuid.UUID) -> int:
@@ -134,8 +140,22 @@ def scenario_of_point(session: Session, sweep_id: uuid.UUID, point: int) -> dict
 
 
 RUN_COLUMNS = (
-    "id", "status", "scenario", "preset", "variants", "seed", "cache_key", "core_version",
-    "started_at", "finished_at", "result_id", "sweep_id", "sweep_point", "replication", "owner_id", "shared",
+    "id",
+    "status",
+    "scenario",
+    "preset",
+    "variants",
+    "seed",
+    "cache_key",
+    "core_version",
+    "started_at",
+    "finished_at",
+    "result_id",
+    "sweep_id",
+    "sweep_point",
+    "replication",
+    "owner_id",
+    "shared",
 )
 """The columns `copy_runs` writes, in its rows' order (the others take their defaults)."""
 

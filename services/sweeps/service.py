@@ -11,9 +11,9 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-import tcpsim
 from sqlalchemy.orm import Session
 
+import tcpsim
 from services import admission
 from services.db.models import Run, RunStatus, StopReason, Sweep, SweepPoint
 from services.errors import InvalidInputError, NotFoundError, QuotaExceededError
@@ -466,13 +466,18 @@ def progress_of(session: Session, sweeps: Sequence[Sweep]) -> dict[uuid.UUID, tu
     ids = [s.id for s in sweeps]
     counts = repo.status_counts(session, ids)
     points = repo.point_counts(session, ids)
-    return {s.id: (Progress.of(counts.get(s.id), cancelled=s.cancelled_at is not None), points.get(s.id, 0)) for s in sweeps}
+    return {
+        s.id: (Progress.of(counts.get(s.id), cancelled=s.cancelled_at is not None), points.get(s.id, 0)) for s in sweeps
+    }
 
 
 def points_with_progress(session: Session, sweep_id: uuid.UUID, viewer: Identity) -> list[tuple[SweepPoint, Progress]]:
     cancelled = get_sweep(session, sweep_id, viewer).cancelled_at is not None
     counts = repo.status_counts(session, [sweep_id], by_point=True)
-    return [(p, Progress.of(counts.get((sweep_id, p.index)), cancelled=cancelled)) for p in repo.points_of(session, sweep_id)]
+    return [
+        (p, Progress.of(counts.get((sweep_id, p.index)), cancelled=cancelled))
+        for p in repo.points_of(session, sweep_id)
+    ]
 
 
 def stop_reasons(session: Session, sweep: Sweep) -> dict[int, str | None] | None:
@@ -655,7 +660,9 @@ def _replications_needed(
     A group counts its values, not its runs (a run may leave the metric undefined): one value
     asks for one more run; otherwise n ≈ (t·s / (target·|mean|))² values, at least one more."""
     obs = [
-        o for o in observations(session, sweep_id, point) if o.type == "tcp" and (rule.flow is None or o.flow == rule.flow)
+        o
+        for o in observations(session, sweep_id, point)
+        if o.type == "tcp" and (rule.flow is None or o.flow == rule.flow)
     ]
     needed: int | None = None
     for group in sorted({o.flow for o in obs}):
@@ -665,7 +672,9 @@ def _replications_needed(
             continue
         if s.count == 1:
             more = 1
-        elif s.mean == 0 or (s.relative_half_width is not None and s.relative_half_width <= rule.target_relative_half_width):
+        elif s.mean == 0 or (
+            s.relative_half_width is not None and s.relative_half_width <= rule.target_relative_half_width
+        ):
             more = 0
         else:
             assert s.std is not None and s.mean is not None

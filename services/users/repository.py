@@ -62,9 +62,11 @@ def all_users(session: Session) -> Sequence[User]:
 
 
 def tokens_of(session: Session, user_id: uuid.UUID) -> Sequence[ApiToken]:
-    return session.execute(
-        select(ApiToken).where(ApiToken.user_id == user_id).order_by(ApiToken.created_at, ApiToken.id)
-    ).scalars().all()
+    return (
+        session.execute(select(ApiToken).where(ApiToken.user_id == user_id).order_by(ApiToken.created_at, ApiToken.id))
+        .scalars()
+        .all()
+    )
 
 
 def token_by_id(session: Session, token_id: uuid.UUID) -> ApiToken | None:

@@ -81,7 +81,12 @@ QUOTA_FIELDS = ("max_queued_runs", "max_events_per_run", "max_flows", "submissio
 
 
 def create_user(
-    session: Session, viewer: Identity, *, name: str, is_admin: bool = False, quotas: dict[str, int | None] | None = None
+    session: Session,
+    viewer: Identity,
+    *,
+    name: str,
+    is_admin: bool = False,
+    quotas: dict[str, int | None] | None = None,
 ) -> tuple[User, NewToken]:
     """A new user (admins only) with a first token, so the admin can hand it over."""
     require_admin(viewer)

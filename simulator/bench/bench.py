@@ -163,7 +163,15 @@ def run_measured(cmd: list[str], *, cwd: Path | None = None, timeout: float | No
                 pass
         out.seek(0)
         err.seek(0)
-        return Proc(p.returncode, out.read().decode(errors="replace"), err.read().decode(errors="replace"), wall, rss_mb, rss_how, killed.is_set())
+        return Proc(
+            p.returncode,
+            out.read().decode(errors="replace"),
+            err.read().decode(errors="replace"),
+            wall,
+            rss_mb,
+            rss_how,
+            killed.is_set(),
+        )
 
 
 def tail(text: str, n: int = 15) -> str:
@@ -261,7 +269,14 @@ def bench_tcpsim(binary: Path, scenario: dict, name: str, tmp: Path, repeat: int
     for _ in range(repeat):
         r, p = run_tcpsim_once(binary, path)
         results.append(r)
-        runs.append({"run_wall_s": r["stats"]["wall_s"], "process_wall_s": p.wall_s, "peak_rss_mb": p.maxrss_mb, "rss_how": p.rss_how})
+        runs.append(
+            {
+                "run_wall_s": r["stats"]["wall_s"],
+                "process_wall_s": p.wall_s,
+                "peak_rss_mb": p.maxrss_mb,
+                "rss_how": p.rss_how,
+            }
+        )
     # Determinism: the simulated figures of every repetition must agree.
     fingerprints = {json.dumps({k: v for k, v in r.items() if k != "stats"}, sort_keys=True) for r in results}
     events = {r["stats"]["events"] for r in results}
@@ -524,10 +539,16 @@ def compare(t: dict, n: dict) -> dict:
         "speedup_process": ratio(n["process_wall_s"]["median"], t["process_wall_s"]["median"]),
         "speedup_ns3_run_vs_tcpsim_process": ratio(n["run_wall_s"]["median"], t["process_wall_s"]["median"]),
         "events_per_s_ratio": ratio(t["events_per_s"], n["events_per_s"]),
-        "bottleneck_packets_per_wall_s_ratio": ratio(t["bottleneck_packets_per_wall_s"], n["bottleneck_packets_per_wall_s"]),
-        "goodput_diff_pct": 100.0 * (t["aggregate_goodput_mbps"] - n["aggregate_goodput_mbps"]) / n["aggregate_goodput_mbps"],
+        "bottleneck_packets_per_wall_s_ratio": ratio(
+            t["bottleneck_packets_per_wall_s"], n["bottleneck_packets_per_wall_s"]
+        ),
+        "goodput_diff_pct": 100.0
+        * (t["aggregate_goodput_mbps"] - n["aggregate_goodput_mbps"])
+        / n["aggregate_goodput_mbps"],
         "jain_diff": t["jain"] - n["jain"],
-        "drops_window_diff_pct": 100.0 * (t["bottleneck_drops_window"] - n["bottleneck_drops_window"]) / n["bottleneck_drops_window"]
+        "drops_window_diff_pct": 100.0
+        * (t["bottleneck_drops_window"] - n["bottleneck_drops_window"])
+        / n["bottleneck_drops_window"]
         if n["bottleneck_drops_window"]
         else None,
     }
@@ -583,7 +604,10 @@ def sim_table(t: dict, ns: dict[str, dict], rss_rule: bool = True) -> str:
         sub,
         row("run wall s, min / median", lambda x: f"{x['run_wall_s']['min']:.3f} / {x['run_wall_s']['median']:.3f}"),
         row("process wall s, median", lambda x: f"{x['process_wall_s']['median']:.3f}"),
-        row("  outside the run (start, import)", lambda x: f"{x['process_wall_s']['median'] - x['run_wall_s']['median']:.3f}"),
+        row(
+            "  outside the run (start, import)",
+            lambda x: f"{x['process_wall_s']['median'] - x['run_wall_s']['median']:.3f}",
+        ),
         row("events", lambda x: fnum(x["events"])),
         row("events / s (median run)", lambda x: fnum(x["events_per_s"])),
         row("events per bottleneck data pkt", lambda x: fnum(x["events_per_bottleneck_packet"], 2)),
@@ -613,7 +637,10 @@ def ratio_lines(c: dict, label: str) -> str:
         ["bottleneck pkts per wall-s ratio", r(c["bottleneck_packets_per_wall_s_ratio"])],
         ["aggregate goodput, tcpsim vs ns-3", f"{c['goodput_diff_pct']:+.2f} %"],
         ["Jain, tcpsim - ns-3", f"{c['jain_diff']:+.4f}"],
-        ["bottleneck drops in window, tcpsim vs ns-3", "-" if c["drops_window_diff_pct"] is None else f"{c['drops_window_diff_pct']:+.1f} %"],
+        [
+            "bottleneck drops in window, tcpsim vs ns-3",
+            "-" if c["drops_window_diff_pct"] is None else f"{c['drops_window_diff_pct']:+.1f} %",
+        ],
     ]
     return f"  tcpsim vs {label}:\n" + table(rows)
 
@@ -642,8 +669,14 @@ def machine_info() -> dict:
         mem_gb = None
     commit = None
     try:
-        commit = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
-        dirty = subprocess.run(["git", "-C", str(REPO), "status", "--porcelain", "--", "simulator/core", "simulator/scenarios"], capture_output=True, text=True).stdout.strip()
+        commit = subprocess.run(
+            ["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"], capture_output=True, text=True
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "-C", str(REPO), "status", "--porcelain", "--", "simulator/core", "simulator/scenarios"],
+            capture_output=True,
+            text=True,
+        ).stdout.strip()
         if dirty:
             commit += " (simulator/core or scenarios modified)"
     except OSError:
@@ -662,16 +695,38 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p = argparse.ArgumentParser(
         description="Benchmark tcpsim on the reference dumbbell, side by side with ns-3.44.",
     )
-    p.add_argument("--repeat", type=int, default=5, help="measured tcpsim repetitions per scenario, after one warm-up run (default 5)")
-    p.add_argument("--ns3-repeat", type=int, default=1, help="ns-3 repetitions per configuration; results are deterministic, only timing varies (default 1)")
+    p.add_argument(
+        "--repeat",
+        type=int,
+        default=5,
+        help="measured tcpsim repetitions per scenario, after one warm-up run (default 5)",
+    )
+    p.add_argument(
+        "--ns3-repeat",
+        type=int,
+        default=1,
+        help="ns-3 repetitions per configuration; results are deterministic, only timing varies (default 1)",
+    )
     p.add_argument("--no-ns3", action="store_true", help="skip the ns-3 peer")
     p.add_argument("--ns3-python", help="Python with the ns3 package (default: .venv-ns3/bin/python at the repo root)")
-    p.add_argument("--ns3-script", help="the peer's dumbbell.py (default: ../shared/peers/ns3/dumbbell.py from the repo root)")
-    p.add_argument("--install-ns3", action="store_true", help=f"create .venv-ns3 with pip ({NS3_PIP_SPEC}) if it is missing (~2 min)")
-    p.add_argument("--ns3-configs", default="newreno,nosack-prr,default",
-                   help="comma-separated ns-3 configurations (default newreno,nosack-prr,default): " + "; ".join(f"{k} = {v['about']}" for k, v in NS3_CONFIGS.items()))
+    p.add_argument(
+        "--ns3-script", help="the peer's dumbbell.py (default: ../shared/peers/ns3/dumbbell.py from the repo root)"
+    )
+    p.add_argument(
+        "--install-ns3",
+        action="store_true",
+        help=f"create .venv-ns3 with pip ({NS3_PIP_SPEC}) if it is missing (~2 min)",
+    )
+    p.add_argument(
+        "--ns3-configs",
+        default="newreno,nosack-prr,default",
+        help="comma-separated ns-3 configurations (default newreno,nosack-prr,default): "
+        + "; ".join(f"{k} = {v['about']}" for k, v in NS3_CONFIGS.items()),
+    )
     p.add_argument("--no-extras", action="store_true", help="only the 64-flow reference scenario")
-    p.add_argument("--ns3-scaling", action="store_true", help="also run ns-3 (every --ns3-configs configuration) on 1 and 8 flows")
+    p.add_argument(
+        "--ns3-scaling", action="store_true", help="also run ns-3 (every --ns3-configs configuration) on 1 and 8 flows"
+    )
     p.add_argument("--tcpsim", help="tcpsim executable to use (default: simulator/target/release/tcpsim)")
     p.add_argument("--build", action="store_true", help="run cargo build --release first even if the binary exists")
     p.add_argument("--json", help="write all figures here (default: bench-results/bench-<date>.json)")
@@ -689,7 +744,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     if hasattr(sys.stdout, "reconfigure"):
         sys.stdout.reconfigure(line_buffering=True)  # the report interleaves with stderr progress
-    started = dt.datetime.now(dt.timezone.utc)
+    started = dt.datetime.now(dt.UTC)
     load0 = os.getloadavg()
 
     binary, how = find_tcpsim(args)
@@ -707,7 +762,9 @@ def main(argv: list[str] | None = None) -> int:
 
     info = machine_info()
     print(f"tcplab simulator benchmark, {started:%Y-%m-%d %H:%M} UTC")
-    print(f"  machine: {info['cpu']} x{info['cpus']}, {info['mem_gb']} GB, {info['os']}, Python {info['python']}, repo {info['git_commit']}")
+    print(
+        f"  machine: {info['cpu']} x{info['cpus']}, {info['mem_gb']} GB, {info['os']}, Python {info['python']}, repo {info['git_commit']}"
+    )
     print(f"  tcpsim:  {binary} ({version}; {how})")
     if ns3_py:
         print(f"  ns-3:    {ns3_py} {ns3_script} ({ns3_msg})")
@@ -719,10 +776,19 @@ def main(argv: list[str] | None = None) -> int:
     report: dict = {
         "date": started.isoformat(timespec="seconds"),
         "machine": info,
-        "tcpsim": {"binary": str(binary), "version": version, "how": how, "sha256": file_sha256(binary),
-                   "mtime": dt.datetime.fromtimestamp(binary.stat().st_mtime, dt.timezone.utc).isoformat(timespec="seconds")},
-        "ns3": {"python": str(ns3_py) if ns3_py else None, "script": str(ns3_script) if ns3_script else None, "status": ns3_msg,
-                "configs": {k: NS3_CONFIGS[k]["about"] for k in configs}},
+        "tcpsim": {
+            "binary": str(binary),
+            "version": version,
+            "how": how,
+            "sha256": file_sha256(binary),
+            "mtime": dt.datetime.fromtimestamp(binary.stat().st_mtime, dt.UTC).isoformat(timespec="seconds"),
+        },
+        "ns3": {
+            "python": str(ns3_py) if ns3_py else None,
+            "script": str(ns3_script) if ns3_script else None,
+            "status": ns3_msg,
+            "configs": {k: NS3_CONFIGS[k]["about"] for k in configs},
+        },
         "load_average_start": load0,
     }
 
@@ -732,8 +798,10 @@ def main(argv: list[str] | None = None) -> int:
         # ---- 1 + 2: the reference scenario --------------------------------------------
         f = ref["flows"][0]
         bn = ref["topology"]["dumbbell"]["bottleneck"]
-        title = (f"{f.get('count', 1)} x {f.get('variant')}, {fmt_num(bn['rate_mbps'])} Mb/s, {fmt_num(f['rtt_ms'])} ms RTT, "
-                 f"DropTail {bn['queue'].get('limit_pkts')} p, {fmt_num(ref['duration_s'])} s (window {fmt_num(ref.get('warmup_s', 0))}-{fmt_num(ref['duration_s'])} s), seed {ref.get('seed', 1)}")
+        title = (
+            f"{f.get('count', 1)} x {f.get('variant')}, {fmt_num(bn['rate_mbps'])} Mb/s, {fmt_num(f['rtt_ms'])} ms RTT, "
+            f"DropTail {bn['queue'].get('limit_pkts')} p, {fmt_num(ref['duration_s'])} s (window {fmt_num(ref.get('warmup_s', 0))}-{fmt_num(ref['duration_s'])} s), seed {ref.get('seed', 1)}"
+        )
         print(f"== Reference: {REFERENCE.relative_to(REPO)}")
         print(f"   {title}")
         log(f"bench: tcpsim reference, 1 warm-up + {args.repeat} runs ...")
@@ -756,14 +824,24 @@ def main(argv: list[str] | None = None) -> int:
                 print()
                 print(ratio_lines(comps[key], f"{NS3_CONFIGS[key]['label']} ({NS3_CONFIGS[key]['sub']})"))
         if ns_ref:
-            print(f"\n  ns-3 command: {' '.join(Path(x).name if i < 2 else x for i, x in enumerate(next(iter(ns_ref.values()))['command']))}")
+            print(
+                f"\n  ns-3 command: {' '.join(Path(x).name if i < 2 else x for i, x in enumerate(next(iter(ns_ref.values()))['command']))}"
+            )
             for key in ns_ref:
                 print(f"    {key}: {' '.join(NS3_CONFIGS[key]['args']) or '(script defaults)'}")
         for n in notes:
             print(f"  mapping note: {n}")
-        print(f"  tcpsim peak RSS {t_ref['peak_rss_mb']:.1f} MB ({t_ref['peak_rss_how']}): {'under' if t_ref['peak_rss_ok'] else 'OVER'} the {RSS_LIMIT_MB:.0f} MB limit")
-        report["reference"] = {"scenario": str(REFERENCE.relative_to(REPO)), "tcpsim": t_ref, "ns3": ns_ref,
-                               "ns3_args": ns_args, "mapping_notes": notes, "comparison": comps}
+        print(
+            f"  tcpsim peak RSS {t_ref['peak_rss_mb']:.1f} MB ({t_ref['peak_rss_how']}): {'under' if t_ref['peak_rss_ok'] else 'OVER'} the {RSS_LIMIT_MB:.0f} MB limit"
+        )
+        report["reference"] = {
+            "scenario": str(REFERENCE.relative_to(REPO)),
+            "tcpsim": t_ref,
+            "ns3": ns_ref,
+            "ns3_args": ns_args,
+            "mapping_notes": notes,
+            "comparison": comps,
+        }
 
         # ---- 4: extras -----------------------------------------------------------------
         if not args.no_extras:
@@ -783,19 +861,43 @@ def main(argv: list[str] | None = None) -> int:
                         else:
                             log(f"bench: ns-3 {n_flows} flow(s), {key} config ...")
                             a, _ = ns3_args_for(with_flows(ref, n_flows))
-                            entry["ns3"][key] = run_ns3(ns3_py, ns3_script, a + NS3_CONFIGS[key]["args"], args.ns3_repeat)
+                            entry["ns3"][key] = run_ns3(
+                                ns3_py, ns3_script, a + NS3_CONFIGS[key]["args"], args.ns3_repeat
+                            )
                 scaling.append(entry)
-            header = ["flows", "simulator", "run wall s", "events", "events/s", "bneck pkts/wall-s", "goodput Mb/s", "Jain", "drops (window)"]
+            header = [
+                "flows",
+                "simulator",
+                "run wall s",
+                "events",
+                "events/s",
+                "bneck pkts/wall-s",
+                "goodput Mb/s",
+                "Jain",
+                "drops (window)",
+            ]
             rows = []
             for e in scaling:
-                sims = [("tcpsim", e["tcpsim"])] + [(NS3_CONFIGS[k]["label"] + f" ({NS3_CONFIGS[k]['sub']})", n) for k, n in e["ns3"].items()]
+                sims = [("tcpsim", e["tcpsim"])] + [
+                    (NS3_CONFIGS[k]["label"] + f" ({NS3_CONFIGS[k]['sub']})", n) for k, n in e["ns3"].items()
+                ]
                 for label, x in sims:
                     if not x or "error" in x:
                         rows.append([str(e["flows"]), label] + ["failed"] + [""] * 6)
                         continue
-                    rows.append([str(e["flows"]), label, f"{x['run_wall_s']['median']:.3f}", fnum(x["events"]), fnum(x["events_per_s"]),
-                                 fnum(x["bottleneck_packets_per_wall_s"]), f"{x['aggregate_goodput_mbps']:.3f}", f"{x['jain']:.4f}",
-                                 fnum(x["bottleneck_drops_window"])])
+                    rows.append(
+                        [
+                            str(e["flows"]),
+                            label,
+                            f"{x['run_wall_s']['median']:.3f}",
+                            fnum(x["events"]),
+                            fnum(x["events_per_s"]),
+                            fnum(x["bottleneck_packets_per_wall_s"]),
+                            f"{x['aggregate_goodput_mbps']:.3f}",
+                            f"{x['jain']:.4f}",
+                            fnum(x["bottleneck_drops_window"]),
+                        ]
+                    )
             print(table(rows, header))
             for e in scaling:
                 for k, n in e["ns3"].items():
@@ -803,11 +905,19 @@ def main(argv: list[str] | None = None) -> int:
                         print(f"  {NS3_CONFIGS[k]['label']} on {e['flows']} flow(s) FAILED: {n['error']}")
             if not args.ns3_scaling and ns3_py:
                 print("  (tcpsim only; --ns3-scaling adds ns-3 on 1 and 8 flows)")
-            report["scaling"] = [{"flows": e["flows"], "tcpsim": {k: v for k, v in e["tcpsim"].items() if k != "runs"},
-                                  "ns3": {k: v for k, v in e["ns3"].items()}} for e in scaling]
+            report["scaling"] = [
+                {
+                    "flows": e["flows"],
+                    "tcpsim": {k: v for k, v in e["tcpsim"].items() if k != "runs"},
+                    "ns3": {k: v for k, v in e["ns3"].items()},
+                }
+                for e in scaling
+            ]
 
             lossy = lossy_scenario(ref)
-            print("\n== Random loss: 2 flows, 45 Mb/s, 70 ms RTT, uniform p = 0.001 on the forward bottleneck (ns-3 README row n2_45M_70ms_err)")
+            print(
+                "\n== Random loss: 2 flows, 45 Mb/s, 70 ms RTT, uniform p = 0.001 on the forward bottleneck (ns-3 README row n2_45M_70ms_err)"
+            )
             log("bench: tcpsim lossy 2-flow scenario ...")
             t_loss = bench_tcpsim(binary, lossy, "lossy", tmp, args.repeat)
             ns_loss: dict[str, dict] = {}
@@ -823,17 +933,28 @@ def main(argv: list[str] | None = None) -> int:
                 else:
                     lcomps[key] = compare(t_loss, n)
                     c = lcomps[key]
-                    print(f"  vs {NS3_CONFIGS[key]['label']}: speed-up {c['speedup_run']:,.0f}x (run) / {c['speedup_process']:,.0f}x (process), "
-                          f"goodput {c['goodput_diff_pct']:+.1f} %")
-            report["lossy"] = {"scenario": lossy, "tcpsim": t_loss, "ns3": ns_loss, "ns3_args": la, "mapping_notes": lnotes, "comparison": lcomps}
+                    print(
+                        f"  vs {NS3_CONFIGS[key]['label']}: speed-up {c['speedup_run']:,.0f}x (run) / {c['speedup_process']:,.0f}x (process), "
+                        f"goodput {c['goodput_diff_pct']:+.1f} %"
+                    )
+            report["lossy"] = {
+                "scenario": lossy,
+                "tcpsim": t_loss,
+                "ns3": ns_loss,
+                "ns3_args": la,
+                "mapping_notes": lnotes,
+                "comparison": lcomps,
+            }
 
     load1 = os.getloadavg()
     report["load_average_end"] = load1
-    report["elapsed_s"] = (dt.datetime.now(dt.timezone.utc) - started).total_seconds()
+    report["elapsed_s"] = (dt.datetime.now(dt.UTC) - started).total_seconds()
     out = Path(args.json) if args.json else REPO / "bench-results" / f"bench-{started:%Y-%m-%d-%H%M%S}.json"
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(report, indent=1, default=str) + "\n")
-    print(f"\nAll figures: {out}  (whole benchmark {report['elapsed_s']:.0f} s; load average {load0[0]:.2f} -> {load1[0]:.2f})")
+    print(
+        f"\nAll figures: {out}  (whole benchmark {report['elapsed_s']:.0f} s; load average {load0[0]:.2f} -> {load1[0]:.2f})"
+    )
     return 0 if t_ref["peak_rss_ok"] else 1
 
 

@@ -76,7 +76,9 @@ def select(cases: dict, spec: str) -> list[str]:
             continue
         hits = [k for k in cases if k == tok or (len(tok) == 1 and k.startswith(tok.upper()))]
         if not hits:
-            sys.exit(f"htsim_side: unknown case {tok!r}; the peer has {', '.join(cases)} (or a group letter {', '.join(GROUPS)})")
+            sys.exit(
+                f"htsim_side: unknown case {tok!r}; the peer has {', '.join(cases)} (or a group letter {', '.join(GROUPS)})"
+            )
         out += [h for h in hits if h not in out]
     return out
 
@@ -96,7 +98,9 @@ def ensure_htsim(peer: Path, work: Path, force: bool) -> Path:
     return exe
 
 
-def run_case(peer: Path, work: Path, python: str, tag: str, name: str, reps: int, timeout: float, arms3: bool) -> str | None:
+def run_case(
+    peer: Path, work: Path, python: str, tag: str, name: str, reps: int, timeout: float, arms3: bool
+) -> str | None:
     """compare.py on one case; None, or why it failed."""
     env = dict(os.environ, HTSIM_WORK=str(work), TCPLAB_PYTHON=python)
     if arms3:
@@ -105,7 +109,9 @@ def run_case(peer: Path, work: Path, python: str, tag: str, name: str, reps: int
         env.pop("ARMS", None)
     cmd = [sys.executable, str(peer / "compare.py"), tag, str(reps), name]
     # Its own process group, so that a timeout also ends the simulator compare.py is running.
-    p = subprocess.Popen(cmd, cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    p = subprocess.Popen(
+        cmd, cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True
+    )
     try:
         out, err = p.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
@@ -183,12 +189,38 @@ def f_rate(mbps: float) -> str:
 
 
 def table_rows(results: list[dict]) -> tuple[list[str], list[list[str]]]:
-    header = ["case", "N", "bottleneck", "RTT", "sim s", "reps", "tcpsim Mpkt/wall-s", "htsim Mpkt/wall-s", "tcpsim/htsim", "(per-rep range)", "goal >= 5x"]
+    header = [
+        "case",
+        "N",
+        "bottleneck",
+        "RTT",
+        "sim s",
+        "reps",
+        "tcpsim Mpkt/wall-s",
+        "htsim Mpkt/wall-s",
+        "tcpsim/htsim",
+        "(per-rep range)",
+        "goal >= 5x",
+    ]
     rows = []
     for r in results:
         c = r.get("cfg") or {}
         if "error" in r:
-            rows.append([r["case"], str(c.get("n", "")), f_rate(c["mbps"]) if c else "", f"{c.get('rtt', '')} ms", str(c.get("dur", "")), "-", "-", "-", "FAILED", "", r["error"][:60]])
+            rows.append(
+                [
+                    r["case"],
+                    str(c.get("n", "")),
+                    f_rate(c["mbps"]) if c else "",
+                    f"{c.get('rtt', '')} ms",
+                    str(c.get("dur", "")),
+                    "-",
+                    "-",
+                    "-",
+                    "FAILED",
+                    "",
+                    r["error"][:60],
+                ]
+            )
             continue
         rows.append(
             [
@@ -247,18 +279,42 @@ def markdown(report: dict) -> str:
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description="tcpsim vs htsim side by side on the htsim peer's matrix (A, B, C, D).")
-    p.add_argument("--cases", default="A,B,C,D", help="comma-separated case names (A64, C1_10G, ...) or group letters (default A,B,C,D)")
-    p.add_argument("--reps", type=int, default=3, help="timed repetitions per case and simulator, alternating the order (default 3)")
-    p.add_argument("--quiet-arm", action="store_true", help="add compare.py's third arm: htsim with its per-timeout stdout line silenced")
-    p.add_argument("--timeout", type=float, default=900, help="per-case limit for compare.py, all repetitions together, s (default 900)")
+    p.add_argument(
+        "--cases",
+        default="A,B,C,D",
+        help="comma-separated case names (A64, C1_10G, ...) or group letters (default A,B,C,D)",
+    )
+    p.add_argument(
+        "--reps",
+        type=int,
+        default=3,
+        help="timed repetitions per case and simulator, alternating the order (default 3)",
+    )
+    p.add_argument(
+        "--quiet-arm",
+        action="store_true",
+        help="add compare.py's third arm: htsim with its per-timeout stdout line silenced",
+    )
+    p.add_argument(
+        "--timeout",
+        type=float,
+        default=900,
+        help="per-case limit for compare.py, all repetitions together, s (default 900)",
+    )
     p.add_argument("--peer", default=str(PEER), help=f"the htsim peer directory (default {PEER})")
-    p.add_argument("--htsim-work", default=str(DEFAULT_WORK), help=f"where htsim is built and compare.py writes (default {DEFAULT_WORK.relative_to(REPO)})")
+    p.add_argument(
+        "--htsim-work",
+        default=str(DEFAULT_WORK),
+        help=f"where htsim is built and compare.py writes (default {DEFAULT_WORK.relative_to(REPO)})",
+    )
     p.add_argument("--build", action="store_true", help="rebuild htsim even if htsim_dumbbell exists")
     p.add_argument("--python", help="Python with tcpsim for compare.py's tcpsim runs (default: this one)")
     p.add_argument("--json", help="write the results here (default bench-results/htsim-side-<date>.json)")
     p.add_argument("--from", dest="from_json", help="read results from this JSON instead of running")
     p.add_argument("--markdown", action="store_true", help="print the docs table (markdown)")
-    p.add_argument("--strict", action="store_true", help="exit 1 if a case misses the 5x goal (default: 0 unless a case fails)")
+    p.add_argument(
+        "--strict", action="store_true", help="exit 1 if a case misses the 5x goal (default: 0 unless a case fails)"
+    )
     a = p.parse_args(argv)
     if a.reps < 1:
         p.error("--reps must be at least 1")
@@ -281,16 +337,18 @@ def main(argv: list[str] | None = None) -> int:
         probe = "import tcpsim, pathlib; print(max(p.stat().st_mtime for p in pathlib.Path(tcpsim.__file__).parent.glob('_core*.so')))"
         r = subprocess.run([python, "-c", probe], capture_output=True, text=True)
         if r.returncode != 0:
-            sys.exit(f"htsim_side: {python} cannot import tcpsim (run `make install`): {r.stderr.strip().splitlines()[-1:]}")
+            sys.exit(
+                f"htsim_side: {python} cannot import tcpsim (run `make install`): {r.stderr.strip().splitlines()[-1:]}"
+            )
         try:
-            binding_built = dt.datetime.fromtimestamp(float(r.stdout.strip()), dt.timezone.utc).isoformat(timespec="seconds")
+            binding_built = dt.datetime.fromtimestamp(float(r.stdout.strip()), dt.UTC).isoformat(timespec="seconds")
         except ValueError:
             binding_built = None
         work = Path(args.htsim_work).resolve()
         ensure_htsim(peer, work, args.build)
         cases = peer_cases(peer)
         names = select(cases, args.cases)
-        started = dt.datetime.now(dt.timezone.utc)
+        started = dt.datetime.now(dt.UTC)
         tag = f"side-{started:%Y%m%d-%H%M%S}"
         out = Path(args.json) if args.json else REPO / "bench-results" / f"htsim-side-{started:%Y-%m-%d-%H%M%S}.json"
         info = bench.machine_info()
@@ -335,7 +393,7 @@ def main(argv: list[str] | None = None) -> int:
             "tcpsim_binding_built": binding_built,
             "load_average_start": load0,
             "load_average_end": os.getloadavg(),
-            "elapsed_s": (dt.datetime.now(dt.timezone.utc) - started).total_seconds(),
+            "elapsed_s": (dt.datetime.now(dt.UTC) - started).total_seconds(),
             "results": results,
         }
         out.parent.mkdir(parents=True, exist_ok=True)

@@ -160,7 +160,13 @@ def plan_duration(n: int, rate_mbps: float, rtt_ms: float, plan: dict) -> dict:
         d_budget = t_fill + max(0.0, plan["budget_pkts"] - 2 * bdp) / pr
         d = max(ss_end + plan["settle_rtts"] * r, d_budget)
     d = _round2(d)
-    return {"duration_s": d, "t_fill_s": t_fill, "slow_start_end_s": ss_end, "est_bottleneck_pkts": est(d), "rtts": d / r}
+    return {
+        "duration_s": d,
+        "t_fill_s": t_fill,
+        "slow_start_end_s": ss_end,
+        "est_bottleneck_pkts": est(d),
+        "rtts": d / r,
+    }
 
 
 def fmt_rate(mbps: float) -> str:
@@ -182,7 +188,11 @@ def scenario(n: int, rate: float, rtt: float, variant: str, duration: float, tim
         "topology": {
             "dumbbell": {
                 # Access links 0.5 ms each way, as compare.py: the bottleneck takes the rest.
-                "bottleneck": {"rate_mbps": rate, "delay_ms": rtt / 2 - 1.0, "queue": {"type": "droptail", "limit_pkts": buf}},
+                "bottleneck": {
+                    "rate_mbps": rate,
+                    "delay_ms": rtt / 2 - 1.0,
+                    "queue": {"type": "droptail", "limit_pkts": buf},
+                },
                 "access": {"rate_mbps": 10 * rate, "queue": {"type": "droptail", "limit_pkts": buf}},
             }
         },
@@ -301,7 +311,10 @@ def child(path: str) -> int:
     out = {
         "ok": True,
         "core_version": r.get("core_version"),
-        "binding": {"file": tcpsim.__file__, "so_mtime": so and dt.datetime.fromtimestamp(so.stat().st_mtime, dt.timezone.utc).isoformat(timespec="seconds")},
+        "binding": {
+            "file": tcpsim.__file__,
+            "so_mtime": so and dt.datetime.fromtimestamp(so.stat().st_mtime, dt.UTC).isoformat(timespec="seconds"),
+        },
         "stats": st,
         "call_wall_s": t1 - t0,
         "bottleneck": {k: bn[k] for k in ("packets", "drops", "queue_drops", "utilization", "mean_queue_pkts")},
@@ -414,7 +427,11 @@ def skip_reason(c: dict, timed_out: list[dict]) -> str | None:
     """A timed-out (N, variant) at rate r, RTT t makes every case with rate ≥ r and RTT ≥ t
     (same N and variant) at least as long: more packets and larger windows."""
     for t in timed_out:
-        if (t["n"], t["variant"]) == (c["n"], c["variant"]) and c["rate_mbps"] >= t["rate_mbps"] and c["rtt_ms"] >= t["rtt_ms"]:
+        if (
+            (t["n"], t["variant"]) == (c["n"], c["variant"])
+            and c["rate_mbps"] >= t["rate_mbps"]
+            and c["rtt_ms"] >= t["rtt_ms"]
+        ):
             return t["case"]
     return None
 
@@ -472,13 +489,24 @@ def evaluate(results: list[dict]) -> dict:
         "over_us_goal": sum(not r["goals"].get("us", True) for r in measured),
         "meeting_all_goals": sum(r["meets_goals"] for r in results),
         "worst_us_per_pkt": w_us and {"case": w_us["case"], "value": w_us["us_per_pkt"]},
-        "worst_ratio_vs_newreno": w_ratio and {"case": w_ratio["case"], "value": w_ratio["ratio_vs_newreno"], "lower_bound": w_ratio["ratio_is_lower_bound"]},
+        "worst_ratio_vs_newreno": w_ratio
+        and {
+            "case": w_ratio["case"],
+            "value": w_ratio["ratio_vs_newreno"],
+            "lower_bound": w_ratio["ratio_is_lower_bound"],
+        },
         "worst_kb_per_flow": w_kb and {"case": w_kb["case"], "value": w_kb["kb_per_flow"]},
-        "max_core_mb_at_10k": max((r["core_mb"] for r in results if r["n"] >= 10000 and r.get("core_mb") is not None), default=None),
-        "max_core_mb_beyond_inflight_at_10k": max(
-            (r["kb_per_flow"] * r["n"] / 1024 for r in results if r["n"] >= 10000 and r.get("kb_per_flow") is not None), default=None
+        "max_core_mb_at_10k": max(
+            (r["core_mb"] for r in results if r["n"] >= 10000 and r.get("core_mb") is not None), default=None
         ),
-        "median_us_per_pkt": statistics.median([r["us_per_pkt"] for r in results if r["status"] == "ok" and r.get("us_per_pkt")] or [0]) or None,
+        "max_core_mb_beyond_inflight_at_10k": max(
+            (r["kb_per_flow"] * r["n"] / 1024 for r in results if r["n"] >= 10000 and r.get("kb_per_flow") is not None),
+            default=None,
+        ),
+        "median_us_per_pkt": statistics.median(
+            [r["us_per_pkt"] for r in results if r["status"] == "ok" and r.get("us_per_pkt")] or [0]
+        )
+        or None,
     }
 
 
@@ -575,7 +603,11 @@ def summary_line(s: dict) -> str:
         f"({s['timeouts']} timed out, {s['skipped']} skipped, {s['errors']} errors); "
         f"worst sack-based/newreno {w('worst_ratio_vs_newreno', 'x', lambda x: f'{x:.1f}')} [goal {GOAL_SACK_RATIO}x]; "
         f"worst KB/flow (N >= {GOAL_KB_MIN_FLOWS:,}) {w('worst_kb_per_flow', ' KB')} [goal {GOAL_KB_PER_FLOW}]"
-        + (f"; core at 10,000 flows up to {mb10k:.1f} MB beyond in-flight [goal < {GOAL_MB_AT_10K:.0f}]" if mb10k is not None else "")
+        + (
+            f"; core at 10,000 flows up to {mb10k:.1f} MB beyond in-flight [goal < {GOAL_MB_AT_10K:.0f}]"
+            if mb10k is not None
+            else ""
+        )
         + f"; {s['meeting_all_goals']}/{s['cases']} cases meet every goal"
     )
 
@@ -622,7 +654,12 @@ def markdown(report: dict) -> str:
         cells = [f"{n:,}", fmt_rate(rate), f"{rtt:g}", f_win(first["window_per_flow_pkts"]), f"{first['duration_s']:g}",
                  f"{statistics.median(pk) / 1e6:.2f} M" if pk else "-"]  # fmt: skip
         cells += [cell(r) for r in rs]
-        cells += [f_ratio(wr) if wr else "-", f_num(max(kb)) if kb else "-", f_num(max(cm), 1) if cm else "-", f_num(max(rss), 1) if rss else "-"]
+        cells += [
+            f_ratio(wr) if wr else "-",
+            f_num(max(kb)) if kb else "-",
+            f_num(max(cm), 1) if cm else "-",
+            f_num(max(rss), 1) if rss else "-",
+        ]
         lines.append("| " + " | ".join(cells) + " |")
     s = report["summary"]
     m = report.get("machine", {})
@@ -630,7 +667,11 @@ def markdown(report: dict) -> str:
     lines.append(
         f"{report['date']}, {m.get('cpu')} ×{m.get('cpus')}, repo {m.get('git_commit')}, tcpsim {report.get('core_version')}; "
         f"per-case timeout {report['args'].get('timeout')} s; {report.get('elapsed_s', 0) / 60:.1f} min in all"
-        + (f" (binding built {b['so_mtime']}, before core commit {b['core_commit'].split()[0]})" if (b := report.get("binding") or {}).get("older_than_core_commit") else "")
+        + (
+            f" (binding built {b['so_mtime']}, before core commit {b['core_commit'].split()[0]})"
+            if (b := report.get("binding") or {}).get("older_than_core_commit")
+            else ""
+        )
         + ". "
         "µs/pkt in bold: over the 0.5 goal; `> T s (≥ x)`: timed out, x a lower bound on µs/pkt; "
         "`skipped`: a cheaper case of the same N and variant had timed out. bneck pkts: median over the variants. "
@@ -697,7 +738,9 @@ def svg_plot(report: dict) -> str:
         v = 10.0**e
         return f"{v:g}" if -3 <= e <= 5 else f"1e{e}"
 
-    o = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{W}" height="{H}" viewBox="0 0 {W} {H}" font-family="sans-serif" font-size="12">']
+    o = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{W}" height="{H}" viewBox="0 0 {W} {H}" font-family="sans-serif" font-size="12">'
+    ]
     o.append(f'<rect width="{W}" height="{H}" fill="white"/>')
     m = report.get("machine", {})
     a = report.get("args", {})
@@ -720,17 +763,25 @@ def svg_plot(report: dict) -> str:
         for k in (2, 5):
             y = Y(k * 10.0**e)
             o.append(f'<line x1="{ml}" y1="{y:.1f}" x2="{ml + pw}" y2="{y:.1f}" stroke="#f3f3f3"/>')
-            o.append(f'<text x="{ml - 6}" y="{y + 4:.1f}" text-anchor="end" font-size="10" fill="#888">{k * 10.0**e:g}</text>')
+            o.append(
+                f'<text x="{ml - 6}" y="{y + 4:.1f}" text-anchor="end" font-size="10" fill="#888">{k * 10.0**e:g}</text>'
+            )
     for e in range(round(math.log10(ymin)), round(math.log10(ymax)) + 1):
         y = Y(10.0**e)
         o.append(f'<line x1="{ml}" y1="{y:.1f}" x2="{ml + pw}" y2="{y:.1f}" stroke="#e5e5e5"/>')
         o.append(f'<text x="{ml - 6}" y="{y + 4:.1f}" text-anchor="end">{exp_label(e)}</text>')
     o.append(f'<rect x="{ml}" y="{mt}" width="{pw}" height="{ph}" fill="none" stroke="#333"/>')
-    o.append(f'<text x="{ml + pw / 2}" y="{H - 18}" text-anchor="middle">window per flow: BDP / N (packets, log scale)</text>')
-    o.append(f'<text transform="translate(18,{mt + ph / 2}) rotate(-90)" text-anchor="middle">µs of core wall time per bottleneck packet (log)</text>')
+    o.append(
+        f'<text x="{ml + pw / 2}" y="{H - 18}" text-anchor="middle">window per flow: BDP / N (packets, log scale)</text>'
+    )
+    o.append(
+        f'<text transform="translate(18,{mt + ph / 2}) rotate(-90)" text-anchor="middle">µs of core wall time per bottleneck packet (log)</text>'
+    )
     gy = Y(GOAL_US_PER_PKT)
     o.append(f'<line x1="{ml}" y1="{gy:.1f}" x2="{ml + pw}" y2="{gy:.1f}" stroke="#000" stroke-dasharray="6,4"/>')
-    o.append(f'<text x="{ml + pw - 4}" y="{gy - 5:.1f}" text-anchor="end" font-size="11">goal {GOAL_US_PER_PKT} µs</text>')
+    o.append(
+        f'<text x="{ml + pw - 4}" y="{gy - 5:.1f}" text-anchor="end" font-size="11">goal {GOAL_US_PER_PKT} µs</text>'
+    )
     variants = list(dict.fromkeys(r["variant"] for r in report["results"]))
     colors = {v: COLORS.get(v) or EXTRA_COLORS[i % len(EXTRA_COLORS)] for i, v in enumerate(variants)}
     # Same window, several variants: spread them a little sideways so all stay visible.
@@ -741,8 +792,12 @@ def svg_plot(report: dict) -> str:
         tip = f"{r['case']}: " + (f"> {r['timeout_s']:g} s, ≥ {us:.2f} µs/pkt" if lower else f"{us:.3f} µs/pkt")
         o.append(f"<g><title>{html.escape(tip)}</title>{_marker(SHAPES.get(v, 'circle'), x, y, colors[v], lower)}")
         if lower:
-            o.append(f'<line x1="{x:.1f}" y1="{y - 6:.1f}" x2="{x:.1f}" y2="{y - 16:.1f}" stroke="{colors[v]}" stroke-width="1.4"/>')
-            o.append(f'<polyline points="{x - 3:.1f},{y - 12:.1f} {x:.1f},{y - 17:.1f} {x + 3:.1f},{y - 12:.1f}" fill="none" stroke="{colors[v]}" stroke-width="1.4"/>')
+            o.append(
+                f'<line x1="{x:.1f}" y1="{y - 6:.1f}" x2="{x:.1f}" y2="{y - 16:.1f}" stroke="{colors[v]}" stroke-width="1.4"/>'
+            )
+            o.append(
+                f'<polyline points="{x - 3:.1f},{y - 12:.1f} {x:.1f},{y - 17:.1f} {x + 3:.1f},{y - 12:.1f}" fill="none" stroke="{colors[v]}" stroke-width="1.4"/>'
+            )
         o.append("</g>")
     lx, ly = ml + pw + 16, mt + 10
     for i, v in enumerate(variants):
@@ -775,24 +830,58 @@ def parse_rate(text: str) -> float:
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
-    p = argparse.ArgumentParser(description="tcpsim's core cost (µs per bottleneck packet) and memory across flows × rate × RTT × variant (issue 13).")
-    p.add_argument("--quick", action="store_true", help="a small subset (N 1,100,10000 × 10M,100M × 10,100 ms × 4 variants, ~0.1 M packets each): ~20 s")
+    p = argparse.ArgumentParser(
+        description="tcpsim's core cost (µs per bottleneck packet) and memory across flows × rate × RTT × variant (issue 13)."
+    )
+    p.add_argument(
+        "--quick",
+        action="store_true",
+        help="a small subset (N 1,100,10000 × 10M,100M × 10,100 ms × 4 variants, ~0.1 M packets each): ~20 s",
+    )
     p.add_argument("--flows", help="comma-separated flow counts (default 1,10,100,1000,10000)")
-    p.add_argument("--rates", help="comma-separated bottleneck rates, 10M / 1G / Mb/s numbers (default 10M,100M,1G,10G)")
+    p.add_argument(
+        "--rates", help="comma-separated bottleneck rates, 10M / 1G / Mb/s numbers (default 10M,100M,1G,10G)"
+    )
     p.add_argument("--rtts", help="comma-separated RTTs in ms (default 10,100,200)")
-    p.add_argument("--variants", help="comma-separated variants; newreno = newreno-sbs (default newreno,sack,cubic,bbr)")
-    p.add_argument("--timeout", type=float, default=None, help="per-case limit on the core's wall time, s (default 60; 20 with --quick)")
-    p.add_argument("--repeat", type=int, default=1, help="runs per case, each in a fresh process; the minimum core wall time counts (default 1)")
-    p.add_argument("--no-skip", action="store_true", help="run cases that a cheaper timed-out case predicts will time out too")
-    p.add_argument("--budget-pkts", type=float, help=f"bottleneck packets per case, at most (default {PLAN['budget_pkts']:,}; slow start may need more)")
-    p.add_argument("--min-pkts", type=float, help=f"bottleneck packets per case, at least (default {PLAN['min_pkts']:,})")
+    p.add_argument(
+        "--variants", help="comma-separated variants; newreno = newreno-sbs (default newreno,sack,cubic,bbr)"
+    )
+    p.add_argument(
+        "--timeout",
+        type=float,
+        default=None,
+        help="per-case limit on the core's wall time, s (default 60; 20 with --quick)",
+    )
+    p.add_argument(
+        "--repeat",
+        type=int,
+        default=1,
+        help="runs per case, each in a fresh process; the minimum core wall time counts (default 1)",
+    )
+    p.add_argument(
+        "--no-skip", action="store_true", help="run cases that a cheaper timed-out case predicts will time out too"
+    )
+    p.add_argument(
+        "--budget-pkts",
+        type=float,
+        help=f"bottleneck packets per case, at most (default {PLAN['budget_pkts']:,}; slow start may need more)",
+    )
+    p.add_argument(
+        "--min-pkts", type=float, help=f"bottleneck packets per case, at least (default {PLAN['min_pkts']:,})"
+    )
     p.add_argument("--json", help="write the results here (default bench-results/scaling-<date>.json)")
-    p.add_argument("--from", dest="from_json", help="read results from this JSON (or several, comma-separated, merged) instead of running")
+    p.add_argument(
+        "--from",
+        dest="from_json",
+        help="read results from this JSON (or several, comma-separated, merged) instead of running",
+    )
     p.add_argument("--markdown", action="store_true", help="print the docs table (markdown) after the results")
     p.add_argument("--plot", help="write the SVG plot of µs/pkt against window per flow here")
     p.add_argument("--python", help="Python for the child processes (default: this one, which must import tcpsim)")
     p.add_argument("--list", action="store_true", help="list the cases and their planned durations, run nothing")
-    p.add_argument("--strict", action="store_true", help="exit 1 if any case misses a goal (default: 0 unless a case errors)")
+    p.add_argument(
+        "--strict", action="store_true", help="exit 1 if any case misses a goal (default: 0 unless a case errors)"
+    )
     p.add_argument("--child", help=argparse.SUPPRESS)
     a = p.parse_args(argv)
     base = QUICK if a.quick else FULL
@@ -815,7 +904,12 @@ def binding_info(b: dict) -> dict:
     simulator/core (then it measures an older core than the checkout's)."""
     out = dict(b)
     try:
-        r = subprocess.run(["git", "-C", str(REPO), "log", "-1", "--format=%h %cI", "--", "simulator/core"], capture_output=True, text=True, timeout=30)
+        r = subprocess.run(
+            ["git", "-C", str(REPO), "log", "-1", "--format=%h %cI", "--", "simulator/core"],
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
         commit, date = r.stdout.split()
         out["core_commit"] = f"{commit} {date}"
         if b.get("so_mtime"):
@@ -836,7 +930,9 @@ def merge_reports(reports: list[dict]) -> dict:
         for r in rep["results"]:
             by_case[r["case"]] = r
     order = {v: i for i, v in enumerate(FULL["variants"])}
-    out["results"] = sorted(by_case.values(), key=lambda r: (r["n"], order.get(r["variant"], 99), r["variant"], r["rate_mbps"], r["rtt_ms"]))
+    out["results"] = sorted(
+        by_case.values(), key=lambda r: (r["n"], order.get(r["variant"], 99), r["variant"], r["rate_mbps"], r["rtt_ms"])
+    )
     a = dict(out.get("args", {}))
     for key in ("flows", "rates_mbps", "rtts_ms"):
         a[key] = sorted({x for rep in reports for x in rep.get("args", {}).get(key, [])})
@@ -875,25 +971,44 @@ def main(argv: list[str] | None = None) -> int:
             print(bench.table([[c["case"], f_win(c["window_per_flow_pkts"]), f"{c['duration_s']:g}", f"{c['plan']['rtts']:.0f}",
                                 f"{c['plan']['est_bottleneck_pkts']:,.0f}"] for c in cases],
                               ["case", "win/flow", "sim s", "RTTs", "est. bneck pkts"]))  # fmt: skip
-            print(f"{len(cases)} cases, {sum(c['plan']['est_bottleneck_pkts'] for c in cases) / 1e6:.1f} M bottleneck packets estimated")
+            print(
+                f"{len(cases)} cases, {sum(c['plan']['est_bottleneck_pkts'] for c in cases) / 1e6:.1f} M bottleneck packets estimated"
+            )
             return 0
         python = args.python or sys.executable
-        started = dt.datetime.now(dt.timezone.utc)
+        started = dt.datetime.now(dt.UTC)
         out = Path(args.json) if args.json else REPO / "bench-results" / f"scaling-{started:%Y-%m-%d-%H%M%S}.json"
         info = bench.machine_info()
         load0 = os.getloadavg()
         print(f"tcpsim scaling benchmark (issue 13), {started:%Y-%m-%d %H:%M} UTC")
-        print(f"  machine: {info['cpu']} x{info['cpus']}, {info['mem_gb']} GB, {info['os']}, Python {info['python']}, repo {info['git_commit']}")
+        print(
+            f"  machine: {info['cpu']} x{info['cpus']}, {info['mem_gb']} GB, {info['os']}, Python {info['python']}, repo {info['git_commit']}"
+        )
         print(f"  {len(cases)} cases; per-case timeout {args.timeout:g} s; child Python {python}; results -> {out}")
         bench.print_load_note(load0[0])
         report = {
             "date": started.isoformat(timespec="seconds"),
             "machine": info,
-            "args": {"quick": args.quick, "flows": args.flows_l, "rates_mbps": args.rates_l, "rtts_ms": args.rtts_l,
-                     "variants": args.variants_l, "timeout": args.timeout, "repeat": args.repeat, "skip": not args.no_skip, "plan": args.plan},  # fmt: skip
-            "constants": {"wire_bytes": WIRE_BYTES, "inflight_bytes_per_pkt": INFLIGHT_BYTES_PER_PKT, "goal_us_per_pkt": GOAL_US_PER_PKT,
-                          "goal_sack_ratio": GOAL_SACK_RATIO, "goal_kb_per_flow": GOAL_KB_PER_FLOW, "goal_kb_min_flows": GOAL_KB_MIN_FLOWS,
-                          "goal_mb_at_10k": GOAL_MB_AT_10K},  # fmt: skip
+            "args": {
+                "quick": args.quick,
+                "flows": args.flows_l,
+                "rates_mbps": args.rates_l,
+                "rtts_ms": args.rtts_l,
+                "variants": args.variants_l,
+                "timeout": args.timeout,
+                "repeat": args.repeat,
+                "skip": not args.no_skip,
+                "plan": args.plan,
+            },  # fmt: skip
+            "constants": {
+                "wire_bytes": WIRE_BYTES,
+                "inflight_bytes_per_pkt": INFLIGHT_BYTES_PER_PKT,
+                "goal_us_per_pkt": GOAL_US_PER_PKT,
+                "goal_sack_ratio": GOAL_SACK_RATIO,
+                "goal_kb_per_flow": GOAL_KB_PER_FLOW,
+                "goal_kb_min_flows": GOAL_KB_MIN_FLOWS,
+                "goal_mb_at_10k": GOAL_MB_AT_10K,
+            },  # fmt: skip
             "load_average_start": load0,
             "complete": False,
             "results": [],
@@ -905,37 +1020,51 @@ def main(argv: list[str] | None = None) -> int:
                 if why:
                     rec = dict(c, status="skipped", skipped_after=why)
                 else:
-                    log(f"scaling: [{i}/{len(cases)}] {c['case']} ({c['duration_s']:g} s simulated, ~{c['plan']['est_bottleneck_pkts'] / 1e6:.2f} M bottleneck pkts) ...")
+                    log(
+                        f"scaling: [{i}/{len(cases)}] {c['case']} ({c['duration_s']:g} s simulated, ~{c['plan']['est_bottleneck_pkts'] / 1e6:.2f} M bottleneck pkts) ..."
+                    )
                     rec = run_case(c, args.timeout, Path(tmpdir), python, bench, args.repeat)
                     if rec["status"] == "timeout":
                         timed_out.append(rec)
                     if rec["status"] == "error":
                         log(f"scaling: {c['case']} failed: {rec['error']}")
                     elif rec["status"] == "ok":
-                        log(f"scaling:   {rec['us_per_pkt']:.3f} µs/pkt, {rec['bottleneck_pkts']:,} pkts in {rec['core_wall_s']:.3f} s")
+                        log(
+                            f"scaling:   {rec['us_per_pkt']:.3f} µs/pkt, {rec['bottleneck_pkts']:,} pkts in {rec['core_wall_s']:.3f} s"
+                        )
                     else:
-                        log(f"scaling:   > {args.timeout:g} s (reached {rec.get('reached_s')} of {c['duration_s']:g} s simulated)")
+                        log(
+                            f"scaling:   > {args.timeout:g} s (reached {rec.get('reached_s')} of {c['duration_s']:g} s simulated)"
+                        )
                 report["results"].append(rec)
                 report["core_version"] = report.get("core_version") or rec.get("core_version")
                 if rec.get("binding") and not report.get("binding"):
                     report["binding"] = binding_info(rec["binding"])
                     if report["binding"].get("older_than_core_commit"):
                         b = report["binding"]
-                        log(f"scaling: NOTE: the tcpsim binding ({b['so_mtime']}) predates the last commit to simulator/core ({b['core_commit']}); `make install` rebuilds it")
+                        log(
+                            f"scaling: NOTE: the tcpsim binding ({b['so_mtime']}) predates the last commit to simulator/core ({b['core_commit']}); `make install` rebuilds it"
+                        )
                 write_report(report, out)
-        seen = sorted({r["binding"]["so_mtime"] for r in report["results"] if r.get("binding") and r["binding"].get("so_mtime")})
+        seen = sorted(
+            {r["binding"]["so_mtime"] for r in report["results"] if r.get("binding") and r["binding"].get("so_mtime")}
+        )
         report["bindings_seen"] = seen
         if len(seen) > 1:
-            log(f"scaling: WARNING: the tcpsim binding changed during the run (built {', '.join(seen)}): the cases measured different cores")
+            log(
+                f"scaling: WARNING: the tcpsim binding changed during the run (built {', '.join(seen)}): the cases measured different cores"
+            )
         report["complete"] = True
         report["load_average_end"] = os.getloadavg()
-        report["elapsed_s"] = (dt.datetime.now(dt.timezone.utc) - started).total_seconds()
+        report["elapsed_s"] = (dt.datetime.now(dt.UTC) - started).total_seconds()
         report["summary"] = evaluate(report["results"])
         write_report(report, out)
         print()
         print_table(report["results"], bench)
         print("\n" + summary_line(report["summary"]))
-        print(f"\nAll figures: {out}  ({report['elapsed_s'] / 60:.1f} min; load average {load0[0]:.2f} -> {report['load_average_end'][0]:.2f})")
+        print(
+            f"\nAll figures: {out}  ({report['elapsed_s'] / 60:.1f} min; load average {load0[0]:.2f} -> {report['load_average_end'][0]:.2f})"
+        )
 
     if args.markdown:
         print(markdown(report))

@@ -25,7 +25,6 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 import tcpsim  # noqa: E402
-
 from services.models import evaluate  # noqa: E402
 
 RTTS_MS = (20, 100, 200)
@@ -39,10 +38,20 @@ def scenario(rtt_ms: float, p: float, spacing: str, duration_s: float, seed: int
         "duration_s": duration_s,
         "warmup_s": duration_s / 4,
         "seed": seed,
-        "topology": {"dumbbell": {"bottleneck": {"rate_mbps": 10000, "delay_ms": 1,
-                                                 "queue": {"type": "droptail", "limit_pkts": 100000}}}},
-        "flows": [{"name": "c", "variant": "cubic", "rtt_ms": rtt_ms, "tcp": {"max_window_pkts": 1_000_000},
-                   "loss": {"type": "bernoulli_events", "p": p, "m": 1, "spacing": spacing}}],
+        "topology": {
+            "dumbbell": {
+                "bottleneck": {"rate_mbps": 10000, "delay_ms": 1, "queue": {"type": "droptail", "limit_pkts": 100000}}
+            }
+        },
+        "flows": [
+            {
+                "name": "c",
+                "variant": "cubic",
+                "rtt_ms": rtt_ms,
+                "tcp": {"max_window_pkts": 1_000_000},
+                "loss": {"type": "bernoulli_events", "p": p, "m": 1, "spacing": spacing},
+            }
+        ],
     }
 
 
@@ -57,9 +66,18 @@ def one(rtt_ms: float, p: float, spacing: str, duration_s: float, seeds: int) ->
     cubic = evaluate("cubic", {"p": p_meas, "rtt_s": rtt})
     reno = float(evaluate("mathis", {"p": p_meas, "rtt_s": rtt}).outputs["throughput_pkts_per_rtt"])
     model = float(cubic.outputs["throughput_pkts_per_rtt"])
-    return {"rtt_ms": rtt_ms, "p": p, "spacing": spacing, "sim": sim, "p_meas": p_meas, "cubic": model,
-            "cubic_err": abs(sim - model) / sim, "region": "Reno-friendly" if bool(cubic.outputs["reno_friendly"]) else "cubic",
-            "reno": reno, "reno_err": abs(sim - reno) / sim}
+    return {
+        "rtt_ms": rtt_ms,
+        "p": p,
+        "spacing": spacing,
+        "sim": sim,
+        "p_meas": p_meas,
+        "cubic": model,
+        "cubic_err": abs(sim - model) / sim,
+        "region": "Reno-friendly" if bool(cubic.outputs["reno_friendly"]) else "cubic",
+        "reno": reno,
+        "reno_err": abs(sim - reno) / sim,
+    }
 
 
 def main() -> None:
@@ -69,16 +87,20 @@ def main() -> None:
     ap.add_argument("--markdown", type=Path, help="also write the table here")
     args = ap.parse_args()
     start = time.time()
-    header = ("| R | p | loss events | tcpsim pkts/RTT | measured p | `cubic` model | error | region | "
-              "Reno's √(3/2p) | error |\n|---|---|---|---|---|---|---|---|---|---|")
+    header = (
+        "| R | p | loss events | tcpsim pkts/RTT | measured p | `cubic` model | error | region | "
+        "Reno's √(3/2p) | error |\n|---|---|---|---|---|---|---|---|---|---|"
+    )
     lines = [header]
     print(header)
     for rtt_ms in RTTS_MS:
         for p in PS:
             for spacing in SPACINGS:
                 r = one(rtt_ms, p, spacing, args.duration, args.seeds)
-                line = (f"| {rtt_ms} ms | {p:g} | {spacing} | {r['sim']:.1f} | {r['p_meas']:.2e} | {r['cubic']:.1f} | "
-                        f"{r['cubic_err']:.1%} | {r['region']} | {r['reno']:.1f} | {r['reno_err']:.1%} |")
+                line = (
+                    f"| {rtt_ms} ms | {p:g} | {spacing} | {r['sim']:.1f} | {r['p_meas']:.2e} | {r['cubic']:.1f} | "
+                    f"{r['cubic_err']:.1%} | {r['region']} | {r['reno']:.1f} | {r['reno_err']:.1%} |"
+                )
                 lines.append(line)
                 print(line, flush=True)
     print(f"({time.time() - start:.0f} s)")

@@ -35,14 +35,19 @@ sys.path.insert(0, str(ROOT))
 try:
     from services.models.newreno import (
         imp_timeout_pkts_per_rtt as imp_pkts_per_rtt,  # eq. (8) times R: Impatient for m >= m*
+    )
+    from services.models.newreno import (
         m_star,  # floor(RTO / R) + 2
         sbs_pkts_per_rtt,  # eq. (4) times R
         w_sbs,  # eq. (2)
     )
+
     # The experiment itself is the paper000-fig2a/b preset's: one builder for both.
     from services.presets.paper000 import fig2_scenario as scenario
 except ImportError as exc:  # e.g. a system Python without numpy
-    sys.exit(f"fig2.py: {exc}; run it with the project's Python: .venv/bin/python {Path(__file__).relative_to(ROOT)} (make install)")
+    sys.exit(
+        f"fig2.py: {exc}; run it with the project's Python: .venv/bin/python {Path(__file__).relative_to(ROOT)} (make install)"
+    )
 
 
 # ---- simulation -----------------------------------------------------------------------------
@@ -79,7 +84,11 @@ def main() -> int:
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
     ap.add_argument("--markdown", type=Path)
     a = ap.parse_args()
-    ms = list(range(int(a.m.split("-")[0]), int(a.m.split("-")[1]) + 1)) if "-" in a.m else [int(x) for x in a.m.split(",")]
+    ms = (
+        list(range(int(a.m.split("-")[0]), int(a.m.split("-")[1]) + 1))
+        if "-" in a.m
+        else [int(x) for x in a.m.split(",")]
+    )
     warmup = a.duration / 4  # the paper measures the last 750 of 1000 s
     run = runner()
     jobs = [(m, seed) for m in ms for seed in range(1, a.seeds + 1)]
@@ -97,7 +106,10 @@ def main() -> int:
         imp = mean_sd([f["throughput_pkts_per_rtt"] or 0.0 for f in per["imp"]])
         rtts += [f["mean_rtt_s"] for f in per["sbs"] + per["imp"] if f["mean_rtt_s"]]
         rtos += [f["mean_rto_s"] for f in per["sbs"] + per["imp"] if f["mean_rto_s"]]
-        timeouts = (statistics.fmean(f["timeouts"] for f in per["sbs"]), statistics.fmean(f["timeouts"] for f in per["imp"]))
+        timeouts = (
+            statistics.fmean(f["timeouts"] for f in per["sbs"]),
+            statistics.fmean(f["timeouts"] for f in per["imp"]),
+        )
         rows.append((m, sbs, imp, timeouts))
     r = statistics.fmean(rtts)
     rto = statistics.fmean(rtos)

@@ -62,11 +62,12 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 try:
     import tcpsim  # type: ignore
-
     from services.models.newreno import imp_timeout_pkts_per_rtt, m_star, sbs_pkts_per_rtt
     from services.presets.paper000 import fig2_scenario
 except ImportError as exc:
-    sys.exit(f"fig2_errors.py: {exc}; run it with the project's Python: .venv/bin/python {Path(__file__).relative_to(ROOT)}")
+    sys.exit(
+        f"fig2_errors.py: {exc}; run it with the project's Python: .venv/bin/python {Path(__file__).relative_to(ROOT)}"
+    )
 
 PEER_TCL = ROOT.parent / "shared/peers/ns2/dumbbell.tcl"
 WIRE_BYTES = 1040  # 1000-byte segments + 40 header bytes, in both simulators
@@ -186,15 +187,29 @@ def ns2_flow(f: dict, window: float, m: int) -> dict:
 
 def run_ns2(config: str, p: float, m: int, seed: int, duration: float) -> dict:
     warm = duration / 4
-    common = {"bw": 45, "rtt": 70, "bdelay": 5, "queue": 1000, "dur": duration, "warm": warm, "seed": seed,
-              "spread": 0, "rttsample": 0.5, "syn": 0}
+    common = {
+        "bw": 45,
+        "rtt": 70,
+        "bdelay": 5,
+        "queue": 1000,
+        "dur": duration,
+        "warm": warm,
+        "seed": seed,
+        "spread": 0,
+        "rttsample": 0.5,
+        "syn": 0,
+    }
     if config == "ns2-bern":
         r = ns2({**common, "flows": 2, "variants": "newreno-sbs,newreno-impatient", "bep": p, "bem": m})
-        return {("sbs" if f["variant"] == "newreno-sbs" else "imp"): ns2_flow(f, duration - warm, m) for f in r["per_flow"]}
+        return {
+            ("sbs" if f["variant"] == "newreno-sbs" else "imp"): ns2_flow(f, duration - warm, m) for f in r["per_flow"]
+        }
     drops = ",".join(map(str, periodic_drops(p, m, seed, int(duration * 900))))  # flows send < 830 pkts/s here
     out = {}
     for name, variant in (("sbs", "newreno-sbs"), ("imp", "newreno-impatient")):
-        r = ns2({**common, "flows": 1, "variants": variant, "droplist": drops, **({"window": WINDOW} if WINDOW else {})})
+        r = ns2(
+            {**common, "flows": 1, "variants": variant, "droplist": drops, **({"window": WINDOW} if WINDOW else {})}
+        )
         out[name] = ns2_flow(r["per_flow"][0], duration - warm, m)
     return out
 
@@ -211,8 +226,9 @@ def err(sim, model):
     return None if not sim or model is None else 100.0 * (sim - model) / sim
 
 
-def point_readings(runs: list[dict], flow: str, p: float, m: int, r_meas: float, rto_meas: float,
-                   periodic: bool = False) -> dict:
+def point_readings(
+    runs: list[dict], flow: str, p: float, m: int, r_meas: float, rto_meas: float, periodic: bool = False
+) -> dict:
     """Signed errors (sim - model) / sim in %, per reading, for one (config, m, flow)."""
     fl = [r[flow] for r in runs]
     stalled = 0
@@ -274,8 +290,9 @@ READINGS = (
 # ---- the models' own cycles with random or regular spacing of loss events ----------------------
 
 
-def cycle_mc(p: float, m: int, variant: str, periodic: bool, r: float, rto: float, events: int = 100_000,
-             seed: int = 1) -> float:
+def cycle_mc(
+    p: float, m: int, variant: str, periodic: bool, r: float, rto: float, events: int = 100_000, seed: int = 1
+) -> float:
     """Packets per round of the model's own cycle (eq. 1-3 for SBS, eq. 5-7 for IMP), played
     round by round with the next loss event after N packets: N = 1/p every time (periodic), or
     N geometric with mean 1/p (Bernoulli). Windows grow by one per round in congestion
@@ -337,7 +354,11 @@ def toggles(p: float, seed: int, duration: float, cache: dict) -> list[str]:
     lines = [f"| TCP (sent × R̄, pkts/RTT) | {head} |", "|---|" + "---:|" * len(TOGGLE_POINTS)]
     ns = [cache.get(("ns2-per", p, m, seed, duration)) for _, m in TOGGLE_POINTS]
     if all(ns):
-        lines.append("| ns-2.35 | " + " | ".join(f"{n[fl]['sent_per_s'] * 0.0703:.2f}" for n, (fl, _) in zip(ns, TOGGLE_POINTS, strict=True)) + " |")
+        lines.append(
+            "| ns-2.35 | "
+            + " | ".join(f"{n[fl]['sent_per_s'] * 0.0703:.2f}" for n, (fl, _) in zip(ns, TOGGLE_POINTS, strict=True))
+            + " |"
+        )
     cases = [("tcpsim default", DEFAULT_TCP)]
     cases += [(f"default + {k} {on}", {**DEFAULT_TCP, k: on}) for k, (on, _) in NS2_WAYS.items()]
     cases += [("ns2 profile", NS2_TCP)]
@@ -365,10 +386,17 @@ def main() -> int:
     ap.add_argument("--duration", type=float, default=1000.0)
     ap.add_argument("--configs", default="bern,bern-ns2,per,per-ns2,ns2-bern,ns2-per")
     ap.add_argument("--cache", type=Path, default=Path("/tmp/fig2_errors.jsonl"))
-    ap.add_argument("--window", type=int, default=0,
-                    help="periodic configs only: cap the receiver window (packets); use its own --cache")
-    ap.add_argument("--toggles", action="store_true",
-                    help="also run each ns2-profile setting on its own (periodic events, the first seed)")
+    ap.add_argument(
+        "--window",
+        type=int,
+        default=0,
+        help="periodic configs only: cap the receiver window (packets); use its own --cache",
+    )
+    ap.add_argument(
+        "--toggles",
+        action="store_true",
+        help="also run each ns2-profile setting on its own (periodic events, the first seed)",
+    )
     ap.add_argument("--montecarlo", action="store_true", help="also play the models' own cycles (cycle_mc)")
     ap.add_argument("--markdown", type=Path)
     a = ap.parse_args()
@@ -398,15 +426,23 @@ def main() -> int:
                     runner = run_ns2 if config.startswith("ns2") else run_tcpsim
                     flows = runner(config, a.p, m, seed, a.duration)
                     cache[key] = flows
-                    out.write(json.dumps({"config": config, "p": a.p, "m": m, "seed": seed, "duration": a.duration,
-                                          "flows": flows}) + "\n")
+                    out.write(
+                        json.dumps(
+                            {"config": config, "p": a.p, "m": m, "seed": seed, "duration": a.duration, "flows": flows}
+                        )
+                        + "\n"
+                    )
                     out.flush()
                     print(f"ran {config} m={m} seed={seed}", file=sys.stderr)
 
     # The models' R and RTO: tcpsim's measured means (the preset's runs); ns-2's srtt_ is
     # truncated to 10 ms ticks and cannot serve (see the doc), so ns-2 points use the same R.
-    pool = [fl[n] for (c, p, m, s, d), fl in cache.items() if p == a.p and d == a.duration and c == "bern"
-            for n in ("sbs", "imp")] or [fl[n] for fl in cache.values() for n in ("sbs", "imp") if fl[n].get("mean_rtt_s")]
+    pool = [
+        fl[n]
+        for (c, p, m, s, d), fl in cache.items()
+        if p == a.p and d == a.duration and c == "bern"
+        for n in ("sbs", "imp")
+    ] or [fl[n] for fl in cache.values() for n in ("sbs", "imp") if fl[n].get("mean_rtt_s")]
     versions = sorted({fl.get("core_version") for fl in cache.values() if fl.get("core_version")})
     r_meas = mean([f["mean_rtt_s"] for f in pool]) or 0.0703
     rto_meas = mean([f["mean_rto_s"] for f in pool]) or 0.2
@@ -423,7 +459,15 @@ def main() -> int:
         for m in ms:
             runs = [cache[(config, a.p, m, s, a.duration)] for s in seeds if (config, a.p, m, s, a.duration) in cache]
             if runs:
-                rows.append((m, {fl: point_readings(runs, fl, a.p, m, r_meas, rto_meas, "per" in config) for fl in ("sbs", "imp")}))
+                rows.append(
+                    (
+                        m,
+                        {
+                            fl: point_readings(runs, fl, a.p, m, r_meas, rto_meas, "per" in config)
+                            for fl in ("sbs", "imp")
+                        },
+                    )
+                )
         lines += [
             f"### {config}: {DESCRIPTION[config]}",
             "",
@@ -442,10 +486,22 @@ def main() -> int:
             )
         lines.append("")
         for key, label in READINGS:
-            summary.append((config, label, span([rd["sbs"][key] for _, rd in rows]), span([rd["imp"][key] for _, rd in rows
-                                                                                         if rd["imp"][key] is not None])))
-        summary.append((config, "each run alone (sent × R̄, nominal p, m)", span([e for _, rd in rows for e in rd["sbs"]["e_per_run"]]),
-                        span([e for _, rd in rows for e in rd["imp"]["e_per_run"]])))
+            summary.append(
+                (
+                    config,
+                    label,
+                    span([rd["sbs"][key] for _, rd in rows]),
+                    span([rd["imp"][key] for _, rd in rows if rd["imp"][key] is not None]),
+                )
+            )
+        summary.append(
+            (
+                config,
+                "each run alone (sent × R̄, nominal p, m)",
+                span([e for _, rd in rows for e in rd["sbs"]["e_per_run"]]),
+                span([e for _, rd in rows for e in rd["imp"]["e_per_run"]]),
+            )
+        )
         cross = None
         for m, rd in reversed(rows):
             if rd["imp"]["sim_sent_R"] < rd["sbs"]["sim_sent_R"]:
@@ -457,7 +513,8 @@ def main() -> int:
         "### Error ranges |sim − model| / sim over the m above, per reading",
         "",
         f"Paper 000 at p = {a.p}: SBS {paper['sbs'][0]}–{paper['sbs'][1]} %, IMP {paper['imp'][0]}–{paper['imp'][1]} %"
-        if paper else "",
+        if paper
+        else "",
         "",
         "| configuration | reading | SBS error % | IMP error % |",
         "|---|---|---|---|",
@@ -484,7 +541,11 @@ def main() -> int:
                 imp = "(eq. 4) | | |"
             lines.append(f"| {m} | {e4:.2f} | {sp:.2f} | {sb:.2f} | {err(sb, e4):.1f} % | {imp} |")
     if a.toggles:
-        lines += ["", f"### Which ns2-profile setting moves Fig. 2 (periodic events, seed {seeds[0]}, packets per 70.3 ms)", ""]
+        lines += [
+            "",
+            f"### Which ns2-profile setting moves Fig. 2 (periodic events, seed {seeds[0]}, packets per 70.3 ms)",
+            "",
+        ]
         lines += toggles(a.p, seeds[0], a.duration, cache)
     text = "\n".join(lines)
     print(text)

@@ -69,7 +69,8 @@ AGG_PATH = {"bw": 15, "rtt": 50, "bdelay": 24, "queue": 150, "dur": 100, "warm":
 AGG_VARIANTS = ["tahoe", "reno", "newreno-sbs", "newreno-impatient", "sack", "fack"]
 """The variants that agree packet for packet (Vegas does not: docs/validation/ns2-crosscheck.md)."""
 AGG_CASES = [{"flows": n, "uniform": 0.0, "seeds": [1, 2, 3]} for n in (1, 8, 64)] + [
-    {"flows": 2, "uniform": 0.001, "seeds": list(range(1, 9))}]
+    {"flows": 2, "uniform": 0.001, "seeds": list(range(1, 9))}
+]
 AGG_TOLERANCE = 0.02
 """Mean aggregate goodput over the seeds within 2 % (issue 14)."""
 RFC_TCP = {"min_rto_s": 0.2, "timer_granularity_s": 0.01}
@@ -90,20 +91,45 @@ def scenario(variant: str, window: int, k: int, m: int, singledup: bool, ns2_way
     tcp |= {"limited_transmit": singledup, "max_window_pkts": window}
     return {
         "name": f"ns2-det-{variant}-w{window}-k{k}-m{m}",
-        "duration_s": PATH["dur"], "warmup_s": 0, "seed": 1,
-        "topology": {"dumbbell": {
-            "bottleneck": {"rate_mbps": PATH["bw"], "delay_ms": PATH["bdelay"],
-                           "queue": {"type": "droptail", "limit_pkts": PATH["queue"]}},
-            "access": {"rate_mbps": 1000, "queue": {"type": "droptail", "limit_pkts": 1000}}}},
-        "flows": [{"name": "f", "variant": variant, "rtt_ms": PATH["rtt"], "start_s": 0, "app": {"type": "ftp"},
-                   "tcp": tcp, "loss": {"type": "scheduled", "packets": drops(k, m)}}],
+        "duration_s": PATH["dur"],
+        "warmup_s": 0,
+        "seed": 1,
+        "topology": {
+            "dumbbell": {
+                "bottleneck": {
+                    "rate_mbps": PATH["bw"],
+                    "delay_ms": PATH["bdelay"],
+                    "queue": {"type": "droptail", "limit_pkts": PATH["queue"]},
+                },
+                "access": {"rate_mbps": 1000, "queue": {"type": "droptail", "limit_pkts": 1000}},
+            }
+        },
+        "flows": [
+            {
+                "name": "f",
+                "variant": variant,
+                "rtt_ms": PATH["rtt"],
+                "start_s": 0,
+                "app": {"type": "ftp"},
+                "tcp": tcp,
+                "loss": {"type": "scheduled", "packets": drops(k, m)},
+            }
+        ],
     }
 
 
 def ns2_command(ns: str, variant: str, window: int, k: int, m: int, singledup: bool) -> list[str]:
-    args = {"variant": variant, "bw": PATH["bw"], "rtt": PATH["rtt"], "bdelay": PATH["bdelay"],
-            "queue": PATH["queue"], "window": window, "dur": PATH["dur"],
-            "drops": ",".join(map(str, drops(k, m))), "singledup": int(singledup)}
+    args = {
+        "variant": variant,
+        "bw": PATH["bw"],
+        "rtt": PATH["rtt"],
+        "bdelay": PATH["bdelay"],
+        "queue": PATH["queue"],
+        "window": window,
+        "dur": PATH["dur"],
+        "drops": ",".join(map(str, drops(k, m))),
+        "singledup": int(singledup),
+    }
     return [ns, str(TCL)] + [f"{a}={v}" for a, v in args.items()]
 
 
@@ -112,8 +138,14 @@ def run_ns2(cmd: list[str]) -> dict:
     if p.returncode != 0:
         raise RuntimeError(f"ns-2 failed ({p.returncode}): {p.stderr[-1500:]}")
     f = json.loads(p.stdout.strip().splitlines()[-1])
-    return {"sent": f["data_pkts_sent"], "delivered": f["acked_pkts"], "retransmits": f["retransmits"],
-            "timeouts": f["timeouts"], "nrexmit": f["nrexmit"], "drops": f["drops"]}
+    return {
+        "sent": f["data_pkts_sent"],
+        "delivered": f["acked_pkts"],
+        "retransmits": f["retransmits"],
+        "timeouts": f["timeouts"],
+        "nrexmit": f["nrexmit"],
+        "drops": f["drops"],
+    }
 
 
 def run_ours(sc: dict) -> dict:
@@ -121,8 +153,14 @@ def run_ours(sc: dict) -> dict:
 
     f = tcpsim.run(sc)["flows"][0]
     delivered = round(f["goodput_bps"] * sc["duration_s"] / (8 * 1000))  # 1000-byte segments on both sides
-    return {"sent": f["packets_sent"], "delivered": delivered, "retransmits": f["retransmits"],
-            "timeouts": f["timeouts"], "drops": f["drops"], "fast_retransmits": f["fast_retransmits"]}
+    return {
+        "sent": f["packets_sent"],
+        "delivered": delivered,
+        "retransmits": f["retransmits"],
+        "timeouts": f["timeouts"],
+        "drops": f["drops"],
+        "fast_retransmits": f["fast_retransmits"],
+    }
 
 
 def verdict(ours: dict, ns2: dict) -> str:
@@ -136,17 +174,35 @@ def aggregate_scenario(variant: str, flows: int, uniform: float, seed: int, sing
     """tcpsim's side of dumbbell.tcl: N flows of one variant, optional uniform loss on the bottleneck."""
     tcp = {"profile": "ns2"} if ns2_ways else dict(RFC_TCP)
     tcp |= {"limited_transmit": singledup, "max_window_pkts": 100_000}
-    bottleneck = {"rate_mbps": AGG_PATH["bw"], "delay_ms": AGG_PATH["bdelay"],
-                  "queue": {"type": "droptail", "limit_pkts": AGG_PATH["queue"]}}
+    bottleneck = {
+        "rate_mbps": AGG_PATH["bw"],
+        "delay_ms": AGG_PATH["bdelay"],
+        "queue": {"type": "droptail", "limit_pkts": AGG_PATH["queue"]},
+    }
     if uniform > 0:
         bottleneck["loss"] = {"type": "uniform", "rate": uniform}
     return {
         "name": f"ns2-agg-{variant}-n{flows}-u{uniform}-s{seed}",
-        "duration_s": AGG_PATH["dur"], "warmup_s": AGG_PATH["warm"], "seed": seed,
-        "topology": {"dumbbell": {"bottleneck": bottleneck,
-                                  "access": {"rate_mbps": 1000, "queue": {"type": "droptail", "limit_pkts": 1000}}}},
-        "flows": [{"name": "f", "count": flows, "variant": variant, "rtt_ms": AGG_PATH["rtt"],
-                   "start_s": {"uniform": [0, AGG_PATH["spread"]]}, "app": {"type": "ftp"}, "tcp": tcp}],
+        "duration_s": AGG_PATH["dur"],
+        "warmup_s": AGG_PATH["warm"],
+        "seed": seed,
+        "topology": {
+            "dumbbell": {
+                "bottleneck": bottleneck,
+                "access": {"rate_mbps": 1000, "queue": {"type": "droptail", "limit_pkts": 1000}},
+            }
+        },
+        "flows": [
+            {
+                "name": "f",
+                "count": flows,
+                "variant": variant,
+                "rtt_ms": AGG_PATH["rtt"],
+                "start_s": {"uniform": [0, AGG_PATH["spread"]]},
+                "app": {"type": "ftp"},
+                "tcp": tcp,
+            }
+        ],
     }
 
 
@@ -168,10 +224,13 @@ def aggregate_ns2(cmd: list[str]) -> dict:
     if p.returncode != 0:
         raise RuntimeError(f"ns-2 failed ({p.returncode}): {p.stderr[-1500:]}")
     r = json.loads(p.stdout.strip().splitlines()[-1])
-    return {"new_data_mbps": new_data_mbps(sum(f["data_pkts_sent"] - f["retransmits"] for f in r["flows"])),
-            "goodput_mbps": sum(f["goodput_bps"] for f in r["flows"]) / 1e6,
-            "retransmits": sum(f["retransmits"] for f in r["flows"]),
-            "timeouts": sum(f["timeouts"] for f in r["flows"]), "drops": r["queue_drops"] + r["loss_drops"]}
+    return {
+        "new_data_mbps": new_data_mbps(sum(f["data_pkts_sent"] - f["retransmits"] for f in r["flows"])),
+        "goodput_mbps": sum(f["goodput_bps"] for f in r["flows"]) / 1e6,
+        "retransmits": sum(f["retransmits"] for f in r["flows"]),
+        "timeouts": sum(f["timeouts"] for f in r["flows"]),
+        "drops": r["queue_drops"] + r["loss_drops"],
+    }
 
 
 def aggregate_ours(sc: dict) -> dict:
@@ -179,10 +238,13 @@ def aggregate_ours(sc: dict) -> dict:
 
     r = tcpsim.run(sc)
     link = next(x for x in r["links"] if x["name"] == "bottleneck")
-    return {"new_data_mbps": new_data_mbps(sum(f["packets_sent"] - f["retransmits"] for f in r["flows"])),
-            "goodput_mbps": sum(f["goodput_bps"] for f in r["flows"]) / 1e6,
-            "retransmits": sum(f["retransmits"] for f in r["flows"]),
-            "timeouts": sum(f["timeouts"] for f in r["flows"]), "drops": link["queue_drops"] + link["loss_drops"]}
+    return {
+        "new_data_mbps": new_data_mbps(sum(f["packets_sent"] - f["retransmits"] for f in r["flows"])),
+        "goodput_mbps": sum(f["goodput_bps"] for f in r["flows"]) / 1e6,
+        "retransmits": sum(f["retransmits"] for f in r["flows"]),
+        "timeouts": sum(f["timeouts"] for f in r["flows"]),
+        "drops": link["queue_drops"] + link["loss_drops"],
+    }
 
 
 def aggregate_verdict(ours: float, theirs: float) -> str:
@@ -198,11 +260,20 @@ def run_aggregate(ns: str, a: argparse.Namespace) -> list[dict]:
             for seed in case["seeds"]:
                 sc = aggregate_scenario(variant, case["flows"], case["uniform"], seed, bool(a.singledup), not a.rfc)
                 ours.append(aggregate_ours(sc))
-                theirs.append(aggregate_ns2(aggregate_command(ns, variant, case["flows"], case["uniform"], seed,
-                                                              bool(a.singledup))))
+                theirs.append(
+                    aggregate_ns2(
+                        aggregate_command(ns, variant, case["flows"], case["uniform"], seed, bool(a.singledup))
+                    )
+                )
             mean = lambda runs, k: sum(x[k] for x in runs) / len(runs)  # noqa: E731
-            row = {"variant": variant, "flows": case["flows"], "uniform": case["uniform"], "seeds": len(case["seeds"]),
-                   "ours": {k: mean(ours, k) for k in ours[0]}, "ns2": {k: mean(theirs, k) for k in theirs[0]}}
+            row = {
+                "variant": variant,
+                "flows": case["flows"],
+                "uniform": case["uniform"],
+                "seeds": len(case["seeds"]),
+                "ours": {k: mean(ours, k) for k in ours[0]},
+                "ns2": {k: mean(theirs, k) for k in theirs[0]},
+            }
             row["verdict"] = aggregate_verdict(row["ours"]["new_data_mbps"], row["ns2"]["new_data_mbps"])
             rows.append(row)
             log(f"ns2_crosscheck: aggregate {variant} N={case['flows']} loss={case['uniform']}: {row['verdict']}")
@@ -210,13 +281,22 @@ def run_aggregate(ns: str, a: argparse.Namespace) -> list[dict]:
 
 
 def aggregate_markdown(rows: list[dict]) -> str:
-    out = ["| variant | flows | uniform loss | seeds | ns-2: new data Mb/s (goodput) / retx / TO / drops "
-           "| tcpsim: new data Mb/s (goodput) / retx / TO / drops | verdict (new data) |",
-           "|---|---:|---:|---:|---|---|---|"]
-    f = lambda o: (f"{o['new_data_mbps']:.3f} ({o['goodput_mbps']:.3f}) / {o['retransmits']:.0f} / "  # noqa: E731
-                   f"{o['timeouts']:.1f} / {o['drops']:.0f}")
+    out = [
+        "| variant | flows | uniform loss | seeds | ns-2: new data Mb/s (goodput) / retx / TO / drops "
+        "| tcpsim: new data Mb/s (goodput) / retx / TO / drops | verdict (new data) |",
+        "|---|---:|---:|---:|---|---|---|",
+    ]
+
+    def f(o: dict) -> str:
+        return (
+            f"{o['new_data_mbps']:.3f} ({o['goodput_mbps']:.3f}) / {o['retransmits']:.0f} / "
+            f"{o['timeouts']:.1f} / {o['drops']:.0f}"
+        )
+
     for r in rows:
-        out.append(f"| {r['variant']} | {r['flows']} | {r['uniform']:g} | {r['seeds']} | {f(r['ns2'])} | {f(r['ours'])} | {r['verdict']} |")
+        out.append(
+            f"| {r['variant']} | {r['flows']} | {r['uniform']:g} | {r['seeds']} | {f(r['ns2'])} | {f(r['ours'])} | {r['verdict']} |"
+        )
     return "\n".join(out)
 
 
@@ -227,14 +307,17 @@ def find_ns(install: bool) -> str | None:
     log("ns2_crosscheck: installing ns-2.35 (apt-get install -y ns2) ...")
     p = subprocess.run(["apt-get", "install", "-y", "ns2"], capture_output=True, text=True)
     if p.returncode != 0:
-        log(f"ns2_crosscheck: apt-get install ns2 failed ({p.returncode}; root and Debian's archive needed): "
-            f"{p.stderr.strip()[-500:]}")
+        log(
+            f"ns2_crosscheck: apt-get install ns2 failed ({p.returncode}; root and Debian's archive needed): "
+            f"{p.stderr.strip()[-500:]}"
+        )
     return shutil.which("ns")
 
 
 def cases(a: argparse.Namespace) -> list[dict]:
-    return [{"variant": v, "window": w, "k": k, "m": m}
-            for v in a.variants for w in a.windows for k in a.k for m in a.m]
+    return [
+        {"variant": v, "window": w, "k": k, "m": m} for v in a.variants for w in a.windows for k in a.k for m in a.m
+    ]
 
 
 def case_name(r: dict) -> str:
@@ -246,10 +329,14 @@ def fmt(o: dict) -> str:
 
 
 def markdown(rows: list[dict]) -> str:
-    out = ["| variant | W | k | m | ns-2 delivered / sent / retx / TO | tcpsim delivered / sent / retx / TO | verdict |",
-           "|---|---:|---:|---:|---|---|---|"]
+    out = [
+        "| variant | W | k | m | ns-2 delivered / sent / retx / TO | tcpsim delivered / sent / retx / TO | verdict |",
+        "|---|---:|---:|---:|---|---|---|",
+    ]
     for r in rows:
-        out.append(f"| {r['variant']} | {r['window']} | {r['k']} | {r['m']} | {fmt(r['ns2'])} | {fmt(r['ours'])} | {r['verdict']} |")
+        out.append(
+            f"| {r['variant']} | {r['window']} | {r['k']} | {r['m']} | {fmt(r['ns2'])} | {fmt(r['ours'])} | {r['verdict']} |"
+        )
     return "\n".join(out)
 
 
@@ -269,17 +356,34 @@ def summary(rows: list[dict]) -> str:
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     ints = lambda s: [int(x) for x in s.split(",")]  # noqa: E731
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--variants", type=lambda s: s.split(","), default=VARIANTS,
-                   help=f"comma-separated, from {', '.join(VARIANTS)} (default: all)")
+    p.add_argument(
+        "--variants",
+        type=lambda s: s.split(","),
+        default=VARIANTS,
+        help=f"comma-separated, from {', '.join(VARIANTS)} (default: all)",
+    )
     p.add_argument("--windows", type=ints, default=WINDOWS, help="receiver windows W, packets (default 30,45,60)")
     p.add_argument("--m", type=ints, default=M_VALUES, help="numbers of consecutive drops (default 1..40)")
     p.add_argument("--k", type=ints, default=DROP_AFTER, help="drops start after packet k (default 3000,1500)")
-    p.add_argument("--singledup", type=int, choices=(0, 1), default=1,
-                   help="ns-2 singledup_ and tcpsim limited_transmit (default 1, ns-2.35's; 0 as the peer's compare.py det)")
-    p.add_argument("--suite", type=lambda s: s.split(","), default=SUITES,
-                   help="comma-separated: det (deterministic loss events), aggregate (random, averages) (default both)")
-    p.add_argument("--agg-variants", type=lambda s: s.split(","), default=AGG_VARIANTS,
-                   help=f"variants of the aggregate suite (default {','.join(AGG_VARIANTS)})")
+    p.add_argument(
+        "--singledup",
+        type=int,
+        choices=(0, 1),
+        default=1,
+        help="ns-2 singledup_ and tcpsim limited_transmit (default 1, ns-2.35's; 0 as the peer's compare.py det)",
+    )
+    p.add_argument(
+        "--suite",
+        type=lambda s: s.split(","),
+        default=SUITES,
+        help="comma-separated: det (deterministic loss events), aggregate (random, averages) (default both)",
+    )
+    p.add_argument(
+        "--agg-variants",
+        type=lambda s: s.split(","),
+        default=AGG_VARIANTS,
+        help=f"variants of the aggregate suite (default {','.join(AGG_VARIANTS)})",
+    )
     p.add_argument("--rfc", action="store_true", help="tcpsim with its own (RFC) defaults instead of the ns2 profile")
     p.add_argument("--install-ns2", action="store_true", help="apt-get install -y ns2 when `ns` is missing")
     p.add_argument("--dry-run", action="store_true", help="print the ns-2 commands and tcpsim scenarios, run nothing")
@@ -306,16 +410,25 @@ def main(argv: list[str] | None = None) -> int:
         if "aggregate" in a.suite:
             for v in a.agg_variants:
                 for c in AGG_CASES:
-                    print(" ".join(aggregate_command(ns, v, c["flows"], c["uniform"], c["seeds"][0], bool(a.singledup))))
-                    print(json.dumps(aggregate_scenario(v, c["flows"], c["uniform"], c["seeds"][0], bool(a.singledup),
-                                                        not a.rfc)))
+                    print(
+                        " ".join(aggregate_command(ns, v, c["flows"], c["uniform"], c["seeds"][0], bool(a.singledup)))
+                    )
+                    print(
+                        json.dumps(
+                            aggregate_scenario(v, c["flows"], c["uniform"], c["seeds"][0], bool(a.singledup), not a.rfc)
+                        )
+                    )
         return 0
     if not shutil.which(ns):
-        log("ns2_crosscheck: ns-2 is not installed (`ns` not on PATH); rerun with --install-ns2, "
-            "or `apt-get install -y ns2`")
+        log(
+            "ns2_crosscheck: ns-2 is not installed (`ns` not on PATH); rerun with --install-ns2, "
+            "or `apt-get install -y ns2`"
+        )
         return 2
     t0 = time.perf_counter()
-    log(f"ns2_crosscheck: {len(todo)} deterministic cases, tcpsim {'with its RFC defaults' if a.rfc else 'with the ns2 profile'}")
+    log(
+        f"ns2_crosscheck: {len(todo)} deterministic cases, tcpsim {'with its RFC defaults' if a.rfc else 'with the ns2 profile'}"
+    )
     rows = []
     for i, c in enumerate(todo, 1):
         sc = scenario(c["variant"], c["window"], c["k"], c["m"], bool(a.singledup), not a.rfc)
@@ -335,13 +448,25 @@ def main(argv: list[str] | None = None) -> int:
             print("\n" + markdown(rows))
     agg_agree = sum(r["verdict"] == "agree" for r in agg_rows)
     if agg_rows:
-        print(f"\n{agg_agree}/{len(agg_rows)} aggregate cases agree within {AGG_TOLERANCE:.0%} "
-              f"({elapsed - det_s:.0f} s)\n\n" + aggregate_markdown(agg_rows))
+        print(
+            f"\n{agg_agree}/{len(agg_rows)} aggregate cases agree within {AGG_TOLERANCE:.0%} "
+            f"({elapsed - det_s:.0f} s)\n\n" + aggregate_markdown(agg_rows)
+        )
     out = a.json or REPO / "bench-results" / f"ns2-crosscheck-{dt.date.today().isoformat()}.json"
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps({"date": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"), "elapsed_s": round(elapsed, 1),
-                               "tcpsim_tcp": "rfc" if a.rfc else "ns2 profile", "singledup": a.singledup, "rows": rows,
-                               "aggregate": agg_rows}, indent=1))
+    out.write_text(
+        json.dumps(
+            {
+                "date": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+                "elapsed_s": round(elapsed, 1),
+                "tcpsim_tcp": "rfc" if a.rfc else "ns2 profile",
+                "singledup": a.singledup,
+                "rows": rows,
+                "aggregate": agg_rows,
+            },
+            indent=1,
+        )
+    )
     log(f"All runs: {out}")
     return 1 if a.strict and (agree < len(rows) or agg_agree < len(agg_rows)) else 0
 

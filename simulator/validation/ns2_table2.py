@@ -64,8 +64,19 @@ def run_peer(bg: int, seed: int, dur: float, extra: list[str]) -> dict[str, Any]
     warm = dur * 0.25
     df = Path(f"/tmp/ns2_table2_peer_drops_{os.getpid()}.tr")
     keys = [kv for kv in extra if kv.split("=")[0] in ("queue", "syn", "singledup")]
-    cmd = ["nice", "-n", "10", "ns", str(PEER), f"bg={bg}", f"seed={seed}", f"dur={dur:g}", f"warm={warm:g}",
-           f"dropfile={df}", *keys]
+    cmd = [
+        "nice",
+        "-n",
+        "10",
+        "ns",
+        str(PEER),
+        f"bg={bg}",
+        f"seed={seed}",
+        f"dur={dur:g}",
+        f"warm={warm:g}",
+        f"dropfile={df}",
+        *keys,
+    ]
     out = subprocess.run(cmd, capture_output=True, text=True, check=False)
     if out.returncode != 0 or not out.stdout.strip():
         raise SystemExit(f"{' '.join(cmd)} failed ({out.returncode}):\n{out.stderr[-2000:]}")
@@ -78,18 +89,34 @@ def run_peer(bg: int, seed: int, dur: float, extra: list[str]) -> dict[str, Any]
             if float(x[1]) >= warm and int(x[7]) in drops:
                 drops[int(x[7])].append(float(x[1]))
     df.unlink()
-    rec = {"kind": "ns2", "reading": label("peer", extra), "extra": extra, "bg": bg, "seed": seed, "dur": dur,
-           "run_wall_s": ns["run_wall_s"], "mean_queue_pkts": ns["mean_queue_pkts"],
-           "bneck_util": ns["bneck_departures"] * 1040 / (15e6 / 8 * (dur - warm)), "responses": ns["http_responses"]}
+    rec = {
+        "kind": "ns2",
+        "reading": label("peer", extra),
+        "extra": extra,
+        "bg": bg,
+        "seed": seed,
+        "dur": dur,
+        "run_wall_s": ns["run_wall_s"],
+        "mean_queue_pkts": ns["mean_queue_pkts"],
+        "bneck_util": ns["bneck_departures"] * 1040 / (15e6 / 8 * (dur - warm)),
+        "responses": ns["http_responses"],
+    }
     for fid, k in ((0, "sbs"), (1, "imp")):
         sent, times = ns[k]["sent"], sorted(drops[fid])
         ev, first = 0, None
         for t in times:
             if first is None or t - first > rtt:
                 ev, first = ev + 1, t
-        rec[k] = {"sent": sent, "timeouts": ns[k]["timeouts"], "drops": len(times), "loss_events": ev,
-                  "loss_rate": len(times) / max(sent, 1), "loss_event_rate": ev / max(sent, 1),
-                  "m": len(times) / ev if ev else 0, "pkts_per_rtt": sent / (dur - warm) * rtt}
+        rec[k] = {
+            "sent": sent,
+            "timeouts": ns[k]["timeouts"],
+            "drops": len(times),
+            "loss_events": ev,
+            "loss_rate": len(times) / max(sent, 1),
+            "loss_event_rate": ev / max(sent, 1),
+            "m": len(times) / ev if ev else 0,
+            "pkts_per_rtt": sent / (dur - warm) * rtt,
+        }
     return rec
 
 
@@ -116,7 +143,6 @@ def run_tcpsim(sizes: list[int], replications: int, dur: float, sets: list[str])
 
     `sets` are PATH=VALUE preset overrides (VALUE as JSON), e.g. flows[3].app.mean_think_s=0.05."""
     import tcpsim
-
     from services.reproductions.local import simulate
     from services.reproductions.paper000 import EXPERIMENTS
 
@@ -128,13 +154,23 @@ def run_tcpsim(sizes: list[int], replications: int, dur: float, sets: list[str])
         t = time.perf_counter()
         r = tcpsim.run(scenario)
         bl = next(link for link in r["links"] if link["name"] == "bottleneck")
-        share = {g: sum(f["throughput_bps"] for f in r["flows"] if f["name"].startswith(g)) / bl["rate_bps"]
-                 for g in ("sbs", "imp", "bg-ftp", "bg-http")}
+        share = {
+            g: sum(f["throughput_bps"] for f in r["flows"] if f["name"].startswith(g)) / bl["rate_bps"]
+            for g in ("sbs", "imp", "bg-ftp", "bg-http")
+        }
         http = [f for f in r["flows"] if f["name"].startswith("bg-http")]
-        extra.append({"wall_s": time.perf_counter() - t, "util": bl["utilization"], "drops": bl["queue_drops"],
-                      "mean_queue_pkts": bl["mean_queue_pkts"], "seed": scenario["seed"], "share": share,
-                      # downloads are counted over the whole run (simulator/core/src/traffic/mod.rs Downloads)
-                      "downloads_per_s": sum(f.get("downloads") or 0 for f in http) / scenario["duration_s"]})
+        extra.append(
+            {
+                "wall_s": time.perf_counter() - t,
+                "util": bl["utilization"],
+                "drops": bl["queue_drops"],
+                "mean_queue_pkts": bl["mean_queue_pkts"],
+                "seed": scenario["seed"],
+                "share": share,
+                # downloads are counted over the whole run (simulator/core/src/traffic/mod.rs Downloads)
+                "downloads_per_s": sum(f.get("downloads") or 0 for f in http) / scenario["duration_s"],
+            }
+        )
         return r
 
     overrides: dict[str, Any] = {"duration_s": dur} if dur != 1000 else {}
@@ -147,13 +183,29 @@ def run_tcpsim(sizes: list[int], replications: int, dur: float, sets: list[str])
         if o.flow not in ("sbs", "imp"):
             continue
         key = (o.point, o.replication)
-        rec = recs.setdefault(key, {"kind": "tcpsim", "path": "service", "reading": label("tcpsim", sets), "sets": sets,
-                                    "bg": sizes[o.point], "seed": o.seed, "replication": o.replication,
-                                    "dur": dur, **extra[o.point * replications + o.replication]})
+        rec = recs.setdefault(
+            key,
+            {
+                "kind": "tcpsim",
+                "path": "service",
+                "reading": label("tcpsim", sets),
+                "sets": sets,
+                "bg": sizes[o.point],
+                "seed": o.seed,
+                "replication": o.replication,
+                "dur": dur,
+                **extra[o.point * replications + o.replication],
+            },
+        )
         m = o.metrics
-        rec[o.flow] = {"pkts_per_rtt": m.get("throughput_pkts_per_rtt"), "loss_event_rate": m.get("loss_event_rate"),
-                       "loss_rate": m.get("loss_rate"), "m": m.get("drops_per_loss_event"), "timeouts": m.get("timeouts"),
-                       "mean_rtt_s": m.get("mean_rtt_s")}
+        rec[o.flow] = {
+            "pkts_per_rtt": m.get("throughput_pkts_per_rtt"),
+            "loss_event_rate": m.get("loss_event_rate"),
+            "loss_rate": m.get("loss_rate"),
+            "m": m.get("drops_per_loss_event"),
+            "timeouts": m.get("timeouts"),
+            "mean_rtt_s": m.get("mean_rtt_s"),
+        }
     return list(recs.values())
 
 
@@ -221,10 +273,20 @@ def render(recs: list[dict[str, Any]], markdown: bool) -> str:
             title = f"ns-2 WebTraf, reading `{reading}`" + (f": {READING_TEXT[base]}" if base in READING_TEXT else "")
         lines.append(f"{'### ' if markdown else ''}{title}")
         lines.append("")
-        header = ["N", "seeds", "p: paper / ns-2 / tcpsim", "loss rate: paper / ns-2 / tcpsim", "m: ns-2 / tcpsim",
-                  "SBS pkts/RTT: paper / ns-2 / tcpsim", "IMP pkts/RTT: ns-2 / tcpsim",
-                  "ns-2 share fg / ftp / web", "ns-2 util, mean queue pkts", "web objects/s, pkts/object", "SBS RTOs ns-2 / tcpsim",
-                  "ns-2 run s"]
+        header = [
+            "N",
+            "seeds",
+            "p: paper / ns-2 / tcpsim",
+            "loss rate: paper / ns-2 / tcpsim",
+            "m: ns-2 / tcpsim",
+            "SBS pkts/RTT: paper / ns-2 / tcpsim",
+            "IMP pkts/RTT: ns-2 / tcpsim",
+            "ns-2 share fg / ftp / web",
+            "ns-2 util, mean queue pkts",
+            "web objects/s, pkts/object",
+            "SBS RTOs ns-2 / tcpsim",
+            "ns-2 run s",
+        ]
         rows = []
         for n in sorted(by_n):
             rs, t, p = by_n[n], ts.get(n, []), pub.get(n, {})
@@ -234,32 +296,54 @@ def render(recs: list[dict[str, Any]], markdown: bool) -> str:
 
             win = [x["dur"] * 0.75 for x in rs]
             full = all("class" in x for x in rs)  # the peer's script reports no per-class counters
-            share = [statistics.fmean(x["class"][c]["util"] for x in rs) for c in ("sbs", "imp", "ftp", "web")] if full else []
-            rows.append([
-                str(n), str(len(rs)),
-                f"{p.get('loss_event_rate', '—')} / {sci(col(rs, 'sbs', 'loss_event_rate'))} / {sci(col(t, 'sbs', 'loss_event_rate'))}",
-                f"{p.get('loss_rate', '—')} / {sci(col(rs, 'sbs', 'loss_rate'))} / {sci(col(t, 'sbs', 'loss_rate'))}",
-                f"{ms(col(rs, 'sbs', 'm'), 2, False)} / {ms(col(t, 'sbs', 'm'), 2, False)}",
-                f"{p.get('sim_pkts_per_rtt', '—')} / {ms(col(rs, 'sbs', 'pkts_per_rtt'), 1)} / {ms(col(t, 'sbs', 'pkts_per_rtt'), 1)}",
-                f"{ms(col(rs, 'imp', 'pkts_per_rtt'), 1, False)} / {ms(col(t, 'imp', 'pkts_per_rtt'), 1, False)}",
-                f"{share[0] + share[1]:.2f} / {share[2]:.2f} / {share[3]:.2f}" if full else "—",
-                f"{statistics.fmean(x['bneck_util'] for x in rs):.3f}, {statistics.fmean(x['mean_queue_pkts'] for x in rs):.0f}",
-                f"{statistics.fmean(x['responses'] / w for x, w in zip(rs, win, strict=True)):.1f}, "
-                f"{statistics.fmean(x['mean_response_pkts'] for x in rs):.1f}" if full else
-                f"{statistics.fmean(x['responses'] / x['dur'] for x in rs):.1f} (whole run), —",
-                f"{ms(col(rs, 'sbs', 'timeouts'), 1, False)} / {ms(col(t, 'sbs', 'timeouts'), 1, False)}",
-                f"{statistics.fmean(x['run_wall_s'] for x in rs):.1f}",
-            ])
+            share = (
+                [statistics.fmean(x["class"][c]["util"] for x in rs) for c in ("sbs", "imp", "ftp", "web")]
+                if full
+                else []
+            )
+            rows.append(
+                [
+                    str(n),
+                    str(len(rs)),
+                    f"{p.get('loss_event_rate', '—')} / {sci(col(rs, 'sbs', 'loss_event_rate'))} / {sci(col(t, 'sbs', 'loss_event_rate'))}",
+                    f"{p.get('loss_rate', '—')} / {sci(col(rs, 'sbs', 'loss_rate'))} / {sci(col(t, 'sbs', 'loss_rate'))}",
+                    f"{ms(col(rs, 'sbs', 'm'), 2, False)} / {ms(col(t, 'sbs', 'm'), 2, False)}",
+                    f"{p.get('sim_pkts_per_rtt', '—')} / {ms(col(rs, 'sbs', 'pkts_per_rtt'), 1)} / {ms(col(t, 'sbs', 'pkts_per_rtt'), 1)}",
+                    f"{ms(col(rs, 'imp', 'pkts_per_rtt'), 1, False)} / {ms(col(t, 'imp', 'pkts_per_rtt'), 1, False)}",
+                    f"{share[0] + share[1]:.2f} / {share[2]:.2f} / {share[3]:.2f}" if full else "—",
+                    f"{statistics.fmean(x['bneck_util'] for x in rs):.3f}, {statistics.fmean(x['mean_queue_pkts'] for x in rs):.0f}",
+                    f"{statistics.fmean(x['responses'] / w for x, w in zip(rs, win, strict=True)):.1f}, "
+                    f"{statistics.fmean(x['mean_response_pkts'] for x in rs):.1f}"
+                    if full
+                    else f"{statistics.fmean(x['responses'] / x['dur'] for x in rs):.1f} (whole run), —",
+                    f"{ms(col(rs, 'sbs', 'timeouts'), 1, False)} / {ms(col(t, 'sbs', 'timeouts'), 1, False)}",
+                    f"{statistics.fmean(x['run_wall_s'] for x in rs):.1f}",
+                ]
+            )
         table(header, rows)
 
     for tlabel, ts_ in tsv.items():
-        lines.append(f"{'### ' if markdown else ''}tcpsim, preset paper000-table2-droptail (its HTTP model)"
-                     + (f", overrides `{tlabel.removeprefix('tcpsim ')}`" if tlabel != "tcpsim" else "")
-                     + ", beside the published row")
+        lines.append(
+            f"{'### ' if markdown else ''}tcpsim, preset paper000-table2-droptail (its HTTP model)"
+            + (f", overrides `{tlabel.removeprefix('tcpsim ')}`" if tlabel != "tcpsim" else "")
+            + ", beside the published row"
+        )
         lines.append("")
-        header = ["N", "runs", "p: paper / tcpsim", "loss rate: paper / tcpsim", "m", "SBS pkts/RTT: paper / tcpsim",
-                  "IMP pkts/RTT", "SBS mean RTT s", "share fg / ftp / web", "bneck util, mean queue pkts",
-                  "web downloads/s", "SBS RTOs", "run s"]
+        header = [
+            "N",
+            "runs",
+            "p: paper / tcpsim",
+            "loss rate: paper / tcpsim",
+            "m",
+            "SBS pkts/RTT: paper / tcpsim",
+            "IMP pkts/RTT",
+            "SBS mean RTT s",
+            "share fg / ftp / web",
+            "bneck util, mean queue pkts",
+            "web downloads/s",
+            "SBS RTOs",
+            "run s",
+        ]
         rows = []
         for n in sorted(ts_):
             t, p = ts_[n], pub.get(n, {})
@@ -267,14 +351,25 @@ def render(recs: list[dict[str, Any]], markdown: bool) -> str:
             def c(flow: str, key: str) -> list[float]:
                 return [x[flow][key] for x in t if x.get(flow) and x[flow].get(key) is not None]
 
-            rows.append([str(n), str(len(t)), f"{p.get('loss_event_rate', '—')} / {sci(c('sbs', 'loss_event_rate'))}",
-                         f"{p.get('loss_rate', '—')} / {sci(c('sbs', 'loss_rate'))}",
-                         ms(c("sbs", "m"), 2, False), f"{p.get('sim_pkts_per_rtt', '—')} / {ms(c('sbs', 'pkts_per_rtt'), 1)}",
-                         ms(c("imp", "pkts_per_rtt"), 1),
-                         ms(c("sbs", "mean_rtt_s"), 4, False), share_of(t),
-                         f"{statistics.fmean(x['util'] for x in t):.3f}, {statistics.fmean(x['mean_queue_pkts'] for x in t):.0f}",
-                         f"{statistics.fmean(x['downloads_per_s'] for x in t):.1f}" if all("downloads_per_s" in x for x in t) else "—",
-                         ms(c("sbs", "timeouts"), 1, False), f"{statistics.fmean(x['wall_s'] for x in t):.2f}"])
+            rows.append(
+                [
+                    str(n),
+                    str(len(t)),
+                    f"{p.get('loss_event_rate', '—')} / {sci(c('sbs', 'loss_event_rate'))}",
+                    f"{p.get('loss_rate', '—')} / {sci(c('sbs', 'loss_rate'))}",
+                    ms(c("sbs", "m"), 2, False),
+                    f"{p.get('sim_pkts_per_rtt', '—')} / {ms(c('sbs', 'pkts_per_rtt'), 1)}",
+                    ms(c("imp", "pkts_per_rtt"), 1),
+                    ms(c("sbs", "mean_rtt_s"), 4, False),
+                    share_of(t),
+                    f"{statistics.fmean(x['util'] for x in t):.3f}, {statistics.fmean(x['mean_queue_pkts'] for x in t):.0f}",
+                    f"{statistics.fmean(x['downloads_per_s'] for x in t):.1f}"
+                    if all("downloads_per_s" in x for x in t)
+                    else "—",
+                    ms(c("sbs", "timeouts"), 1, False),
+                    f"{statistics.fmean(x['wall_s'] for x in t):.2f}",
+                ]
+            )
         table(header, rows)
 
     allr = {**{f"ns-2 {k}": v for k, v in ns.items()}, **tsv}
@@ -288,28 +383,48 @@ def render(recs: list[dict[str, Any]], markdown: bool) -> str:
             row = [str(n), f"{p.get('sim_pkts_per_rtt', '—')} ({p.get('loss_event_rate', '—')})"]
             for rd in allr.values():
                 rs = rd.get(n, [])
-                row.append(f"{ms([x['sbs']['pkts_per_rtt'] for x in rs], 1, False)} ({sci([x['sbs']['loss_event_rate'] for x in rs])})"
-                           if rs else "—")
+                row.append(
+                    f"{ms([x['sbs']['pkts_per_rtt'] for x in rs], 1, False)} ({sci([x['sbs']['loss_event_rate'] for x in rs])})"
+                    if rs
+                    else "—"
+                )
             rows.append(row)
         table(header, rows)
     return "\n".join(lines)
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--bg", default="4,8,16,32", help="background flow counts (comma list)")
     ap.add_argument("--seeds", default="1,2,3", help="ns-2 seeds (comma list); tcpsim runs as many replications")
     ap.add_argument("--dur", type=float, default=1000.0, help="simulated seconds (the last 3/4 measured); paper: 1000")
-    ap.add_argument("--readings", default=",".join(READINGS),
-                    help="table2_webtraf.tcl presets (comma list); `peer` runs ../shared/peers/ns2/table2.tcl instead")
-    ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
-                    help="extra table2_webtraf.tcl key=value for every ns-2 run (repeatable; becomes part of the reading's label)")
-    ap.add_argument("--tcpsim-set", action="append", default=[], metavar="PATH=JSON",
-                    help="preset override for the tcpsim runs, e.g. flows[3].app.mean_think_s=0.05 (repeatable)")
+    ap.add_argument(
+        "--readings",
+        default=",".join(READINGS),
+        help="table2_webtraf.tcl presets (comma list); `peer` runs ../shared/peers/ns2/table2.tcl instead",
+    )
+    ap.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="extra table2_webtraf.tcl key=value for every ns-2 run (repeatable; becomes part of the reading's label)",
+    )
+    ap.add_argument(
+        "--tcpsim-set",
+        action="append",
+        default=[],
+        metavar="PATH=JSON",
+        help="preset override for the tcpsim runs, e.g. flows[3].app.mean_think_s=0.05 (repeatable)",
+    )
     ap.add_argument("--no-tcpsim", action="store_true", help="skip tcpsim's preset runs")
     ap.add_argument("--no-ns2", action="store_true", help="skip the ns-2 runs")
     ap.add_argument("--out", help="append every run's JSON record to this JSONL file")
-    ap.add_argument("--from", dest="from_", action="append", default=[], help="render records from JSONL file(s) (repeatable)")
+    ap.add_argument(
+        "--from", dest="from_", action="append", default=[], help="render records from JSONL file(s) (repeatable)"
+    )
     ap.add_argument("--markdown", action="store_true", help="Markdown tables")
     a = ap.parse_args()
 
@@ -340,8 +455,12 @@ def main() -> None:
                     for s in seeds:
                         r = run_ns2(n, s, a.dur, reading, a.set)
                         keep(r)
-                        print(f"ns-2 {r['reading']} N={n} seed={s}: SBS {r['sbs']['pkts_per_rtt']:.1f} pkts/RTT, "
-                              f"p {r['sbs']['loss_event_rate']:.5f}, run {r['run_wall_s']:.1f} s", file=sys.stderr, flush=True)
+                        print(
+                            f"ns-2 {r['reading']} N={n} seed={s}: SBS {r['sbs']['pkts_per_rtt']:.1f} pkts/RTT, "
+                            f"p {r['sbs']['loss_event_rate']:.5f}, run {r['run_wall_s']:.1f} s",
+                            file=sys.stderr,
+                            flush=True,
+                        )
         if out:
             out.close()
     print(render(recs, a.markdown))

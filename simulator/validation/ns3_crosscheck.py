@@ -114,9 +114,17 @@ VARIANTS: dict[str, dict] = {
 
 # Further ns-3 configurations (--extras), each against the same tcpsim run as its variant.
 EXTRAS: dict[str, dict] = {
-    "newreno/prr": {"variant": "newreno", "recovery": "TcpPrrRecovery", "about": "ns-3's default recovery, PRR (RFC 6937), SACK off"},
+    "newreno/prr": {
+        "variant": "newreno",
+        "recovery": "TcpPrrRecovery",
+        "about": "ns-3's default recovery, PRR (RFC 6937), SACK off",
+    },
     "sack/prr": {"variant": "sack", "recovery": "TcpPrrRecovery", "about": "ns-3's defaults: PRR + SACK"},
-    "cubic/hystart": {"variant": "cubic", "set": ["ns3::TcpCubic::HyStart=true"], "about": "TcpCubic with HyStart on (ns-3's default)"},
+    "cubic/hystart": {
+        "variant": "cubic",
+        "set": ["ns3::TcpCubic::HyStart=true"],
+        "about": "TcpCubic with HyStart on (ns-3's default)",
+    },
     "vegas/sack": {"variant": "vegas", "sack": "on", "about": "TcpVegas with SACK on"},
 }
 
@@ -186,7 +194,11 @@ def build_scenario(variant: str, shape: str, seed: int) -> dict:
         "seed": seed,
         "topology": {
             "dumbbell": {
-                "bottleneck": {"rate_mbps": sh["rate_mbps"], "delay_ms": BOTTLENECK_DELAY_MS, "queue": {"type": "droptail", "limit_pkts": sh["queue_pkts"]}},
+                "bottleneck": {
+                    "rate_mbps": sh["rate_mbps"],
+                    "delay_ms": BOTTLENECK_DELAY_MS,
+                    "queue": {"type": "droptail", "limit_pkts": sh["queue_pkts"]},
+                },
                 "access": {"rate_mbps": 1000, "queue": {"type": "droptail", "limit_pkts": 1000}},
             }
         },
@@ -302,7 +314,10 @@ def run_ns3(py: Path, peer_script: Path, probe_args: list[str], timeout_s: float
     else:
         p = bench.run_measured(cmd, cwd=PROBE.parent, timeout=timeout_s)
         if p.rc != 0 or p.timed_out:
-            return {"error": f"exit {p.rc}{' (timed out)' if p.timed_out else ''}: {bench.tail(p.err, 8)}", "command": cmd}
+            return {
+                "error": f"exit {p.rc}{' (timed out)' if p.timed_out else ''}: {bench.tail(p.err, 8)}",
+                "command": cmd,
+            }
         line = [x for x in p.out.strip().splitlines() if x.startswith("{")][-1]
         n = {"raw": json.loads(line), "process_wall_s": {"median": p.wall_s}}
     o = n["raw"]
@@ -447,14 +462,20 @@ def highbdp_cells(r: dict) -> list[str]:
     for key, _, how in HIGHBDP_METRICS:
         a, b = r["ours"].get(key), r["ns3"].get(key)
         d = diff(a, b, how)
-        f = (lambda x: "-" if x is None else f"{x:.2f}") if key == "aggregate_mbps" else (lambda x: "-" if x is None else f"{x:,.0f}")
+        f = (
+            (lambda x: "-" if x is None else f"{x:.2f}")
+            if key == "aggregate_mbps"
+            else (lambda x: "-" if x is None else f"{x:,.0f}")
+        )
         cells.append(f"{f(a)} / {f(b)}" + (f" ({fmt_diff(d, how)})" if key == "aggregate_mbps" else ""))
     cells.append(r["verdict"])
     return cells
 
 
 def highbdp_markdown(rows: list[dict]) -> str:
-    head = ["variant", "case"] + [lab for _, lab, _ in HIGHBDP_METRICS] + ["within 10 % of ns-3 on goodput and timeouts"]
+    head = (
+        ["variant", "case"] + [lab for _, lab, _ in HIGHBDP_METRICS] + ["within 10 % of ns-3 on goodput and timeouts"]
+    )
     out = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     out += ["| " + " | ".join(highbdp_cells(r)) + " |" for r in rows]
     return "\n".join(out)
@@ -484,15 +505,34 @@ def text_table(rows: list[dict]) -> str:
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description="tcpsim against ns-3.44, variant by variant, on the same dumbbells.")
-    p.add_argument("--cases", choices=["dumbbell", "highbdp"], default="dumbbell",
-                   help="dumbbell: the multi-flow dumbbells of SHAPES (default); highbdp: the high-BDP cases of HIGHBDP, "
-                        f"variants {', '.join(HIGHBDP_VARIANTS)}, judged on goodput and timeouts")
-    p.add_argument("--variants", help=f"comma-separated, from {', '.join(VARIANTS)} (default: all; {', '.join(HIGHBDP_VARIANTS)} with --cases highbdp)")
-    p.add_argument("--shapes", help=f"comma-separated, from {', '.join(SHAPES)} (default: all), or with --cases highbdp from {', '.join(HIGHBDP)} (default: {next(iter(HIGHBDP))})")
+    p.add_argument(
+        "--cases",
+        choices=["dumbbell", "highbdp"],
+        default="dumbbell",
+        help="dumbbell: the multi-flow dumbbells of SHAPES (default); highbdp: the high-BDP cases of HIGHBDP, "
+        f"variants {', '.join(HIGHBDP_VARIANTS)}, judged on goodput and timeouts",
+    )
+    p.add_argument(
+        "--variants",
+        help=f"comma-separated, from {', '.join(VARIANTS)} (default: all; {', '.join(HIGHBDP_VARIANTS)} with --cases highbdp)",
+    )
+    p.add_argument(
+        "--shapes",
+        help=f"comma-separated, from {', '.join(SHAPES)} (default: all), or with --cases highbdp from {', '.join(HIGHBDP)} (default: {next(iter(HIGHBDP))})",
+    )
     p.add_argument("--seeds", help="comma-separated seeds (default 1,2; 1 with --cases highbdp)")
-    p.add_argument("--extras", nargs="?", const=",".join(EXTRAS), default="",
-                   help=f"also run these ns-3 configurations (default when given: all of {', '.join(EXTRAS)})")
-    p.add_argument("--extras-only", action="store_true", help="run only the --extras configurations (their variants' tcpsim runs too)")
+    p.add_argument(
+        "--extras",
+        nargs="?",
+        const=",".join(EXTRAS),
+        default="",
+        help=f"also run these ns-3 configurations (default when given: all of {', '.join(EXTRAS)})",
+    )
+    p.add_argument(
+        "--extras-only",
+        action="store_true",
+        help="run only the --extras configurations (their variants' tcpsim runs too)",
+    )
     p.add_argument("--no-ns3", action="store_true", help="tcpsim only")
     p.add_argument("--ns3-python", help="Python with the ns3 package (default .venv-ns3/bin/python)")
     p.add_argument("--ns3-script", help="the peer's dumbbell.py (default ../shared/peers/ns3/dumbbell.py)")
@@ -512,7 +552,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     a.extras = [e.strip() for e in a.extras.split(",") if e.strip()]
     if high and (a.extras or a.extras_only):
         p.error("--extras are for --cases dumbbell")
-    for name, given, known in (("--variants", a.variants, VARIANTS), ("--shapes", a.shapes, shapes), ("--extras", a.extras, EXTRAS)):
+    for name, given, known in (
+        ("--variants", a.variants, VARIANTS),
+        ("--shapes", a.shapes, shapes),
+        ("--extras", a.extras, EXTRAS),
+    ):
         bad = [x for x in given if x not in known]
         if bad:
             p.error(f"{name}: unknown {bad}; choose from {', '.join(known)}")
@@ -522,7 +566,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    started = dt.datetime.now(dt.timezone.utc)
+    started = dt.datetime.now(dt.UTC)
     # (label, variant, extra): the variants, then the extra ns-3 configurations.
     configs = [] if args.extras_only else [(v, v, None) for v in args.variants]
     configs += [(e, EXTRAS[e]["variant"], e) for e in args.extras]
@@ -532,7 +576,9 @@ def main(argv: list[str] | None = None) -> int:
             for label, v, extra in configs:
                 s = build_scenario(v, shape, args.seeds[0])
                 cmd, notes = ns3_command(s, v, extra)
-                print(f"{label} {shape}: tcpsim {s['flows'][0]['variant']} tcp={json.dumps(s['flows'][0]['tcp'], sort_keys=True)}")
+                print(
+                    f"{label} {shape}: tcpsim {s['flows'][0]['variant']} tcp={json.dumps(s['flows'][0]['tcp'], sort_keys=True)}"
+                )
                 print(f"  ns-3: ns3_dumbbell_probe.py --peer-script dumbbell.py {' '.join(cmd)}")
                 for n in notes:
                     print(f"  mapping note: {n}")
@@ -540,14 +586,22 @@ def main(argv: list[str] | None = None) -> int:
 
     ns3_py = ns3_script = None
     if not args.no_ns3:
-        ns3_py, ns3_script, msg = bench.find_ns3(argparse.Namespace(no_ns3=False, ns3_script=args.ns3_script, ns3_python=args.ns3_python, install_ns3=args.install_ns3))
+        ns3_py, ns3_script, msg = bench.find_ns3(
+            argparse.Namespace(
+                no_ns3=False, ns3_script=args.ns3_script, ns3_python=args.ns3_python, install_ns3=args.install_ns3
+            )
+        )
         log(f"ns3_crosscheck: {msg}")
         if ns3_py is None:
             return 2
 
     n_ns3 = len(args.shapes) * len(configs) * len(args.seeds)
-    each = "1-3 min each at 100 ms, 20 min to over an hour at 200 ms" if args.cases == "highbdp" else "about 20-40 s each"
-    log(f"ns3_crosscheck: {len(args.shapes)} case(s) x {len(configs)} configuration(s) x {len(args.seeds)} seed(s): {n_ns3} ns-3 runs, one at a time ({each})")
+    each = (
+        "1-3 min each at 100 ms, 20 min to over an hour at 200 ms" if args.cases == "highbdp" else "about 20-40 s each"
+    )
+    log(
+        f"ns3_crosscheck: {len(args.shapes)} case(s) x {len(configs)} configuration(s) x {len(args.seeds)} seed(s): {n_ns3} ns-3 runs, one at a time ({each})"
+    )
     runs: list[dict] = []
     for shape in args.shapes:
         for label, v, extra in configs:
@@ -566,10 +620,12 @@ def main(argv: list[str] | None = None) -> int:
                     if "error" in entry["ns3"]:
                         log(f"ns3_crosscheck: ns-3 FAILED for {label} {shape} seed {seed}: {entry['ns3']['error']}")
                     else:
-                        log(f"ns3_crosscheck: {label} {shape} seed {seed}: goodput {entry['ours']['aggregate_mbps']:.3f} / "
+                        log(
+                            f"ns3_crosscheck: {label} {shape} seed {seed}: goodput {entry['ours']['aggregate_mbps']:.3f} / "
                             f"{entry['ns3']['aggregate_mbps']:.3f} Mb/s, queue {entry['ours']['mean_queue_pkts']:.1f} / "
                             f"{entry['ns3']['mean_queue_pkts'] or 0:.1f} p, timeouts {entry['ours']['timeouts']} / "
-                            f"{entry['ns3']['timeouts']} ({time.perf_counter() - t0:.0f} s)")
+                            f"{entry['ns3']['timeouts']} ({time.perf_counter() - t0:.0f} s)"
+                        )
                 runs.append(entry)
 
     rows = []
@@ -588,9 +644,11 @@ def main(argv: list[str] | None = None) -> int:
                 rows[-1]["verdict"] = highbdp_verdict(v, shape, rows[-1]["ours"], rows[-1]["ns3"])
 
     sh0 = shape_of(args.shapes[0])
-    print(f"tcpsim vs ns-3.44: {', '.join(args.shapes)}; seeds {', '.join(map(str, args.seeds))}; "
-          f"{sh0.get('rtt_ms', RTT_MS) if args.cases == 'dumbbell' else 'each case its'} ms RTT, DropTail of about one BDP, "
-          f"window [{sh0['warmup_s']}, {sh0['duration_s']}] s")
+    print(
+        f"tcpsim vs ns-3.44: {', '.join(args.shapes)}; seeds {', '.join(map(str, args.seeds))}; "
+        f"{sh0.get('rtt_ms', RTT_MS) if args.cases == 'dumbbell' else 'each case its'} ms RTT, DropTail of about one BDP, "
+        f"window [{sh0['warmup_s']}, {sh0['duration_s']}] s"
+    )
     for label, v, extra in configs:
         print(f"  {label}: {ns3_config(v, extra)['about']}")
     high = args.cases == "highbdp"
@@ -600,11 +658,26 @@ def main(argv: list[str] | None = None) -> int:
         print(highbdp_markdown(rows) if high else markdown_table(rows))
 
     tag = "-highbdp" if args.cases == "highbdp" else ""
-    out = Path(args.json) if args.json else REPO / "bench-results" / f"ns3-crosscheck{tag}-{started:%Y-%m-%d-%H%M%S}.json"
+    out = (
+        Path(args.json) if args.json else REPO / "bench-results" / f"ns3-crosscheck{tag}-{started:%Y-%m-%d-%H%M%S}.json"
+    )
     out.parent.mkdir(parents=True, exist_ok=True)
-    elapsed = (dt.datetime.now(dt.timezone.utc) - started).total_seconds()
-    out.write_text(json.dumps({"date": started.isoformat(timespec="seconds"), "elapsed_s": elapsed, "machine": bench.machine_info(),
-                               "cases": args.cases, "rows": rows, "runs": runs}, indent=1, default=str) + "\n")
+    elapsed = (dt.datetime.now(dt.UTC) - started).total_seconds()
+    out.write_text(
+        json.dumps(
+            {
+                "date": started.isoformat(timespec="seconds"),
+                "elapsed_s": elapsed,
+                "machine": bench.machine_info(),
+                "cases": args.cases,
+                "rows": rows,
+                "runs": runs,
+            },
+            indent=1,
+            default=str,
+        )
+        + "\n"
+    )
     print(f"\nAll figures: {out} ({elapsed:.0f} s)")
     return 0
 

@@ -67,8 +67,8 @@ def main(argv: list[str] | None = None) -> int:
     spec.loader.exec_module(peer)
     pa = peer.parse_args(peer_args)  # validates the options before the slow import
 
-    from ns import ns  # noqa: PLC0415 (8-25 s: cling parses the ns-3 headers)
     import cppyy  # noqa: PLC0415
+    from ns import ns  # noqa: PLC0415 (8-25 s: cling parses the ns-3 headers)
 
     applied = {}
     for item in a.set:

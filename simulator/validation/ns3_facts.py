@@ -13,11 +13,13 @@
    (Vegas's BaseRTT and per-round minimum) sees: a TcpVegas subclass compares the argument with
    tcb->m_lastRtt and tcb->m_srtt on every call (2 flows, 6 s).
 """
+
 from pathlib import Path
 
 PEER = str(Path(__file__).resolve().parents[2].parent / "shared" / "peers" / "ns3" / "dumbbell.py")
-from ns import ns  # noqa: E402 (ns-3 found through the path set above)
 import cppyy  # noqa: E402
+from ns import ns  # noqa: E402 (ns-3 found through the path set above)
+
 cppyy.cppdef(r"""
 namespace chk {
 uint32_t Ss(std::string type, uint32_t cwndSeg, uint32_t ssthSeg, uint32_t inflightSeg) {
@@ -39,10 +41,29 @@ std::string Attr(std::string type, std::string name) {
 """)
 c = cppyy.gbl.chk
 for t in ("ns3::TcpNewReno", "ns3::TcpVegas", "ns3::TcpCubic"):
-    print(t, "GetSsThresh(cwnd 20, ssthresh 1000, inflight 20) =", c.Ss(t, 20, 1000, 20), "segments; (cwnd 20, ssthresh 15, inflight 20) =", c.Ss(t, 20, 15, 20))
-for t, a in (("ns3::TcpCubic", "HyStart"), ("ns3::TcpCubic", "Beta"), ("ns3::TcpCubic", "C"), ("ns3::TcpCubic", "FastConvergence"), ("ns3::TcpCubic", "TcpFriendliness"),
-             ("ns3::TcpVegas", "Alpha"), ("ns3::TcpVegas", "Beta"), ("ns3::TcpVegas", "Gamma"), ("ns3::TcpBbr", "HighGain"),
-             ("ns3::TcpSocketState", "EnablePacing"), ("ns3::TcpSocketBase", "LimitedTransmit"), ("ns3::RttEstimator", "InitialEstimation"), ("ns3::RttMeanDeviation", "Alpha"), ("ns3::RttMeanDeviation", "Beta")):
+    print(
+        t,
+        "GetSsThresh(cwnd 20, ssthresh 1000, inflight 20) =",
+        c.Ss(t, 20, 1000, 20),
+        "segments; (cwnd 20, ssthresh 15, inflight 20) =",
+        c.Ss(t, 20, 15, 20),
+    )
+for t, a in (
+    ("ns3::TcpCubic", "HyStart"),
+    ("ns3::TcpCubic", "Beta"),
+    ("ns3::TcpCubic", "C"),
+    ("ns3::TcpCubic", "FastConvergence"),
+    ("ns3::TcpCubic", "TcpFriendliness"),
+    ("ns3::TcpVegas", "Alpha"),
+    ("ns3::TcpVegas", "Beta"),
+    ("ns3::TcpVegas", "Gamma"),
+    ("ns3::TcpBbr", "HighGain"),
+    ("ns3::TcpSocketState", "EnablePacing"),
+    ("ns3::TcpSocketBase", "LimitedTransmit"),
+    ("ns3::RttEstimator", "InitialEstimation"),
+    ("ns3::RttMeanDeviation", "Alpha"),
+    ("ns3::RttMeanDeviation", "Beta"),
+):
     print(t, a, "=", c.Attr(t, a))
 
 # Which TcpSocketBase trace sources carry RTTs, and what they carry: run the peer's dumbbell
@@ -99,7 +120,10 @@ void Register() { SpyVegas::GetTypeId(); }
 """)
 # 3 and 4 in one run (the peer script defines its helpers once per process): 2 SpyVegas flows,
 # 10 Mb/s, 60-packet buffer, 8 s; the RTT traces of flow 0's socket from 3 s on.
-import contextlib, importlib.util, io  # noqa: E402, E401
+import contextlib  # noqa: E402
+import importlib.util  # noqa: E402
+import io  # noqa: E402
+
 cppyy.gbl.spy.Register()
 spec = importlib.util.spec_from_file_location("peer", PEER)
 peer = importlib.util.module_from_spec(spec)
@@ -109,8 +133,27 @@ for n in names:
     recs[n] = cppyy.gbl.chk.Rec()
     cppyy.gbl.chk.Later(n, recs[n])
 with contextlib.redirect_stdout(io.StringIO()):
-    peer.main(["--flows", "2", "--variant", "SpyVegas", "--bottleneck-mbps", "10", "--queue-pkts", "60", "--sim-seconds", "8", "--warmup-seconds", "1"])
+    peer.main(
+        [
+            "--flows",
+            "2",
+            "--variant",
+            "SpyVegas",
+            "--bottleneck-mbps",
+            "10",
+            "--queue-pkts",
+            "60",
+            "--sim-seconds",
+            "8",
+            "--warmup-seconds",
+            "1",
+        ]
+    )
 for n, r in recs.items():
-    print(f"trace {n}: {r.n} values, {r.lo:.2f}-{r.hi:.2f} ms, mean |change| {r.absd / max(r.n - 1, 1):.3f} ms, first {[round(x, 2) for x in r.first]}")
+    print(
+        f"trace {n}: {r.n} values, {r.lo:.2f}-{r.hi:.2f} ms, mean |change| {r.absd / max(r.n - 1, 1):.3f} ms, first {[round(x, 2) for x in r.first]}"
+    )
 t = cppyy.gbl.spy.tally
-print(f"PktsAcked calls {t.calls}, with an RTT {t.nonzero}: equal to m_lastRtt (the sample) {t.eqLast}, equal to m_srtt (smoothed) {t.eqSrtt}")
+print(
+    f"PktsAcked calls {t.calls}, with an RTT {t.nonzero}: equal to m_lastRtt (the sample) {t.eqLast}, equal to m_srtt (smoothed) {t.eqSrtt}"
+)

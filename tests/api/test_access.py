@@ -203,7 +203,11 @@ def test_the_dashboard_sends_a_browser_without_a_cookie_to_login(anonymous_clien
     r = anonymous_client.get("/dashboard/regions?rtt_s=0.1", follow_redirects=False)
     assert r.status_code == 303 and r.headers["location"] == "/login?next=%2Fdashboard%2Fregions%3Frtt_s%3D0.1"
     page = anonymous_client.get(r.headers["location"])
-    assert page.status_code == 200 and 'id="login-form"' in page.text and '"next": "/dashboard/regions?rtt_s=0.1"' in page.text
+    assert (
+        page.status_code == 200
+        and 'id="login-form"' in page.text
+        and '"next": "/dashboard/regions?rtt_s=0.1"' in page.text
+    )
     # Never an open redirect.
     assert '"next": "/dashboard"' in anonymous_client.get("/login?next=//evil.example/").text
 

@@ -16,10 +16,10 @@ from typing import Any
 import numpy as np
 import pyarrow.parquet as pq
 import pytest
-import tcpsim
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import tcpsim
 from services.runs import trace_codec
 from services.runs.service import claim, complete
 from services.runs.traces import downsample
@@ -172,7 +172,10 @@ def paged_run(client: Any, db_session: Any, monkeypatch: pytest.MonkeyPatch) -> 
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(limit=st.integers(1, 250), columns=st.sets(st.sampled_from(["f0.cwnd", "f0.ssthresh", "f1.cwnd", "bottleneck.queue"])))
+@given(
+    limit=st.integers(1, 250),
+    columns=st.sets(st.sampled_from(["f0.cwnd", "f0.ssthresh", "f1.cwnd", "bottleneck.queue"])),
+)
 def test_pages_put_together_are_the_whole_table(client, paged_run, limit, columns) -> None:
     run_id, traces = paged_run
     wanted = ["time_s", *sorted(columns)] if columns else list(table_of(traces)[0])
@@ -279,7 +282,9 @@ def test_downsampling_does_not_depend_on_how_the_rows_were_cut() -> None:
     rng = np.random.default_rng(3)
     columns = [np.arange(10_000) * 0.01, rng.normal(size=10_000), rng.integers(0, 9, 10_000)]
     whole = list(downsample([columns], 10_000, 300, ["f8", "f8", "i8"]))
-    cut = list(downsample([[c[a : a + 77] for c in columns] for a in range(0, 10_000, 77)], 10_000, 300, ["f8", "f8", "i8"]))
+    cut = list(
+        downsample([[c[a : a + 77] for c in columns] for a in range(0, 10_000, 77)], 10_000, 300, ["f8", "f8", "i8"])
+    )
     for k in range(3):
         np.testing.assert_array_equal(np.concatenate([p[k] for p in whole]), np.concatenate([p[k] for p in cut]))
 

@@ -47,7 +47,10 @@ def test_a_runs_model_comparison_uses_its_measured_inputs(client, celery_worker_
     assert r.status_code == 200, r.text
     body = r.json()
     assert (body["run_id"], body["sweep_id"], body["preset"], body["axes"]) == (run["id"], None, "paper000-fig2a", [])
-    assert body["models"] == ["newreno-sbs", "newreno-impatient", "pftk-full", "mathis", "cubic"] and body["m_from"] == "drops"
+    assert (
+        body["models"] == ["newreno-sbs", "newreno-impatient", "pftk-full", "mathis", "cubic"]
+        and body["m_from"] == "drops"
+    )
     rows = body["rows"]
     # NewReno flows: the four Reno-family models; cubic describes CUBIC flows only.
     assert [(x["flow"], x["model"]) for x in rows] == [(f, m) for f in ("sbs", "imp") for m in body["models"][:4]]
@@ -59,12 +62,21 @@ def test_a_runs_model_comparison_uses_its_measured_inputs(client, celery_worker_
         sbs["mean_rtt_s"],
         sbs["mean_rto_s"],
     )
-    assert first["sim_pkts_per_rtt"] == sbs["throughput_pkts_per_rtt"] and first["sim_ci_low"] is None  # one replication
-    assert first["model_pkts_per_rtt"] == pytest.approx(float(sbs_pkts_per_rtt(sbs["loss_event_rate"], sbs["drops_per_loss_event"])))
-    assert first["error"] == pytest.approx(abs(first["sim_pkts_per_rtt"] - first["model_pkts_per_rtt"]) / first["sim_pkts_per_rtt"])
+    assert (
+        first["sim_pkts_per_rtt"] == sbs["throughput_pkts_per_rtt"] and first["sim_ci_low"] is None
+    )  # one replication
+    assert first["model_pkts_per_rtt"] == pytest.approx(
+        float(sbs_pkts_per_rtt(sbs["loss_event_rate"], sbs["drops_per_loss_event"]))
+    )
+    assert first["error"] == pytest.approx(
+        abs(first["sim_pkts_per_rtt"] - first["model_pkts_per_rtt"]) / first["sim_pkts_per_rtt"]
+    )
 
     # A chosen model, m from the ratio of the rates, as CSV.
-    r = client.get("/v1/comparisons/models", params={"run_id": run["id"], "models": "newreno-sbs", "m_from": "ratio", "format": "csv"})
+    r = client.get(
+        "/v1/comparisons/models",
+        params={"run_id": run["id"], "models": "newreno-sbs", "m_from": "ratio", "format": "csv"},
+    )
     assert r.status_code == 200 and r.headers["content-type"].startswith("text/csv")
     table = list(csv.DictReader(io.StringIO(r.text)))
     assert [x["model"] for x in table] == ["newreno-sbs", "newreno-sbs"]
@@ -109,10 +121,19 @@ def test_unknown_ids_are_404_and_an_unfinished_run_is_409(client):
     sweep = client.post("/v1/sweeps", json=TABLE2_SWEEP).json()
     params = {"sweep_id": sweep["id"]}
     assert client.get("/v1/comparisons/models", params=params).json()["rows"] == []
-    assert client.get("/v1/comparisons/ratios", params={**params, "flow_a": "sbs", "flow_b": "imp"}).json()["rows"] == []
+    assert (
+        client.get("/v1/comparisons/ratios", params={**params, "flow_a": "sbs", "flow_b": "imp"}).json()["rows"] == []
+    )
     paper = client.get("/v1/comparisons/paper", params=params).json()
     assert len(paper["rows"]) == 15 and paper["summary"]["rows_matched"] == 0
-    assert query_error(client.get("/v1/comparisons/ratios", params={**params, "axis": "background_flows", "baseline": "4", "other": "7"})) == "other"
+    assert (
+        query_error(
+            client.get(
+                "/v1/comparisons/ratios", params={**params, "axis": "background_flows", "baseline": "4", "other": "7"}
+            )
+        )
+        == "other"
+    )
 
 
 def test_a_fig2_sweep_compared_with_the_models_between_its_flows_and_with_the_paper(client, celery_worker_process):
@@ -120,10 +141,14 @@ def test_a_fig2_sweep_compared_with_the_models_between_its_flows_and_with_the_pa
     assert done(client, sweep["id"], timeout_s=240)["progress"]["succeeded"] == 9
     params = {"sweep_id": sweep["id"]}
 
-    models = client.get("/v1/comparisons/models", params={**params, "models": ["newreno-sbs", "newreno-impatient"]}).json()
+    models = client.get(
+        "/v1/comparisons/models", params={**params, "models": ["newreno-sbs", "newreno-impatient"]}
+    ).json()
     assert models["axes"] == [{"path": "flows[*].loss.m", "values": [1, 8, 30]}] and models["replications"] == 3
     assert len(models["rows"]) == 3 * 2 * 2
-    assert all(r["replications"] == 3 and r["sim_ci_low"] < r["sim_pkts_per_rtt"] < r["sim_ci_high"] for r in models["rows"])
+    assert all(
+        r["replications"] == 3 and r["sim_ci_low"] < r["sim_pkts_per_rtt"] < r["sim_ci_high"] for r in models["rows"]
+    )
     at_30 = {(r["flow"], r["model"]): r for r in models["rows"] if r["flows[*].loss.m"] == 30}
     assert at_30[("imp", "newreno-impatient")]["m"] > 20  # drops per loss event measured near the configured m
 
@@ -143,19 +168,50 @@ def test_a_fig2_sweep_compared_with_the_models_between_its_flows_and_with_the_pa
             assert (r["ratio_ci_low"] <= 1 <= r["ratio_ci_high"]) == (not significant)
     assert sum(g["points"] for g in ratios["regions"]) == 3
     # The same as an axis comparison: m = 8 against m = 1 for each flow.
-    by_axis = client.get("/v1/comparisons/ratios", params={**params, "axis": "flows[*].loss.m", "baseline": "1", "other": "8"}).json()
+    by_axis = client.get(
+        "/v1/comparisons/ratios", params={**params, "axis": "flows[*].loss.m", "baseline": "1", "other": "8"}
+    ).json()
     assert [r["flow"] for r in by_axis["rows"]] == ["sbs", "imp"]
     assert all(r["pairs"] == 3 and r["point_a"] == 0 and r["point_b"] == 1 for r in by_axis["rows"])
-    header = client.get("/v1/comparisons/ratios", params={**params, "axis": "flows[*].loss.m", "baseline": "1", "other": "8", "format": "csv"}).text.splitlines()[0]
+    header = client.get(
+        "/v1/comparisons/ratios",
+        params={**params, "axis": "flows[*].loss.m", "baseline": "1", "other": "8", "format": "csv"},
+    ).text.splitlines()[0]
     assert header.startswith("point_a,point_b,flow,") and "flows[*].loss.m" not in header
-    assert query_error(client.get("/v1/comparisons/ratios", params={**params, "axis": "flows[*].loss.p", "baseline": "1", "other": "8"})) == "axis"
-    assert query_error(client.get("/v1/comparisons/ratios", params={**params, "axis": "flows[*].loss.m", "baseline": "2", "other": "8"})) == "baseline"
-    assert query_error(client.get("/v1/comparisons/ratios", params={**params, "flow_a": "sbs", "flow_b": "imp", "along": "seed"})) == "along"
+    assert (
+        query_error(
+            client.get(
+                "/v1/comparisons/ratios", params={**params, "axis": "flows[*].loss.p", "baseline": "1", "other": "8"}
+            )
+        )
+        == "axis"
+    )
+    assert (
+        query_error(
+            client.get(
+                "/v1/comparisons/ratios", params={**params, "axis": "flows[*].loss.m", "baseline": "2", "other": "8"}
+            )
+        )
+        == "baseline"
+    )
+    assert (
+        query_error(
+            client.get("/v1/comparisons/ratios", params={**params, "flow_a": "sbs", "flow_b": "imp", "along": "seed"})
+        )
+        == "along"
+    )
     # Odd but well-formed input is a clean answer, never a server error.
-    for odd in ({"baseline": "NaN", "other": "8"}, {"baseline": "1e999", "other": "8"}, {"baseline": "[1]", "other": "8"}):
+    for odd in (
+        {"baseline": "NaN", "other": "8"},
+        {"baseline": "1e999", "other": "8"},
+        {"baseline": "[1]", "other": "8"},
+    ):
         r = client.get("/v1/comparisons/ratios", params={**params, "axis": "flows[*].loss.m", **odd})
         assert r.status_code == 422, r.text
-    r = client.get("/v1/comparisons/ratios", params={**params, "axis": "flows[*].loss.m", "baseline": "1.0", "other": "30", "metric": "timeouts"})
+    r = client.get(
+        "/v1/comparisons/ratios",
+        params={**params, "axis": "flows[*].loss.m", "baseline": "1.0", "other": "30", "metric": "timeouts"},
+    )
     assert r.status_code == 200 and r.json()["higher_is_better"] is False
 
     paper = client.get("/v1/comparisons/paper", params=params).json()

@@ -8,10 +8,10 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-import tcpsim
 from sqlalchemy import func, select
 from sqlalchemy.engine import Engine
 
+import tcpsim
 from services.db.models import FlowResult, PendingCancel, Result, Run, Sweep, SweepAggregate, SweepPoint, Trace
 from services.db.session import create_session_factory, session_scope
 from services.runs import claim_batch, complete
@@ -107,7 +107,9 @@ def test_lists_find_runs_and_sweeps_by_name_tags_preset_and_parameter(client):
     assert run_ids("param=duration_s=7") == {longer["id"]}
     assert run_ids("param=duration_s=7.0&tag=a") == {longer["id"]}  # 7 and 7.0 are one value
     big_runs = {x["run_id"] for x in client.get(f"/v1/sweeps/{big['id']}/runs").json()}
-    assert run_ids("param=flows[1].loss.m=30") == {x["run_id"] for x in client.get(f"/v1/sweeps/{big['id']}/runs").json()[:2]}
+    assert run_ids("param=flows[1].loss.m=30") == {
+        x["run_id"] for x in client.get(f"/v1/sweeps/{big['id']}/runs").json()[:2]
+    }
     assert run_ids("name=big") == big_runs  # a sweep's run goes by its sweep's name
     assert client.get("/v1/runs?tag=a&param=duration_s=7").json()["total"] == 1
 
@@ -171,7 +173,9 @@ def test_deleting_a_sweep_takes_its_runs_points_aggregates_and_unshared_results_
 
         refused = ada.delete(surl)
         assert refused.status_code == 409
-        assert detail(refused) == f"sweep {sweep['id']} has 4 runs queued or running: cancel it first (POST {surl}/cancel)"
+        assert (
+            detail(refused) == f"sweep {sweep['id']} has 4 runs queued or running: cancel it first (POST {surl}/cancel)"
+        )
         ids = queued_ids(ada, sweep["id"])
         simulate(clean_db, ids[:2])  # point 0 done, point 1 waiting
         # Its waiting runs are marked by the dispatcher's pass just after the response, or not
@@ -195,7 +199,9 @@ def test_deleting_a_sweep_takes_its_runs_points_aggregates_and_unshared_results_
     assert queued_count(db_session, owner_id=owner) == 0 and queued_count(db_session) == 0
 
 
-def test_deleting_a_run_keeps_a_result_another_run_shares_and_refuses_unfinished_and_sweep_runs(client, clean_db, db_session):
+def test_deleting_a_run_keeps_a_result_another_run_shares_and_refuses_unfinished_and_sweep_runs(
+    client, clean_db, db_session
+):
     first = client.post("/v1/runs", json=FIG2).json()
     refused = client.delete(f"/v1/runs/{first['id']}")
     assert refused.status_code == 409 and "is queued: cancel it first" in detail(refused)
@@ -227,7 +233,13 @@ def test_two_sweeps_side_by_side_align_on_their_common_axis_values(client, clean
     r = client.get(f"/v1/sweeps/compare?a={a['id']}&b={b['id']}&metric=throughput_pkts_per_rtt&flow=sbs")
     assert r.status_code == 200, r.text
     body = r.json()
-    assert (body["a"]["name"], body["b"]["name"], body["axes"], body["only_a"], body["only_b"]) == ("A", "B", ["flows[*].loss.m"], [], [])
+    assert (body["a"]["name"], body["b"]["name"], body["axes"], body["only_a"], body["only_b"]) == (
+        "A",
+        "B",
+        ["flows[*].loss.m"],
+        [],
+        [],
+    )
     rows = {row["flows[*].loss.m"]: row for row in body["rows"]}
     assert set(rows) == {1, 8, 30} and {row["flow"] for row in body["rows"]} == {"sbs"}
     assert rows[1]["b_mean"] is None and rows[30]["a_mean"] is None  # one side only
@@ -241,10 +253,14 @@ def test_two_sweeps_side_by_side_align_on_their_common_axis_values(client, clean
     csv = client.get(f"/v1/sweeps/compare?a={a['id']}&b={b['id']}&metric=throughput_pkts_per_rtt&format=csv")
     assert csv.status_code == 200 and csv.text.splitlines()[0].startswith("flows[*].loss.m,flow,")
     # A link's queueing delay and the run's Jain index line up the same way, under their link / "run".
-    delays = client.get(f"/v1/sweeps/compare?a={a['id']}&b={b['id']}&metric=p95_queue_delay_s&flow=bottleneck").json()["rows"]
+    delays = client.get(f"/v1/sweeps/compare?a={a['id']}&b={b['id']}&metric=p95_queue_delay_s&flow=bottleneck").json()[
+        "rows"
+    ]
     assert {(row["flows[*].loss.m"], row["flow"]) for row in delays} == {(m, "bottleneck") for m in (1, 8, 30)}
     jain = client.get(f"/v1/sweeps/compare?a={a['id']}&b={b['id']}&metric=jain").json()["rows"]
-    assert {row["flow"] for row in jain} == {"run"} and all(0 < row["a_mean"] <= 1 for row in jain if row["a_mean"] is not None)
+    assert {row["flow"] for row in jain} == {"run"} and all(
+        0 < row["a_mean"] <= 1 for row in jain if row["a_mean"] is not None
+    )
     bad = client.get(f"/v1/sweeps/compare?a={a['id']}&b={b['id']}&metric=nope")
     assert bad.status_code == 422 and detail(bad)[0]["path"] == "$.metric" and "per link" in detail(bad)[0]["msg"]
     assert client.get(f"/v1/sweeps/compare?a={a['id']}&b={uuid.uuid4()}").status_code == 404
@@ -259,6 +275,8 @@ def test_sweeps_are_listed_by_the_status_they_show(client, clean_db):
     assert shown == {"q": "queued", "r": "running", "d": "done", "c": "cancelled"}
     for status in ("queued", "running", "done", "cancelled"):
         listed = client.get(f"/v1/sweeps?status={status}").json()
-        assert [s["name"] for s in listed["items"]] == [n for n, st in shown.items() if st == status] and listed["total"] == 1
+        assert [s["name"] for s in listed["items"]] == [n for n, st in shown.items() if st == status] and listed[
+            "total"
+        ] == 1
     bad = client.get("/v1/sweeps?status=finished")
     assert bad.status_code == 422 and bad.json()["detail"][0]["loc"][-1] == "status"

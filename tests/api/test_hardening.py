@@ -181,7 +181,12 @@ DUMBBELL = {"dumbbell": {"bottleneck": {"rate_mbps": 10, "delay_ms": 10}}}
         ({"flows": [{"rtt_ms": 100, "name": "f" * 201}]}, "$.scenario.flows[0].name"),
         (
             {
-                "topology": {"graph": {"nodes": ["a", "b" * 201], "links": [{"from": "a", "to": "b", "rate_mbps": 1, "delay_ms": 1}]}},
+                "topology": {
+                    "graph": {
+                        "nodes": ["a", "b" * 201],
+                        "links": [{"from": "a", "to": "b", "rate_mbps": 1, "delay_ms": 1}],
+                    }
+                },
                 "flows": [{"from": "a", "to": "b"}],
             },
             "$.scenario.topology.graph.nodes[1]",
@@ -294,8 +299,18 @@ def test_user_names_are_unique_regardless_of_case(client):
 
 @pytest.mark.parametrize(
     "target",
-    ["//evil.example/", "/\t/evil.example", "/\n/evil.example", "/\r/evil.example", "/\\evil.example",
-     "\\\\evil.example", "https://evil.example/", " //evil.example", "/\x00//evil.example", "/" + "a" * 3000],
+    [
+        "//evil.example/",
+        "/\t/evil.example",
+        "/\n/evil.example",
+        "/\r/evil.example",
+        "/\\evil.example",
+        "\\\\evil.example",
+        "https://evil.example/",
+        " //evil.example",
+        "/\x00//evil.example",
+        "/" + "a" * 3000,
+    ],
 )
 def test_the_login_never_sends_a_browser_to_another_site(anonymous_client, target):
     """`/login?next=/%09/evil.com`: a browser drops the tab and reads `//evil.com`, another host."""
@@ -317,15 +332,24 @@ def cookie_client(app, clean_db) -> Iterator[TestClient]:
         yield c
 
 
-FOREIGN = [{"Origin": "http://evil.example"}, {"Origin": "http://testserver:8001"}, {"Origin": "null"},
-           {"Sec-Fetch-Site": "cross-site"}, {"Sec-Fetch-Site": "same-site", "Origin": "http://testserver"}]
+FOREIGN = [
+    {"Origin": "http://evil.example"},
+    {"Origin": "http://testserver:8001"},
+    {"Origin": "null"},
+    {"Sec-Fetch-Site": "cross-site"},
+    {"Sec-Fetch-Site": "same-site", "Origin": "http://testserver"},
+]
 
 
 def test_a_cookie_signed_change_from_another_origin_is_403_and_changes_nothing(client, cookie_client, db_session):
     run_id = client.post("/v1/runs", json=FIG2_SHORT).json()["id"]
     schedule = client.post(
         "/v1/schedules",
-        json={"name": "s", "cron": "0 3 * * *", "template": {**FIG2_SHORT, "axes": [{"path": "flows[*].loss.m", "values": [2]}], "replications": 1}},
+        json={
+            "name": "s",
+            "cron": "0 3 * * *",
+            "template": {**FIG2_SHORT, "axes": [{"path": "flows[*].loss.m", "values": [2]}], "replications": 1},
+        },
     ).json()
     for headers in FOREIGN:
         for url in (f"/v1/runs/{run_id}/cancel", f"/v1/schedules/{schedule['id']}/fire"):
@@ -346,7 +370,9 @@ def test_a_cookie_signed_change_from_another_origin_is_403_and_changes_nothing(c
 
 def test_a_bearer_token_from_any_origin_is_not_a_forgery(client):
     run_id = client.post("/v1/runs", json=FIG2_SHORT).json()["id"]
-    r = client.post(f"/v1/runs/{run_id}/cancel", headers={"Origin": "http://evil.example", "Sec-Fetch-Site": "cross-site"})
+    r = client.post(
+        f"/v1/runs/{run_id}/cancel", headers={"Origin": "http://evil.example", "Sec-Fetch-Site": "cross-site"}
+    )
     assert r.status_code == 200 and r.json()["status"] == "cancelled"
 
 

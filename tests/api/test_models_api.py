@@ -176,9 +176,13 @@ def test_crossover_over_a_log_range_of_p(models_api):
 def test_crossover_422(models_api):
     r = models_api.post("/v1/models/newreno/crossover", json={"p": [0.001, 0], "rtt_s": 0.07, "rto_s": 0.2})
     assert r.status_code == 422 and r.json()["detail"][0]["loc"] == ["body", "p", 1]
-    r = models_api.post("/v1/models/newreno/crossover", json={"p": {"start": 0, "stop": 0.1, "num": 5}, "rtt_s": 0.07, "rto_s": 0.2})
+    r = models_api.post(
+        "/v1/models/newreno/crossover", json={"p": {"start": 0, "stop": 0.1, "num": 5}, "rtt_s": 0.07, "rto_s": 0.2}
+    )
     assert r.status_code == 422 and r.json()["detail"][0]["loc"] == ["body", "p"]
-    r = models_api.post("/v1/models/newreno/crossover", json={"p": {"start": 0.1, "stop": 0.2}, "rtt_s": 0.07, "rto_s": 0.2})
+    r = models_api.post(
+        "/v1/models/newreno/crossover", json={"p": {"start": 0.1, "stop": 0.2}, "rtt_s": 0.07, "rto_s": 0.2}
+    )
     assert r.status_code == 422  # neither step nor num
 
 
@@ -231,7 +235,12 @@ def test_openapi_documents_each_models_body(models_api):
 def test_ten_thousand_points_through_the_api(models_api, capsys):
     """The whole request: JSON in, validation, evaluation, JSON out (printed; generous bound)."""
     rng = np.random.default_rng(3)
-    body = {"p": rng.uniform(1e-4, 0.05, 10_000).tolist(), "m": rng.uniform(1, 30, 10_000).tolist(), "rtt_s": 0.07, "rto_s": 0.2}
+    body = {
+        "p": rng.uniform(1e-4, 0.05, 10_000).tolist(),
+        "m": rng.uniform(1, 30, 10_000).tolist(),
+        "rtt_s": 0.07,
+        "rto_s": 0.2,
+    }
     models_api.post("/v1/models/newreno-impatient/evaluate", json=body)
     times = []
     for _ in range(3):
@@ -249,8 +258,16 @@ def test_ten_thousand_points_through_the_api(models_api, capsys):
     [
         ("/v1/models/mathis/evaluate", '{"p": NaN, "rtt_s": 0.1}', ["body", "p"]),
         ("/v1/models/mathis/evaluate", '{"p": [0.1, Infinity], "rtt_s": 0.1}', ["body", "p", 1]),
-        ("/v1/models/newreno/crossover", '{"p": {"start": NaN, "stop": 1, "step": 1}, "rtt_s": 0.1, "rto_s": 1}', ["body", "p"]),
-        ("/v1/models/newreno/crossover", '{"p": {"start": 0, "stop": Infinity, "step": 1}, "rtt_s": 0.1, "rto_s": 1}', ["body", "p"]),
+        (
+            "/v1/models/newreno/crossover",
+            '{"p": {"start": NaN, "stop": 1, "step": 1}, "rtt_s": 0.1, "rto_s": 1}',
+            ["body", "p"],
+        ),
+        (
+            "/v1/models/newreno/crossover",
+            '{"p": {"start": 0, "stop": Infinity, "step": 1}, "rtt_s": 0.1, "rto_s": 1}',
+            ["body", "p"],
+        ),
         ("/v1/models/newreno/regions", '{"p": [0.01], "m": [1], "rtt_s": -Infinity, "rto_s": 1}', ["body", "rtt_s"]),
     ],
 )
@@ -266,7 +283,12 @@ def test_nan_and_infinity_are_422_not_500(models_api, path, text, loc):
 def test_too_large_a_region_map_is_422_on_the_body(models_api):
     r = models_api.post(
         "/v1/models/newreno/regions",
-        json={"p": {"start": 1e-5, "stop": 0.05, "num": 1000, "scale": "log"}, "m": {"start": 1, "stop": 200, "step": 1}, "rtt_s": 0.07, "rto_s": 0.2},
+        json={
+            "p": {"start": 1e-5, "stop": 0.05, "num": 1000, "scale": "log"},
+            "m": {"start": 1, "stop": 200, "step": 1},
+            "rtt_s": 0.07,
+            "rto_s": 0.2,
+        },
     )
     assert r.status_code == 422
     (err,) = r.json()["detail"]

@@ -101,9 +101,18 @@ def test_the_region_map_answers_every_corner_of_its_domain(models_api, m_star):
 @pytest.mark.parametrize("name", list(MODELS))
 def test_every_model_answers_every_corner_of_its_domain(models_api, name):
     """One grid request: the outer product of every parameter's corners (valid, all of them)."""
-    corners = {"p": P_CORNERS, "m": M_CORNERS, "rtt_s": TIME_CORNERS, "rto_s": TIME_CORNERS,
-               "m_star": M_CORNERS, "b": [1.0, 2.0, 1e300], "w_max": M_CORNERS, "mss_bytes": [1.0, 1460.0, 1e300],
-               "c": [5e-324, 0.4, 1e300], "beta": [5e-324, 0.7, 0.9999999]}
+    corners = {
+        "p": P_CORNERS,
+        "m": M_CORNERS,
+        "rtt_s": TIME_CORNERS,
+        "rto_s": TIME_CORNERS,
+        "m_star": M_CORNERS,
+        "b": [1.0, 2.0, 1e300],
+        "w_max": M_CORNERS,
+        "mss_bytes": [1.0, 1460.0, 1e300],
+        "c": [5e-324, 0.4, 1e300],
+        "beta": [5e-324, 0.7, 0.9999999],
+    }
     body = {p.name: corners[p.name] for p in MODELS[name].params} | {"mode": "grid"}
     r = models_api.post(f"/v1/models/{name}/evaluate", json=body)
     assert r.status_code == 200, (name, r.status_code, r.text[:500])

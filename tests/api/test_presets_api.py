@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import pytest
-import tcpsim
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
+import tcpsim
 from api.routers.presets import router
 from services.presets import get_preset, list_presets
 from services.scenarios import cache_key
@@ -39,8 +39,13 @@ def test_the_table2_preset_lists_table_ii_and_the_background_flows_parameter(cli
     table2 = body["paper000-table2-droptail"]
     (table,) = table2["published"]["tables"]
     assert table["name"] == "Table II" and len(table["rows"]) == 15
-    assert table["rows"][7] == {"background_flows": 64, "loss_event_rate": 0.0066, "loss_rate": 0.0199,
-                                "sim_pkts_per_rtt": 12.89, "model_pkts_per_rtt": 11.15}
+    assert table["rows"][7] == {
+        "background_flows": 64,
+        "loss_event_rate": 0.0066,
+        "loss_rate": 0.0199,
+        "sim_pkts_per_rtt": 12.89,
+        "model_pkts_per_rtt": 11.15,
+    }
     background = next(q for q in table2["parameters"] if q["name"] == "background_flows")
     assert background["default"] == 64 and background["paper_range"] == [4, 256]
     assert background["expands_to"] == ["flows[2].count", "flows[3].count"]

@@ -9,23 +9,31 @@ import io
 import uuid
 from typing import Any
 
-import tcpsim
 from sqlalchemy import select
 
+import tcpsim
 from services.db.models import Run, RunStatus
 from services.runs.service import claim, complete
 from tests.support import make_user, user_client
 
 SHORT = {"experiments": ["exp2-low", "exp2-high"], "overrides": {"duration_s": 4}}
-EXP2_IDS = {"exp2-same-variant-fair", "exp2-newreno-reno-equal-low", "exp2-newreno-beats-reno-high",
-            "exp2-vegas-loses-to-newreno"}
+EXP2_IDS = {
+    "exp2-same-variant-fair",
+    "exp2-newreno-reno-equal-low",
+    "exp2-newreno-beats-reno-high",
+    "exp2-vegas-loses-to-newreno",
+}
 
 
 def simulate_queued(db_session: Any, sweep_ids: list[str]) -> int:
     """What a worker does, in this process, for every queued run of the sweeps."""
-    ids = db_session.execute(
-        select(Run.id).where(Run.sweep_id.in_([uuid.UUID(s) for s in sweep_ids]), Run.status == RunStatus.queued)
-    ).scalars().all()
+    ids = (
+        db_session.execute(
+            select(Run.id).where(Run.sweep_id.in_([uuid.UUID(s) for s in sweep_ids]), Run.status == RunStatus.queued)
+        )
+        .scalars()
+        .all()
+    )
     for run_id in ids:
         scenario = claim(db_session, run_id, "test")
         db_session.commit()
@@ -106,19 +114,41 @@ def test_a_finished_reproduction_is_judged_for_its_owner_only(app, client, db_se
 def test_a_finished_sweep_of_the_experiments_preset_answers_when_no_reproduction_has(app, client, db_session) -> None:
     """Issue 15: a researcher who ran an experiment's preset by hand sees it judged, not 'not run';
     a sweep along other axes, or someone else's, is not taken for it."""
-    axes = [{"path": "flows[0].variant", "values": ["reno", "newreno-sbs", "vegas"]},
-            {"path": "flows[1].variant", "values": ["reno", "vegas"]}]
+    axes = [
+        {"path": "flows[0].variant", "values": ["reno", "newreno-sbs", "vegas"]},
+        {"path": "flows[1].variant", "values": ["reno", "vegas"]},
+    ]
     with user_client(app, make_user(client, "cy")) as cy, user_client(app, make_user(client, "di")) as di:
-        mine = cy.post("/v1/sweeps", json={"name": "my exp2", "preset": "paper002-exp2-fairness-low", "axes": axes,
-                                           "replications": 1, "overrides": {"duration_s": 4}}).json()
-        other_axes = cy.post("/v1/sweeps", json={"preset": "paper002-exp2-fairness-high", "axes": axes[:1],
-                                                 "replications": 1, "overrides": {"duration_s": 4}}).json()
+        mine = cy.post(
+            "/v1/sweeps",
+            json={
+                "name": "my exp2",
+                "preset": "paper002-exp2-fairness-low",
+                "axes": axes,
+                "replications": 1,
+                "overrides": {"duration_s": 4},
+            },
+        ).json()
+        other_axes = cy.post(
+            "/v1/sweeps",
+            json={
+                "preset": "paper002-exp2-fairness-high",
+                "axes": axes[:1],
+                "replications": 1,
+                "overrides": {"duration_s": 4},
+            },
+        ).json()
         assert simulate_queued(db_session, [mine["id"], other_axes["id"]]) == 9
 
         body = cy.get("/v1/reproductions/002").json()
         assert body["status"] == "none"  # no reproduction of cy's: the report says so, and judges what there is
         [source] = body["sources"]
-        assert (source["experiment"], source["sweep_id"], source["reused"], source["name"]) == ("exp2-low", mine["id"], True, "my exp2")
+        assert (source["experiment"], source["sweep_id"], source["reused"], source["name"]) == (
+            "exp2-low",
+            mine["id"],
+            True,
+            "my exp2",
+        )
         assert source["overrides"] == {"duration_s": 4}
         verdicts = {r["id"]: r["verdict"] for r in body["rows"]}
         assert verdicts["exp2-newreno-reno-equal-low"] in ("agree", "partly", "disagree")

@@ -21,7 +21,9 @@ def test_a_runs_scenario_is_the_one_it_ran_and_runs_again_with_traces(client) ->
     again = client.post("/v1/runs", json={"scenario": traced})
     assert again.status_code == 201, again.text
     assert again.json()["seed"] == run["seed"] and again.json()["cache_key"] != run["cache_key"]
-    assert client.get(f"/v1/runs/{again.json()['id']}/scenario").json()["scenario"]["outputs"]["trace_interval_s"] == 0.1
+    assert (
+        client.get(f"/v1/runs/{again.json()['id']}/scenario").json()["scenario"]["outputs"]["trace_interval_s"] == 0.1
+    )
 
 
 def test_a_sweep_runs_scenario_is_its_points_with_its_own_seed_and_names_the_sweep(client) -> None:

@@ -47,7 +47,9 @@ def test_a_link_signs_in_once_as_its_maker_and_moves_on_to_its_page(client: Any,
     assert _open(anonymous_client, {"link_path": "/sign-in/not-a-code"}).status_code == 410
 
 
-def test_a_link_lives_a_minute_in_redis_and_an_expired_one_signs_nobody_in(app: Any, client: Any, anonymous_client: Any) -> None:
+def test_a_link_lives_a_minute_in_redis_and_an_expired_one_signs_nobody_in(
+    app: Any, client: Any, anonymous_client: Any
+) -> None:
     redis = pooled_client(app.state.redis_url)
     code = _mint(client)["link_path"].removeprefix("/sign-in/")
     assert 0 < redis.ttl(_key(code)) <= 60

@@ -22,8 +22,15 @@ VARIANT_SWEEP = {
     "scenario": {
         "duration_s": 6,
         "warmup_s": 1,
-        "topology": {"dumbbell": {"bottleneck": {"rate_mbps": 10, "delay_ms": 5, "queue": {"type": "droptail", "limit_pkts": 40}}}},
-        "flows": [{"name": "near", "variant": "newreno-sbs", "rtt_ms": 20}, {"name": "far", "variant": "newreno-sbs", "rtt_ms": 80}],
+        "topology": {
+            "dumbbell": {
+                "bottleneck": {"rate_mbps": 10, "delay_ms": 5, "queue": {"type": "droptail", "limit_pkts": 40}}
+            }
+        },
+        "flows": [
+            {"name": "near", "variant": "newreno-sbs", "rtt_ms": 20},
+            {"name": "far", "variant": "newreno-sbs", "rtt_ms": 80},
+        ],
     },
     "axes": [{"path": "flows[*].variant", "values": ["newreno-sbs", "cubic"]}],
     "replications": 2,
@@ -44,7 +51,9 @@ def summary(client: Any, sweep_id: str, *metrics: str, **params: Any) -> list[di
     return r.json()["rows"]
 
 
-def test_a_sweep_summarises_jain_uf_and_the_shared_links_queueing_delay_beside_its_flows(client, db_session, variant_sweep):
+def test_a_sweep_summarises_jain_uf_and_the_shared_links_queueing_delay_beside_its_flows(
+    client, db_session, variant_sweep
+):
     sweep_id = variant_sweep["id"]
     run_rows = summary(client, sweep_id, "jain", "uf_percent")
     assert {(r["level"], r["flow"], r["metric"]) for r in run_rows} == {("run", "run", m) for m in RUN_METRICS}
@@ -62,7 +71,12 @@ def test_a_sweep_summarises_jain_uf_and_the_shared_links_queueing_delay_beside_i
     for variant in ("newreno-sbs", "cubic"):
         assert at[(variant, "bottleneck", "utilization")] > 0.8
         # 40 packets of 1,040 bytes at 10 Mb/s: a full queue waits 33 ms.
-        assert 0 < at[(variant, "bottleneck", "mean_queue_delay_s")] <= at[(variant, "bottleneck", "p95_queue_delay_s")] <= 0.034
+        assert (
+            0
+            < at[(variant, "bottleneck", "mean_queue_delay_s")]
+            <= at[(variant, "bottleneck", "p95_queue_delay_s")]
+            <= 0.034
+        )
         assert at[(variant, "bottleneck-rev", "p95_queue_delay_s")] < at[(variant, "bottleneck", "p95_queue_delay_s")]
 
     # A flow metric still names the flow groups only; one call can mix the levels.
@@ -74,15 +88,23 @@ def test_a_sweep_summarises_jain_uf_and_the_shared_links_queueing_delay_beside_i
     # the results: the same numbers.
     before = {(r["point"], r["flow"], r["metric"]): (r["count"], r["mean"]) for r in run_rows + link_rows}
     db_session.execute(
-        delete(SweepAggregate).where(SweepAggregate.sweep_id == variant_sweep["id"], SweepAggregate.metric.in_([*LINK_METRICS, *RUN_METRICS]))
+        delete(SweepAggregate).where(
+            SweepAggregate.sweep_id == variant_sweep["id"], SweepAggregate.metric.in_([*LINK_METRICS, *RUN_METRICS])
+        )
     )
     db_session.commit()
-    again = summary(client, sweep_id, "jain", "uf_percent", "utilization", "p95_queue_delay_s", "mean_queue_delay_s", "link_drops")
+    again = summary(
+        client, sweep_id, "jain", "uf_percent", "utilization", "p95_queue_delay_s", "mean_queue_delay_s", "link_drops"
+    )
     after = {(r["point"], r["flow"], r["metric"]): (r["count"], r["mean"]) for r in again}
     assert after.keys() == before.keys()
     assert all(after[k][0] == before[k][0] and after[k][1] == pytest.approx(before[k][1], rel=1e-12) for k in before)
 
-    csv_rows = list(csv.DictReader(io.StringIO(client.get(f"/v1/sweeps/{sweep_id}/summary", params={"metric": "jain", "format": "csv"}).text)))
+    csv_rows = list(
+        csv.DictReader(
+            io.StringIO(client.get(f"/v1/sweeps/{sweep_id}/summary", params={"metric": "jain", "format": "csv"}).text)
+        )
+    )
     assert csv_rows and {r["level"] for r in csv_rows} == {"run"}
 
 
@@ -92,22 +114,41 @@ def test_an_unknown_metric_is_a_422_naming_the_field_and_every_level_s_metrics(c
     assert r.status_code == 422
     (detail,) = r.json()["detail"]
     assert detail["loc"] == ["metric", 1]
-    assert "'jains'" in detail["msg"] and "per run: jain, uf_percent" in detail["msg"] and "p99_queue_delay_s" in detail["msg"]
+    assert (
+        "'jains'" in detail["msg"]
+        and "per run: jain, uf_percent" in detail["msg"]
+        and "p99_queue_delay_s" in detail["msg"]
+    )
 
 
 def test_link_and_run_metrics_compare_between_axis_values_and_between_links(client, variant_sweep):
     params = {"sweep_id": variant_sweep["id"], "metric": "p95_queue_delay_s"}
     by_axis = client.get(
-        "/v1/comparisons/ratios", params={**params, "axis": "flows[*].variant", "baseline": "newreno-sbs", "other": "cubic", "flow": "bottleneck"}
+        "/v1/comparisons/ratios",
+        params={
+            **params,
+            "axis": "flows[*].variant",
+            "baseline": "newreno-sbs",
+            "other": "cubic",
+            "flow": "bottleneck",
+        },
     ).json()
     assert by_axis["higher_is_better"] is False
     (row,) = by_axis["rows"]
     assert row["flow"] == "bottleneck" and row["pairs"] == 2
-    between = client.get("/v1/comparisons/ratios", params={**params, "flow_a": "bottleneck", "flow_b": "bottleneck-rev"}).json()
+    between = client.get(
+        "/v1/comparisons/ratios", params={**params, "flow_a": "bottleneck", "flow_b": "bottleneck-rev"}
+    ).json()
     assert len(between["rows"]) == 2 and all(r["pairs"] == 2 for r in between["rows"])
     jain = client.get(
         "/v1/comparisons/ratios",
-        params={"sweep_id": variant_sweep["id"], "metric": "jain", "axis": "flows[*].variant", "baseline": "newreno-sbs", "other": "cubic"},
+        params={
+            "sweep_id": variant_sweep["id"],
+            "metric": "jain",
+            "axis": "flows[*].variant",
+            "baseline": "newreno-sbs",
+            "other": "cubic",
+        },
     ).json()
     assert [r["flow"] for r in jain["rows"]] == ["run"] and jain["higher_is_better"] is True
 
@@ -135,7 +176,9 @@ def test_the_tidy_table_has_a_row_per_run_and_flow_group_link_or_run_in_every_fo
     header = next(csv.reader(io.StringIO(text)))
     assert header == body["columns"]
     assert len(text.strip().splitlines()) == 1 + len(rows)
-    frame = pq.read_table(io.BytesIO(client.get(f"/v1/sweeps/{sweep_id}/table", params={"format": "parquet"}).content)).to_pandas()
+    frame = pq.read_table(
+        io.BytesIO(client.get(f"/v1/sweeps/{sweep_id}/table", params={"format": "parquet"}).content)
+    ).to_pandas()
     assert list(frame.columns) == body["columns"] and len(frame) == len(rows)
     bottleneck = frame[frame["name"] == "bottleneck"]
     # Pantheon's scatter per variant straight from the bottleneck's rows.
@@ -145,7 +188,11 @@ def test_the_tidy_table_has_a_row_per_run_and_flow_group_link_or_run_in_every_fo
 def test_a_runs_throughput_and_one_way_delay_traces_come_back_as_trace_table_columns(client, celery_worker_process):
     from tests.e2e.test_runs import finished
 
-    scenario = {**VARIANT_SWEEP["scenario"], "seed": 5, "outputs": {"trace_interval_s": 0.5, "trace": ["cwnd", "throughput", "delay"]}}
+    scenario = {
+        **VARIANT_SWEEP["scenario"],
+        "seed": 5,
+        "outputs": {"trace_interval_s": 0.5, "trace": ["cwnd", "throughput", "delay"]},
+    }
     run = client.post("/v1/runs", json={"scenario": scenario}).json()
     assert finished(client, run["id"], timeout_s=120)["status"] == "succeeded"
     r = client.get(f"/v1/runs/{run['id']}/traces", params={"series": ["near.throughput_bps", "far.delay_s"]})

@@ -28,7 +28,12 @@ def test_a_sweep_stores_its_points_and_runs_in_one_go_with_common_seeds(client, 
     assert r.status_code == 201, r.text
     sweep = r.json()
     assert r.headers["location"] == f"/v1/sweeps/{sweep['id']}"
-    assert (sweep["name"], sweep["preset"], sweep["status"], sweep["points"]) == ("fig2 small", "paper000-fig2a", "queued", 3)
+    assert (sweep["name"], sweep["preset"], sweep["status"], sweep["points"]) == (
+        "fig2 small",
+        "paper000-fig2a",
+        "queued",
+        3,
+    )
     assert sweep["created"] == {"runs": 6, "cached": 0, "enqueued": 6}
     assert sweep["progress"] == {"total": 6, "queued": 6, "running": 0, "succeeded": 0, "failed": 0, "cancelled": 0}
     assert sweep["axes"] == [{"path": "flows[*].loss.m", "values": [1, 8, 30]}]
@@ -48,30 +53,51 @@ def test_a_sweep_stores_its_points_and_runs_in_one_go_with_common_seeds(client, 
     assert [g["name"] for g in points[0]["flow_groups"]] == ["sbs", "imp"]
     assert all(p["progress"]["queued"] == 2 for p in points)
     listed = client.get(f"/v1/sweeps/{sweep['id']}/runs").json()
-    assert [(x["point"], x["replication"], x["status"]) for x in listed] == [(p, k, "queued") for p in range(3) for k in range(2)]
+    assert [(x["point"], x["replication"], x["status"]) for x in listed] == [
+        (p, k, "queued") for p in range(3) for k in range(2)
+    ]
 
 
 def test_axes_combine_as_a_product_or_zipped(client):
-    axes = [{"path": "flows[*].loss.m", "values": [2, 6]}, {"path": "flows[*].loss.p", "range": {"start": 0.001, "stop": 0.003, "step": 0.001}}]
+    axes = [
+        {"path": "flows[*].loss.m", "values": [2, 6]},
+        {"path": "flows[*].loss.p", "range": {"start": 0.001, "stop": 0.003, "step": 0.001}},
+    ]
     product = client.post("/v1/sweeps", json=sweep_body(axes=axes, replications=1)).json()
     assert product["points"] == 6 and product["axes"][1]["values"] == [0.001, 0.002, 0.003]
-    zipped = client.post("/v1/sweeps", json=sweep_body(axes=[axes[0], {"path": "flows[*].loss.p", "values": [0.001, 0.002]}], combine="zip", replications=1))
+    zipped = client.post(
+        "/v1/sweeps",
+        json=sweep_body(
+            axes=[axes[0], {"path": "flows[*].loss.p", "values": [0.001, 0.002]}], combine="zip", replications=1
+        ),
+    )
     assert zipped.status_code == 201
     values = [p["values"] for p in client.get(f"/v1/sweeps/{zipped.json()['id']}/points").json()["items"]]
-    assert values == [{"flows[*].loss.m": 2, "flows[*].loss.p": 0.001}, {"flows[*].loss.m": 6, "flows[*].loss.p": 0.002}]
+    assert values == [
+        {"flows[*].loss.m": 2, "flows[*].loss.p": 0.001},
+        {"flows[*].loss.m": 6, "flows[*].loss.p": 0.002},
+    ]
 
 
 def test_a_preset_parameter_and_a_scenario_base_can_be_swept(client):
     table2 = client.post(
         "/v1/sweeps",
-        json={"preset": "paper000-table2-droptail", "overrides": {"duration_s": 10}, "axes": [{"path": "background_flows", "values": [4, 8]}], "replications": 1},
+        json={
+            "preset": "paper000-table2-droptail",
+            "overrides": {"duration_s": 10},
+            "axes": [{"path": "background_flows", "values": [4, 8]}],
+            "replications": 1,
+        },
     )
     assert table2.status_code == 201, table2.text
     groups = client.get(f"/v1/sweeps/{table2.json()['id']}/points").json()["items"]
     assert [[g["count"] for g in p["flow_groups"]] for p in groups] == [[1, 1, 1, 3], [1, 1, 2, 6]]
 
     scenario = client.get("/v1/presets/paper000-fig2a").json()["scenario"]
-    own = client.post("/v1/sweeps", json={"scenario": scenario, "axes": [{"path": "flows[0].variant", "values": ["newreno-sbs", "sack"]}]})
+    own = client.post(
+        "/v1/sweeps",
+        json={"scenario": scenario, "axes": [{"path": "flows[0].variant", "values": ["newreno-sbs", "sack"]}]},
+    )
     assert own.status_code == 201, own.text
     points = client.get(f"/v1/sweeps/{own.json()['id']}/points").json()["items"]
     assert [p["flow_groups"][0]["variant"] for p in points] == ["newreno-sbs", "sack"]
@@ -81,17 +107,40 @@ def test_a_preset_parameter_and_a_scenario_base_can_be_swept(client):
     ("changes", "path", "fragment"),
     [
         ({"preset": "no-such-preset"}, "$.preset", "no preset named"),
-        ({"axes": [{"path": "flows[*].loss.m", "values": [1, -3]}]}, "$.flows[0].loss.m", "at the point flows[*].loss.m = -3"),
+        (
+            {"axes": [{"path": "flows[*].loss.m", "values": [1, -3]}]},
+            "$.flows[0].loss.m",
+            "at the point flows[*].loss.m = -3",
+        ),
         ({"axes": [{"path": "flows[*].nothing.here", "values": [1]}]}, "$.flows[*].nothing.here", ""),
         ({"axes": [{"path": "seed", "values": [1, 2]}]}, "$.axes[0].path", "replications"),
         ({"axes": [{"path": "flows[*].loss.m", "values": [1, 1]}]}, "$.axes[0]", "appears twice"),
-        ({"axes": [{"path": "flows[*].loss.m", "values": [1], "range": {"start": 1, "stop": 2}}]}, "$.axes[0]", "either"),
+        (
+            {"axes": [{"path": "flows[*].loss.m", "values": [1], "range": {"start": 1, "stop": 2}}]},
+            "$.axes[0]",
+            "either",
+        ),
         ({"axes": [{"path": "flows[*].loss.m", "range": {"start": 5, "stop": 1}}]}, "$.axes[0].range", "stop"),
-        ({"axes": [{"path": "flows[*].loss.m", "values": [1, 2]}, {"path": "flows[*].loss.p", "values": [0.001]}], "combine": "zip"}, "$.axes", "as many values"),
-        ({"axes": [{"path": "flows[*].loss.m", "range": {"start": 1, "stop": 9000}}], "replications": 10}, "$.axes", "at most"),
+        (
+            {
+                "axes": [{"path": "flows[*].loss.m", "values": [1, 2]}, {"path": "flows[*].loss.p", "values": [0.001]}],
+                "combine": "zip",
+            },
+            "$.axes",
+            "as many values",
+        ),
+        (
+            {"axes": [{"path": "flows[*].loss.m", "range": {"start": 1, "stop": 9000}}], "replications": 10},
+            "$.axes",
+            "at most",
+        ),
         ({"axes": []}, "$.axes", ""),
         ({"replications": 0}, "$.replications", ""),
-        ({"stopping": {"metric": "nonsense", "target_relative_half_width": 0.05, "max_replications": 5}}, "$.stopping.metric", "unknown metric"),
+        (
+            {"stopping": {"metric": "nonsense", "target_relative_half_width": 0.05, "max_replications": 5}},
+            "$.stopping.metric",
+            "unknown metric",
+        ),
         ({"stopping": {"target_relative_half_width": 0.05, "max_replications": 1}}, "$.stopping.max_replications", ""),
     ],
 )
@@ -114,7 +163,9 @@ def test_extending_adds_only_the_missing_runs_and_reopens_a_cancelled_sweep(clie
     assert more.json()["created"] == {"runs": 3, "cached": 0, "enqueued": 3}
     assert more.json()["status"] == "running" and more.json()["replications"] == 3
 
-    wider = client.post(f"/v1/sweeps/{sid}/extend", json={"axes": [{"path": "flows[*].loss.m", "values": [8, 12]}]}).json()
+    wider = client.post(
+        f"/v1/sweeps/{sid}/extend", json={"axes": [{"path": "flows[*].loss.m", "values": [8, 12]}]}
+    ).json()
     assert wider["created"]["runs"] == 3  # one new point (12) × 3 replications; 8 exists
     assert wider["axes"][0]["values"] == [1, 8, 30, 12] and wider["points"] == 4
     again = client.post(f"/v1/sweeps/{sid}/extend", json={"replications": 3}).json()

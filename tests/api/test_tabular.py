@@ -7,8 +7,8 @@ import csv
 import io
 
 import anyio
-import tcpsim
 
+import tcpsim
 from api.tabular import TableFormat, csv_text, table_response
 from services.runs.service import claim, complete
 

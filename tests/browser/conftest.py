@@ -46,11 +46,7 @@ CHROMIUM_ARGS = [
 
 @pytest.fixture(scope="session")
 def chromium_path() -> str:
-    path = (
-        os.environ.get("TCPLAB_CHROMIUM")
-        or shutil.which("chromium")
-        or shutil.which("chromium-browser")
-    )
+    path = os.environ.get("TCPLAB_CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
     if not path or not Path(path).exists():
         pytest.fail(
             "Chromium is not installed: `make install` installs Debian's `chromium` "
@@ -64,9 +60,7 @@ def browser(chromium_path: str) -> Iterator[Any]:
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path=chromium_path, headless=True, args=CHROMIUM_ARGS
-        )
+        browser = playwright.chromium.launch(executable_path=chromium_path, headless=True, args=CHROMIUM_ARGS)
         try:
             yield browser
         finally:
@@ -112,9 +106,7 @@ def _finished_run(server: Server, run_id: str) -> dict[str, Any]:
 
 
 @pytest.fixture(scope="module")
-def lab(
-    server: Server, db_engine: Any, start_worker: Any, test_settings: Settings
-) -> Iterator[Lab]:
+def lab(server: Server, db_engine: Any, start_worker: Any, test_settings: Settings) -> Iterator[Lab]:
     """On an emptied database: a run of the Fig. 2 preset with cwnd/ssthresh/queue traces, the
     same without traces, and a 3-point × 3-seed sweep, all finished by a worker of our own."""
     from worker.app import app as celery_app

@@ -59,15 +59,9 @@ def test_home_lists_the_sweeps_and_runs_and_counts_the_queue(tab: Tab, server: S
         total = server.get("/v1/runs", params={"status": status, "limit": 1})["total"]
         assert tab.page.get_attribute(f".tile[data-status='{status}']", "data-total") == str(total)
     assert tab.page.get_attribute(".tile[data-status='succeeded']", "data-total") == str(9 + 2)
-    hrefs = tab.page.eval_on_selector_all(
-        "#runs-table a", "as => as.map(a => a.getAttribute('href'))"
-    )
-    assert (
-        f"/dashboard/runs/{lab.run_id}" in hrefs and f"/dashboard/runs/{lab.plain_run_id}" in hrefs
-    )
-    hrefs = tab.page.eval_on_selector_all(
-        "#sweeps-table a", "as => as.map(a => a.getAttribute('href'))"
-    )
+    hrefs = tab.page.eval_on_selector_all("#runs-table a", "as => as.map(a => a.getAttribute('href'))")
+    assert f"/dashboard/runs/{lab.run_id}" in hrefs and f"/dashboard/runs/{lab.plain_run_id}" in hrefs
+    hrefs = tab.page.eval_on_selector_all("#sweeps-table a", "as => as.map(a => a.getAttribute('href'))")
     assert hrefs == [
         f"/dashboard/sweeps/{lab.sweep_id}",
         f"/dashboard/comparisons?sweep_id={lab.sweep_id}",
@@ -79,9 +73,7 @@ def test_home_lists_the_sweeps_and_runs_and_counts_the_queue(tab: Tab, server: S
 # ------------------------------------------------------------------------------ run
 
 
-def test_run_page_plots_the_traces_of_the_api_and_downloads_them(
-    tab: Tab, server: Server, lab: Lab
-):
+def test_run_page_plots_the_traces_of_the_api_and_downloads_them(tab: Tab, server: Server, lab: Lab):
     tab.open(f"/dashboard/runs/{lab.run_id}")
     traces = server.get(f"/v1/runs/{lab.run_id}/traces")
     assert traces["recorded"] and len(traces["rows"]) > 50
@@ -99,15 +91,11 @@ def test_run_page_plots_the_traces_of_the_api_and_downloads_them(
     # Against the raw result too: the table endpoint reshapes, it does not change a number.
     raw = server.get(f"/v1/runs/{lab.run_id}/result", params={"traces": "true"})["traces"]
     sbs = next(f for f in raw["flows"] if f["name"] == "sbs")
-    assert_same(
-        next(t for t in window if t["meta"]["column"] == "sbs.cwnd")["y"], sbs["cwnd"], "raw cwnd"
-    )
+    assert_same(next(t for t in window if t["meta"]["column"] == "sbs.cwnd")["y"], sbs["cwnd"], "raw cwnd")
 
     # The per-flow table is the API's.
     flows = server.get(f"/v1/runs/{lab.run_id}/flows")["rows"]
-    names = tab.page.eval_on_selector_all(
-        "#flows-table tbody tr td:first-child", "tds => tds.map(t => t.textContent)"
-    )
+    names = tab.page.eval_on_selector_all("#flows-table tbody tr td:first-child", "tds => tds.map(t => t.textContent)")
     assert names == [f["name"] for f in flows]
 
     name, data = download(tab, "#traces-downloads a[data-format='csv']")
@@ -122,9 +110,7 @@ def test_run_page_plots_the_traces_of_the_api_and_downloads_them(
         )
     name, data = download(tab, "#flows-downloads a[data-format='parquet']")
     table = pq.read_table(io.BytesIO(data)).to_pylist()
-    assert [r["throughput_pkts_per_rtt"] for r in table] == [
-        f["throughput_pkts_per_rtt"] for f in flows
-    ]
+    assert [r["throughput_pkts_per_rtt"] for r in table] == [f["throughput_pkts_per_rtt"] for f in flows]
     tab.screenshot("run")
 
 
@@ -165,13 +151,9 @@ def sim_traces(traces: list[dict[str, Any]], kind: str = "sim") -> list[dict[str
     return [t for t in traces if (t.get("meta") or {}).get("kind") == kind]
 
 
-def test_sweep_page_plots_the_summary_with_its_cis_and_toggles_the_model(
-    tab: Tab, server: Server, lab: Lab
-):
+def test_sweep_page_plots_the_summary_with_its_cis_and_toggles_the_model(tab: Tab, server: Server, lab: Lab):
     tab.open(f"/dashboard/sweeps/{lab.sweep_id}")
-    summary = server.get(
-        f"/v1/sweeps/{lab.sweep_id}/summary", params={"metric": "throughput_pkts_per_rtt"}
-    )
+    summary = server.get(f"/v1/sweeps/{lab.sweep_id}/summary", params={"metric": "throughput_pkts_per_rtt"})
     plotted = tab.plot("plot-sweep")
     sims = sim_traces(plotted)
     assert sorted(t["meta"]["flow"] for t in sims) == ["imp", "sbs"]
@@ -184,9 +166,7 @@ def test_sweep_page_plots_the_summary_with_its_cis_and_toggles_the_model(
         assert trace["x"] == [1, 8, 30]
         assert_same(trace["y"], [r["mean"] for r in rows], "mean")
         assert_same(trace["error_y"]["array"], [r["ci_high"] - r["mean"] for r in rows], "ci high")
-        assert_same(
-            trace["error_y"]["arrayminus"], [r["mean"] - r["ci_low"] for r in rows], "ci low"
-        )
+        assert_same(trace["error_y"]["arrayminus"], [r["mean"] - r["ci_low"] for r in rows], "ci low")
         assert all(r["count"] == 3 for r in rows)
 
     # The model overlay: each flow's own model, the comparison endpoint's predictions.
@@ -198,11 +178,7 @@ def test_sweep_page_plots_the_summary_with_its_cis_and_toggles_the_model(
     ]
     for trace in overlay:
         rows = sorted(
-            (
-                r
-                for r in models
-                if r["flow"] == trace["meta"]["flow"] and r["model"] == trace["meta"]["model"]
-            ),
+            (r for r in models if r["flow"] == trace["meta"]["flow"] and r["model"] == trace["meta"]["model"]),
             key=lambda r: r[M_AXIS],
         )
         assert_same(trace["y"], [r["model_pkts_per_rtt"] for r in rows], "model")
@@ -215,18 +191,12 @@ def test_sweep_page_plots_the_summary_with_its_cis_and_toggles_the_model(
     tab.screenshot("sweep")
 
     tab.page.click("#toggle-model")
-    tab.page.wait_for_function(
-        "document.getElementById('plot-sweep').data.every(t => t.meta.kind !== 'model')"
-    )
+    tab.page.wait_for_function("document.getElementById('plot-sweep').data.every(t => t.meta.kind !== 'model')")
     assert len(tab.plot("plot-sweep")) == len(plotted) - 2
     tab.page.click("#toggle-published")
-    tab.page.wait_for_function(
-        "document.getElementById('plot-sweep').data.every(t => t.meta.kind === 'sim')"
-    )
+    tab.page.wait_for_function("document.getElementById('plot-sweep').data.every(t => t.meta.kind === 'sim')")
     tab.page.click("#toggle-model")
-    tab.page.wait_for_function(
-        "document.getElementById('plot-sweep').data.some(t => t.meta.kind === 'model')"
-    )
+    tab.page.wait_for_function("document.getElementById('plot-sweep').data.some(t => t.meta.kind === 'model')")
 
     # The per-point table and the download are the plotted summary.
     assert tab.page.locator("#points-table tbody tr").count() == len(summary["rows"]) == 6
@@ -289,9 +259,7 @@ def test_a_sweep_still_running_shows_its_progress_and_refreshes(tab: Tab, server
         server.client.post(f"/v1/sweeps/{sweep['id']}/cancel")
 
 
-def test_a_sweep_half_done_plots_what_has_finished_while_it_waits(
-    tab: Tab, server: Server, lab: Lab
-):
+def test_a_sweep_half_done_plots_what_has_finished_while_it_waits(tab: Tab, server: Server, lab: Lab):
     # m = 1 repeats the lab sweep's runs (answered from the stored results at once); m = 2 is
     # new and stays queued, as no worker consumes now.
     body = {**SWEEP, "axes": [{"path": M_AXIS, "values": [1, 2]}]}
@@ -299,15 +267,11 @@ def test_a_sweep_half_done_plots_what_has_finished_while_it_waits(
     assert r.status_code == 201, r.text
     sweep = r.json()
     try:
-        assert sweep["progress"]["succeeded"] == 3 and sweep["progress"]["queued"] == 3, sweep[
-            "progress"
-        ]
+        assert sweep["progress"]["succeeded"] == 3 and sweep["progress"]["queued"] == 3, sweep["progress"]
         tab.open(f"/dashboard/sweeps/{sweep['id']}")
         assert "3 of 6 runs finished" in tab.page.inner_text("#progress")
         assert "so far" in tab.page.inner_text("#message")
-        summary = server.get(
-            f"/v1/sweeps/{sweep['id']}/summary", params={"metric": "throughput_pkts_per_rtt"}
-        )
+        summary = server.get(f"/v1/sweeps/{sweep['id']}/summary", params={"metric": "throughput_pkts_per_rtt"})
         for trace in sim_traces(tab.plot("plot-sweep")):
             (row,) = [r for r in summary["rows"] if r["flow"] == trace["meta"]["flow"]]
             assert trace["x"] == [1] and close(trace["y"][0], row["mean"])
@@ -328,9 +292,7 @@ SWEEP_FOR_PROGRESS = {
 # ------------------------------------------------------------------------------ comparison
 
 
-def test_comparison_page_plots_model_errors_and_ratios_with_verdicts(
-    tab: Tab, server: Server, lab: Lab
-):
+def test_comparison_page_plots_model_errors_and_ratios_with_verdicts(tab: Tab, server: Server, lab: Lab):
     tab.open(f"/dashboard/comparisons?sweep_id={lab.sweep_id}")
     models = server.get("/v1/comparisons/models", params={"sweep_id": lab.sweep_id})["rows"]
     own = sim_traces(tab.plot("plot-model-error"), "model_error")
@@ -344,17 +306,11 @@ def test_comparison_page_plots_model_errors_and_ratios_with_verdicts(
     assert len(errors) == len({(r["flow"], r["model"]) for r in models}) == 8
     for trace in errors:
         rows = sorted(
-            (
-                r
-                for r in models
-                if r["flow"] == trace["meta"]["flow"] and r["model"] == trace["meta"]["model"]
-            ),
+            (r for r in models if r["flow"] == trace["meta"]["flow"] and r["model"] == trace["meta"]["model"]),
             key=lambda r: r[M_AXIS],
         )
         assert_same(trace["x"], [r[M_AXIS] for r in rows], "x")
-        assert_same(
-            trace["y"], [None if r["error"] is None else 100 * r["error"] for r in rows], "error %"
-        )
+        assert_same(trace["y"], [None if r["error"] is None else 100 * r["error"] for r in rows], "error %")
 
     ratios = server.get(
         "/v1/comparisons/ratios",
@@ -371,9 +327,7 @@ def test_comparison_page_plots_model_errors_and_ratios_with_verdicts(
     assert trace["meta"]["verdicts"] == [r["verdict"] for r in rows]
     colors = dict(zip(trace["meta"]["verdicts"], trace["marker"]["color"], strict=True))
     assert len(set(colors.values())) == len(colors)  # one color per verdict
-    classes = tab.page.eval_on_selector_all(
-        "#ratios-table-el tbody tr", "trs => trs.map(t => t.className)"
-    )
+    classes = tab.page.eval_on_selector_all("#ratios-table-el tbody tr", "trs => trs.map(t => t.className)")
     assert classes == [r["verdict"] for r in sorted(ratios, key=lambda r: r["point"])]
 
     # Against the paper: Fig. 2's regions and crossover, ours beside theirs.
@@ -384,9 +338,7 @@ def test_comparison_page_plots_model_errors_and_ratios_with_verdicts(
 
     name, data = download(tab, "#ratios-downloads a[data-format='csv']")
     got = sorted(csv_rows(data), key=lambda r: int(r["point"]))
-    assert [g["verdict"] for g in got] == [
-        r["verdict"] for r in sorted(ratios, key=lambda r: r["point"])
-    ]
+    assert [g["verdict"] for g in got] == [r["verdict"] for r in sorted(ratios, key=lambda r: r["point"])]
     assert_same(
         [as_number(g["ratio"]) for g in got],
         [r["ratio"] for r in sorted(ratios, key=lambda r: r["point"])],
@@ -396,18 +348,14 @@ def test_comparison_page_plots_model_errors_and_ratios_with_verdicts(
     assert json.loads(data)["rows"] == models
 
 
-def test_comparison_of_a_single_run_shows_the_model_errors_per_flow(
-    tab: Tab, server: Server, lab: Lab
-):
+def test_comparison_of_a_single_run_shows_the_model_errors_per_flow(tab: Tab, server: Server, lab: Lab):
     tab.open(f"/dashboard/comparisons?run_id={lab.run_id}")
     models = server.get("/v1/comparisons/models", params={"run_id": lab.run_id})["rows"]
     bars = sim_traces(tab.plot("plot-model-error"), "model_error")
     for bar in bars:
         rows = [r for r in models if r["model"] == bar["meta"]["model"]]
         assert bar["x"] == [r["flow"] for r in rows]
-        assert_same(
-            bar["y"], [None if r["error"] is None else 100 * r["error"] for r in rows], "error %"
-        )
+        assert_same(bar["y"], [None if r["error"] is None else 100 * r["error"] for r in rows], "error %")
     assert not tab.page.is_visible("#ratios-card") and not tab.page.is_visible("#paper-card")
     tab.screenshot("comparison-run")
 
@@ -416,14 +364,21 @@ def test_a_bbr_flow_shows_no_closed_form_model_instead_of_an_error_and_cubic_get
     tab: Tab, server: Server, db_engine: Any
 ):
     """Issue 15: Reno-family models fitted to CUBIC and BBR flows gave 'errors' up to 220 %."""
-    import tcpsim
     from sqlalchemy.orm import Session
 
+    import tcpsim
     from services.runs.service import claim, complete
 
     scenario = {
-        "name": "mix", "duration_s": 8, "warmup_s": 2, "seed": 3,
-        "topology": {"dumbbell": {"bottleneck": {"rate_mbps": 10, "delay_ms": 5, "queue": {"type": "droptail", "limit_pkts": 40}}}},
+        "name": "mix",
+        "duration_s": 8,
+        "warmup_s": 2,
+        "seed": 3,
+        "topology": {
+            "dumbbell": {
+                "bottleneck": {"rate_mbps": 10, "delay_ms": 5, "queue": {"type": "droptail", "limit_pkts": 40}}
+            }
+        },
         "flows": [{"name": v, "variant": v, "rtt_ms": 40} for v in ("newreno-sbs", "cubic", "bbr")],
     }
     r = server.client.post("/v1/runs", json={"scenario": scenario})
@@ -457,17 +412,14 @@ def test_region_map_draws_fig4_and_places_the_sweep_on_it(tab: Tab, server: Serv
     rtt = float(tab.page.input_value("#rtt_s"))
     rto = float(tab.page.input_value("#rto_s"))
     assert 0.07 < rtt < 0.08 and 0.19 < rto < 0.25  # measured in the sweep
-    regions = server.get(
-        "/v1/regions", params={"rtt_s": rtt, "rto_s": rto, "p_min": 1e-4, "p_max": 0.1, "m_max": 70}
-    )
+    regions = server.get("/v1/regions", params={"rtt_s": rtt, "rto_s": rto, "p_min": 1e-4, "p_max": 0.1, "m_max": 70})
     (heatmap,) = sim_traces(plotted, "regions")
     codes = ["equality", "sbs_superior", "imp_superior", "outside_model"]
     n_m = len(regions["m"])
     assert_same(heatmap["x"], regions["p"], "p")
     assert heatmap["y"] == regions["m"]
     assert heatmap["z"] == [
-        [codes.index(regions["rows"][i * n_m + j]["region"]) for i in range(len(regions["p"]))]
-        for j in range(n_m)
+        [codes.index(regions["rows"][i * n_m + j]["region"]) for i in range(len(regions["p"]))] for j in range(n_m)
     ]
     (m_t,) = sim_traces(plotted, "m_t")
     assert_same(m_t["y"], regions["m_t"], "m_t")
@@ -499,9 +451,7 @@ def test_region_map_draws_fig4_and_places_the_sweep_on_it(tab: Tab, server: Serv
             "b_better": "triangle-down",
             "no_significant_difference": "circle",
         }
-        assert trace["marker"]["symbol"] == [
-            symbols.get(v, "circle-open") for v in trace["meta"]["verdicts"]
-        ]
+        assert trace["marker"]["symbol"] == [symbols.get(v, "circle-open") for v in trace["meta"]["verdicts"]]
     tab.screenshot("regions")
 
     # Other inputs: the map is redrawn for them.
@@ -512,9 +462,7 @@ def test_region_map_draws_fig4_and_places_the_sweep_on_it(tab: Tab, server: Serv
     tab.page.wait_for_function("document.getElementById('plot-regions').data[0].y.length === 40")
     again = server.get("/v1/regions", params={"rtt_s": 0.2, "rto_s": 1, "m_max": 40})
     (heatmap,) = sim_traces(tab.plot("plot-regions"), "regions")
-    assert heatmap["z"][10] == [
-        codes.index(again["rows"][i * 40 + 10]["region"]) for i in range(len(again["p"]))
-    ]
+    assert heatmap["z"][10] == [codes.index(again["rows"][i * 40 + 10]["region"]) for i in range(len(again["p"]))]
     assert "rtt_s=0.2" in tab.page.url
     name, data = download(tab, "#regions-downloads a[data-format='csv']")
     rows = csv_rows(data)
@@ -523,9 +471,7 @@ def test_region_map_draws_fig4_and_places_the_sweep_on_it(tab: Tab, server: Serv
     ]
 
 
-def test_region_map_alone_draws_the_defaults_and_refuses_bad_inputs_on_the_page(
-    tab: Tab, server: Server
-):
+def test_region_map_alone_draws_the_defaults_and_refuses_bad_inputs_on_the_page(tab: Tab, server: Server):
     tab.open("/dashboard/regions")
     regions = server.get("/v1/regions")
     (heatmap,) = sim_traces(tab.plot("plot-regions"), "regions")

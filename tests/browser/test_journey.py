@@ -218,7 +218,6 @@ def test_the_comparison_regions_and_paper_pages_draw_the_sweep(tab: Tab, sweep: 
     shot(tab, "regions")
 
 
-
 # Paper 000's reproduction of Fig. 2(a) alone, shrunk as the sweep (its 40 m × 5 seeds stay).
 REPRODUCTION = {"experiments": ["fig2a"], "overrides": {"duration_s": 40, "warmup_s": 10}}
 
@@ -278,7 +277,12 @@ VARIANT_SWEEP = {
         "duration_s": 10,
         "warmup_s": 2,
         "seed": 1,
-        "topology": {"dumbbell": {"bottleneck": {"rate_mbps": 10, "delay_ms": 5, "queue": {"type": "droptail", "limit_pkts": 50}}, "access": {"rate_mbps": 1000}}},
+        "topology": {
+            "dumbbell": {
+                "bottleneck": {"rate_mbps": 10, "delay_ms": 5, "queue": {"type": "droptail", "limit_pkts": 50}},
+                "access": {"rate_mbps": 1000},
+            }
+        },
         "flows": [{"name": "f", "variant": "newreno-sbs", "rtt_ms": 40}],
     },
     "axes": [
@@ -289,11 +293,15 @@ VARIANT_SWEEP = {
 }
 
 
-def test_a_variant_axis_draws_its_variants_in_its_order_and_names_them_right(tab: Tab, server: Server, worker: Any) -> None:
+def test_a_variant_axis_draws_its_variants_in_its_order_and_names_them_right(
+    tab: Tab, server: Server, worker: Any
+) -> None:
     r = server.client.post("/v1/sweeps", json=VARIANT_SWEEP)
     assert r.status_code == 201, r.text
     sweep_id = r.json()["id"]
-    wait_for(lambda: server.get(f"/v1/sweeps/{sweep_id}")["status"] == "done", timeout_s=SWEEP_DEADLINE_S, interval_s=0.5)
+    wait_for(
+        lambda: server.get(f"/v1/sweeps/{sweep_id}")["status"] == "done", timeout_s=SWEEP_DEADLINE_S, interval_s=0.5
+    )
     tab.open(f"/dashboard/sweeps/{sweep_id}?axis=flows[0].variant")
     lines = [t for t in tab.plot("plot-sweep") if t["meta"]["kind"] == "sim"]
     # One line per buffer, across the variants: in the axis's order, and named by no variant.
@@ -314,7 +322,9 @@ def test_a_variant_axis_draws_its_variants_in_its_order_and_names_them_right(tab
     # Pantheon's view: per variant and buffer, goodput per flow against the bottleneck's p95
     # queueing delay, a small marker per run and a large one at the means (issue 15).
     table = server.get(f"/v1/sweeps/{sweep_id}/table")["rows"]
-    delay = {r["run_id"]: r["p95_queue_delay_s"] * 1000 for r in table if r["level"] == "link" and r["name"] == "bottleneck"}
+    delay = {
+        r["run_id"]: r["p95_queue_delay_s"] * 1000 for r in table if r["level"] == "link" and r["name"] == "bottleneck"
+    }
     pantheon = tab.plot("plot-pantheon")
     means = [t for t in pantheon if t["meta"]["kind"] == "mean"]
     assert sorted(t["name"] for t in means) == sorted(f"{v} · buffer = {b}" for v in VARIANTS for b in (20, 100))
@@ -322,7 +332,9 @@ def test_a_variant_axis_draws_its_variants_in_its_order_and_names_them_right(tab
         [run] = trace["meta"]["runs"]
         flow = next(r for r in table if r["run_id"] == run and r["level"] == "flow")
         assert trace["x"] == [pytest.approx(delay[run])] and trace["y"] == [pytest.approx(flow["goodput_bps"] / 1e6)]
-    reversed_x = "(() => { const r = document.getElementById('plot-pantheon')._fullLayout.xaxis.range; return r[0] > r[1]; })()"
+    reversed_x = (
+        "(() => { const r = document.getElementById('plot-pantheon')._fullLayout.xaxis.range; return r[0] > r[1]; })()"
+    )
     assert tab.page.evaluate(reversed_x)  # delay grows to the left, as in Pantheon's plots
     tab.page.check("#plot-pantheon-logx")
     tab.page.wait_for_selector("#plot-pantheon[data-logx='1'][data-state='ready']", timeout=READY_MS)
@@ -332,7 +344,8 @@ def test_a_variant_axis_draws_its_variants_in_its_order_and_names_them_right(tab
     # Jain's index and the bottleneck's queueing delay are metrics like any other.
     tab.page.select_option("#metric", "p99_queue_delay_s")
     tab.page.wait_for_function(
-        "document.getElementById('plot-sweep').layout.yaxis.title.text.startsWith('queueing delay p99')", timeout=READY_MS
+        "document.getElementById('plot-sweep').layout.yaxis.title.text.startsWith('queueing delay p99')",
+        timeout=READY_MS,
     )
     drawn = {t["meta"]["flow"] for t in tab.plot("plot-sweep") if t["meta"]["kind"] == "sim"}
     assert drawn == {"bottleneck", "bottleneck-rev"}
@@ -341,10 +354,20 @@ def test_a_variant_axis_draws_its_variants_in_its_order_and_names_them_right(tab
 # The pages' one number format (as d3's ".4~g" in the plots' hover labels), their times in UTC
 # and their names with units, as common.js gives them to every page.
 FORMATTED = [
-    (52.7712, "52.77"), (0.0005034, "0.0005034"), (1.5e-7, "1.5e-7"), (2.0, "2"), (5120000, "5.12e+6"),
-    (417514, "417514"), (0.2, "0.2"), (None, "—"), ([1, 0.25], "[1, 0.25]"),
+    (52.7712, "52.77"),
+    (0.0005034, "0.0005034"),
+    (1.5e-7, "1.5e-7"),
+    (2.0, "2"),
+    (5120000, "5.12e+6"),
+    (417514, "417514"),
+    (0.2, "0.2"),
+    (None, "—"),
+    ([1, 0.25], "[1, 0.25]"),
 ]
-WHEN = [("2026-11-26T10:17:00+00:00", "2026-11-26 10:17 UTC"), ("2026-11-26T12:17:05.5+02:00", "2026-11-26 10:17:05 UTC")]
+WHEN = [
+    ("2026-11-26T10:17:00+00:00", "2026-11-26 10:17 UTC"),
+    ("2026-11-26T12:17:05.5+02:00", "2026-11-26 10:17:05 UTC"),
+]
 LABELS = [
     ("throughput_pkts_per_rtt", "throughput (pkts/RTT)"),
     ("loss_event_rate", "loss event rate p (per packet)"),
@@ -377,7 +400,11 @@ def test_a_nightly_schedule_of_the_sweep_plots_its_firings(tab: Tab, server: Ser
     for _ in range(2):  # fired by hand; the sweep's stored results answer its runs
         fired = server.client.post(f"/v1/schedules/{schedule_id}/fire")
         assert fired.status_code == 201, fired.text
-        wait_for(lambda: server.get(f"/v1/sweeps/{fired.json()['id']}")["status"] == "done", timeout_s=SWEEP_DEADLINE_S, interval_s=0.5)
+        wait_for(
+            lambda: server.get(f"/v1/sweeps/{fired.json()['id']}")["status"] == "done",
+            timeout_s=SWEEP_DEADLINE_S,
+            interval_s=0.5,
+        )
     tab.open(f"/dashboard/schedules/{schedule_id}")
     (mean,) = [t for t in tab.plot("plot-history") if t["meta"]["kind"] == "mean"]
     assert len(mean["x"]) == 2

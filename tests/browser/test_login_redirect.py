@@ -14,13 +14,17 @@ from tests.browser.harness import READY_MS, Server
 from tests.conftest import ADMIN_TOKEN
 
 
-@pytest.mark.parametrize("next_param", ["/%09/evil.example/", "/%0A/evil.example/", "/%0D%09/evil.example/x", "//evil.example/"])
+@pytest.mark.parametrize(
+    "next_param", ["/%09/evil.example/", "/%0A/evil.example/", "/%0D%09/evil.example/x", "//evil.example/"]
+)
 def test_signing_in_with_a_next_that_a_browser_reads_as_another_host_stays_on_this_server(
     browser: Any, server: Server, next_param: str
 ) -> None:
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     visited: list[str] = []
-    context.route("http://evil.example/**", lambda route: (visited.append(route.request.url), route.fulfill(body="evil"))[1])
+    context.route(
+        "http://evil.example/**", lambda route: (visited.append(route.request.url), route.fulfill(body="evil"))[1]
+    )
     page = context.new_page()
     try:
         page.goto(f"{server.base_url}/login?next={next_param}")

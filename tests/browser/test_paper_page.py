@@ -44,7 +44,11 @@ def test_the_conclusions_and_tables_are_the_apis(tab: Tab, server: Server, repro
         assert cells[0] == MARK[want["verdict"]], (want["id"], cells[0])
         assert cells[1] == want["conclusion"] and cells[4] == want["ours"]
         assert cells[5] == (want["reason"] or "—")
-    assert {r["verdict"] for r in reproduced["rows"] if r["experiment"].startswith("exp2")} <= {"agree", "partly", "disagree"}
+    assert {r["verdict"] for r in reproduced["rows"] if r["experiment"].startswith("exp2")} <= {
+        "agree",
+        "partly",
+        "disagree",
+    }
 
     for meta in reproduced["tables"]:
         api_rows = server.get(f"/v1/reproductions/002/tables/{meta['key']}")["rows"]
@@ -75,7 +79,9 @@ def test_an_unknown_paper_is_a_404_page(tab: Tab) -> None:
     tab.open("/dashboard/papers/999", status=404)
 
 
-def test_the_button_starts_a_reproduction_and_shows_its_progress(tab: Tab, server: Server, reproduced: dict[str, Any]) -> None:
+def test_the_button_starts_a_reproduction_and_shows_its_progress(
+    tab: Tab, server: Server, reproduced: dict[str, Any]
+) -> None:
     tab.open("/dashboard/papers/004")
     assert tab.page.locator("#reproduction-status").inner_text() == "Not reproduced yet."
     tab.page.click("#reproduce")

@@ -8,8 +8,8 @@ import uuid
 from typing import Any
 
 import pytest
-import tcpsim
 
+import tcpsim
 from services.db.session import create_session_factory, session_scope
 from services.runs.service import claim, complete
 from tests.browser.harness import READY_MS, Server, Tab
@@ -24,7 +24,11 @@ def long_run(server: Server, db_engine: Any) -> str:
     scenario = {
         "duration_s": 20,
         "seed": uuid.uuid4().int % 2**32,
-        "topology": {"dumbbell": {"bottleneck": {"rate_mbps": 5, "delay_ms": 10, "queue": {"type": "droptail", "limit_pkts": 30}}}},
+        "topology": {
+            "dumbbell": {
+                "bottleneck": {"rate_mbps": 5, "delay_ms": 10, "queue": {"type": "droptail", "limit_pkts": 30}}
+            }
+        },
         "flows": [{"name": "long", "variant": "reno", "rtt_ms": 40}],
         "outputs": {"trace_interval_s": 0.001, "trace": ["cwnd", "ssthresh", "queue"], "max_trace_points": 3 * SAMPLES},
     }
@@ -80,8 +84,13 @@ def test_each_flows_delivery_rate_and_one_way_delay_are_drawn_over_time_beside_t
     """Paper 004's Figs. 6-8 (issue 15): per-flow throughput and one-way delay over time; the
     links table shows the queueing delay percentiles."""
     scenario = {
-        "duration_s": 6, "seed": 11,
-        "topology": {"dumbbell": {"bottleneck": {"rate_mbps": 5, "delay_ms": 10, "queue": {"type": "droptail", "limit_pkts": 40}}}},
+        "duration_s": 6,
+        "seed": 11,
+        "topology": {
+            "dumbbell": {
+                "bottleneck": {"rate_mbps": 5, "delay_ms": 10, "queue": {"type": "droptail", "limit_pkts": 40}}
+            }
+        },
         "flows": [{"name": "reno", "variant": "reno", "rtt_ms": 40}, {"name": "bbr", "variant": "bbr", "rtt_ms": 80}],
         "outputs": {"trace_interval_s": 0.05, "trace": ["cwnd", "throughput", "delay"]},
     }

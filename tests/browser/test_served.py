@@ -16,16 +16,12 @@ from tests.api.test_big_reads import run_with
 def test_plotly_is_the_installed_packages_file_gzipped_and_cached(client):
     page = client.get("/dashboard")
     assert page.status_code == 200
-    link = next(
-        part.split('"')[1] for part in page.text.split("<script src=")[1:] if "plotly" in part
-    )
+    link = next(part.split('"')[1] for part in page.text.split("<script src=")[1:] if "plotly" in part)
     assert link.startswith("/static/plotly.min.js?v=")
     r = client.get(link, headers={"Accept-Encoding": "gzip"})
     assert r.status_code == 200 and r.headers["content-encoding"] == "gzip"
     assert r.content == PLOTLY_JS.read_bytes()  # httpx undoes the gzip
-    assert "max-age" in r.headers["cache-control"] and r.headers["content-type"].startswith(
-        "text/javascript"
-    )
+    assert "max-age" in r.headers["cache-control"] and r.headers["content-type"].startswith("text/javascript")
     raw = client.get(link, headers={"Accept-Encoding": "identity"})
     assert "content-encoding" not in raw.headers and raw.content == PLOTLY_JS.read_bytes()
     assert client.get("/static/../pages.py").status_code == 404
@@ -50,14 +46,10 @@ def test_the_region_cells_are_the_models_map(client):
         "/v1/models/newreno/regions",
         json={"p": body["p"], "m": body["m"], "rtt_s": 0.07, "rto_s": 0.2},
     ).json()
-    assert [r["region"] for r in body["rows"]] == [
-        label for row in model["labels"] for label in row
-    ]
+    assert [r["region"] for r in body["rows"]] == [label for row in model["labels"] for label in row]
     assert body["m_t"] == model["m_t"] and body["counts"] == model["counts"]
     parquet = pq.read_table(
-        io.BytesIO(
-            client.get("/v1/regions", params={"p_num": 5, "m_max": 30, "format": "parquet"}).content
-        )
+        io.BytesIO(client.get("/v1/regions", params={"p_num": 5, "m_max": 30, "format": "parquet"}).content)
     )
     assert parquet.to_pylist() == body["rows"]
 

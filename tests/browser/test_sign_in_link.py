@@ -32,7 +32,9 @@ def test_a_browser_without_a_cookie_opens_the_link_and_lands_on_the_page_signed_
             page.goto(url)
         else:
             notebook = f'<a id="open" href="{url}">open the page</a>'
-            context.route("http://notebook.example/**", lambda route: route.fulfill(body=notebook, content_type="text/html"))
+            context.route(
+                "http://notebook.example/**", lambda route: route.fulfill(body=notebook, content_type="text/html")
+            )
             page.goto("http://notebook.example/lab")
             page.click("#open")
         page.wait_for_url(server.base_url + PAGE, timeout=30_000)

@@ -52,7 +52,11 @@ def test_the_docs_page_renders_the_operations_with_every_other_host_unreachable(
 
 def test_the_docs_assets_are_served_content_addressed_and_cached_for_a_day(server: Server) -> None:
     html = httpx.get(f"{server.base_url}/docs").text
-    for name, media in (("swagger-ui-bundle.js", "text/javascript"), ("swagger-ui.css", "text/css"), ("favicon-32x32.png", "image/png")):
+    for name, media in (
+        ("swagger-ui-bundle.js", "text/javascript"),
+        ("swagger-ui.css", "text/css"),
+        ("favicon-32x32.png", "image/png"),
+    ):
         assert f"/docs/assets/{name}?v=" in html, name
         r = httpx.get(f"{server.base_url}/docs/assets/{name}", headers={"Accept-Encoding": "gzip"})
         assert r.status_code == 200 and r.headers["content-type"].startswith(media), (name, r.headers)

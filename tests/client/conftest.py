@@ -9,8 +9,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from tcplab_client import Client
 
+from tcplab_client import Client
 from tests.support import LaunchedService
 
 

@@ -23,10 +23,10 @@ import pyarrow.parquet as pq
 import pytest
 import yaml
 from click.testing import Result
-from tcplab_client import Client
-from tcplab_client.cli import app
 from typer.testing import CliRunner
 
+from tcplab_client import Client
+from tcplab_client.cli import app
 from tests.client.helpers import SHORT_RUN, TINY_SWEEP, small_scenario
 from tests.support import LaunchedService, free_port
 

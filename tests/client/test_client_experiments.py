@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 from click.testing import Result
+from typer.testing import CliRunner
+
 from tcplab_client import Client
 from tcplab_client.cli import app
 from tcplab_client.errors import InvalidInput, NotFound
-from typer.testing import CliRunner
-
 from tests.client.helpers import SHORT, small_scenario
 from tests.support import LaunchedService
 
@@ -45,7 +45,9 @@ def test_the_sdk_tags_finds_archives_and_deletes_a_run(lab: Client, session_seed
     assert bad.value.errors[0].path == "$.add_tags[0]"
 
     assert [r["id"] for r in lab.find_runs(tags=[mark])] == [run["id"]]
-    assert [r["id"] for r in lab.find_runs(tags=[mark], params={"duration_s": 2, "flows[0].variant": "newreno-sbs"})] == [run["id"]]
+    assert [
+        r["id"] for r in lab.find_runs(tags=[mark], params={"duration_s": 2, "flows[0].variant": "newreno-sbs"})
+    ] == [run["id"]]
     assert lab.find_runs(tags=[mark], params={"duration_s": 3}) == []
     assert [r["id"] for r in lab.find_runs(tags=[mark], params=["duration_s=2.0"])] == [run["id"]]
 
@@ -82,18 +84,24 @@ def test_tag_note_runs_archive_and_delete_from_the_command_line(url: str, lab: C
     listed = tcplab("sweeps", "--tag", mark, "--param", "flows[0].loss.m=4", "--json")
     assert [s["id"] for s in json.loads(listed.stdout)] == [sweep["id"]]
     assert json.loads(tcplab("sweeps", "--tag", mark, "--param", "flows[0].loss.m=3", "--json").stdout) == []
-    assert [s["id"] for s in json.loads(tcplab("sweeps", "--name", f"SWEEP {session_seed}", "--json").stdout)] == [sweep["id"]]
+    assert [s["id"] for s in json.loads(tcplab("sweeps", "--name", f"SWEEP {session_seed}", "--json").stdout)] == [
+        sweep["id"]
+    ]
     table = tcplab("sweeps", "--tag", mark)
     assert mark in table.stdout and sweep["id"] in table.stdout
     runs = json.loads(tcplab("runs", "--name", f"cli sweep {session_seed}", "--json").stdout)
     assert len(runs) == 2  # a sweep's runs go by its name
 
     lab.wait_sweep(sweep["id"], progress=False, timeout=120)
-    assert [s["id"] for s in json.loads(tcplab("sweeps", "--tag", mark, "--status", "done", "--json").stdout)] == [sweep["id"]]
+    assert [s["id"] for s in json.loads(tcplab("sweeps", "--tag", mark, "--status", "done", "--json").stdout)] == [
+        sweep["id"]
+    ]
     assert lab.find_sweeps(tags=[mark], status="running") == []
     assert tcplab("archive", sweep["id"]).exit_code == 0
     assert json.loads(tcplab("sweeps", "--tag", mark, "--json").stdout) == []
-    assert [s["id"] for s in json.loads(tcplab("sweeps", "--tag", mark, "--archived", "true", "--json").stdout)] == [sweep["id"]]
+    assert [s["id"] for s in json.loads(tcplab("sweeps", "--tag", mark, "--archived", "true", "--json").stdout)] == [
+        sweep["id"]
+    ]
     assert tcplab("archive", "--restore", sweep["id"]).exit_code == 0
 
     kept = tcplab("delete", sweep["id"], input="n\n")
@@ -105,9 +113,13 @@ def test_tag_note_runs_archive_and_delete_from_the_command_line(url: str, lab: C
     assert missing.exit_code == 1 and "no run or sweep has the id" in missing.stderr
 
 
-def test_delete_refuses_what_still_runs_unless_told_to_cancel_it_first(url: str, lab: Client, session_seed: int) -> None:
+def test_delete_refuses_what_still_runs_unless_told_to_cancel_it_first(
+    url: str, lab: Client, session_seed: int
+) -> None:
     long = small_scenario(session_seed + 1, duration_s=30.0)
-    sweep = lab.submit_sweep({"scenario": long, "axes": [{"path": "flows[0].loss.m", "values": list(range(2, 40))}], "replications": 3})
+    sweep = lab.submit_sweep(
+        {"scenario": long, "axes": [{"path": "flows[0].loss.m", "values": list(range(2, 40))}], "replications": 3}
+    )
     refused = tcplab("delete", "--yes", sweep["id"])
     if refused.exit_code == 0:
         pytest.skip("the worker finished 114 runs before the delete: nothing left to refuse")
@@ -122,8 +134,22 @@ def test_delete_refuses_what_still_runs_unless_told_to_cancel_it_first(url: str,
 
 def test_two_sweeps_side_by_side_from_the_sdk_and_the_command_line(url: str, lab: Client, session_seed: int) -> None:
     base = {"preset": "paper000-fig2a", "overrides": SHORT, "replications": 2}
-    a = lab.submit_sweep({**base, "name": f"a {session_seed}", "seed": session_seed, "axes": [{"path": "flows[*].loss.m", "values": [2, 8]}]})
-    b = lab.submit_sweep({**base, "name": f"b {session_seed}", "seed": session_seed + 1, "axes": [{"path": "flows[*].loss.m", "values": [8]}]})
+    a = lab.submit_sweep(
+        {
+            **base,
+            "name": f"a {session_seed}",
+            "seed": session_seed,
+            "axes": [{"path": "flows[*].loss.m", "values": [2, 8]}],
+        }
+    )
+    b = lab.submit_sweep(
+        {
+            **base,
+            "name": f"b {session_seed}",
+            "seed": session_seed + 1,
+            "axes": [{"path": "flows[*].loss.m", "values": [8]}],
+        }
+    )
     for s in (a, b):
         lab.wait_sweep(s["id"], progress=False, timeout=180)
     frame = lab.compare_sweeps(a["id"], b["id"], flow="sbs", format="frame")

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import httpx
 import pytest
-from tcplab_client import Client
-from tcplab_client.cli import app
 from typer.testing import CliRunner
 
+from tcplab_client import Client
+from tcplab_client.cli import app
 from tests.client.helpers import SHORT_RUN
 from tests.support import LaunchedService
 

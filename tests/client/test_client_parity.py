@@ -12,10 +12,10 @@ from pathlib import Path
 import pandas as pd
 import pytest
 from click.testing import Result
-from tcplab_client import Client
-from tcplab_client.cli import app
 from typer.testing import CliRunner
 
+from tcplab_client import Client
+from tcplab_client.cli import app
 from tests.client.helpers import TINY_SWEEP
 from tests.support import LaunchedService
 
@@ -47,7 +47,9 @@ def test_crossover_through_the_sdk_and_the_command_gives_the_servers_numbers(lab
     assert json.loads(as_json.stdout) == answer
 
     ranged = lab.crossover(p={"start": 1e-4, "stop": 1e-2, "num": 5, "scale": "log"}, rtt_s=0.07, rto_s=0.35)
-    by_cli = json.loads(tcplab("--url", url, "crossover", "--p", "1e-4:1e-2:5:log", "--rtt", "0.07", "--rto", "0.35", "--json").stdout)
+    by_cli = json.loads(
+        tcplab("--url", url, "crossover", "--p", "1e-4:1e-2:5:log", "--rtt", "0.07", "--rto", "0.35", "--json").stdout
+    )
     assert by_cli == ranged and len(ranged["p"]) == 5
 
 
@@ -56,7 +58,9 @@ def test_regions_prints_one_mark_per_cell_and_the_counts_of_the_server(lab: Clie
     assert len(answer["labels"]) == 3 and all(len(row) == 20 for row in answer["labels"])
     assert sum(answer["counts"].values()) == 60
 
-    result = tcplab("--url", url, "regions", "--p", "1e-4,0.002,0.1", "--m", "1:20:20", "--rtt", "0.07", "--rto", "0.35")
+    result = tcplab(
+        "--url", url, "regions", "--p", "1e-4,0.002,0.1", "--m", "1:20:20", "--rtt", "0.07", "--rto", "0.35"
+    )
     assert result.exit_code == 0, result.output
     lines = result.stdout.splitlines()
     top = next(line for line in lines if "1.000e-04" in line)
@@ -73,10 +77,14 @@ def test_regions_prints_one_mark_per_cell_and_the_counts_of_the_server(lab: Clie
 # ---- reproductions ----------------------------------------------------------------------------
 
 
-def test_reproduce_waits_with_progress_then_prints_the_conclusions_and_the_sdk_reads_them(lab: Client, url: str) -> None:
+def test_reproduce_waits_with_progress_then_prints_the_conclusions_and_the_sdk_reads_them(
+    lab: Client, url: str
+) -> None:
     result = tcplab("--url", url, "reproduce", "002", "--experiment", "exp1", "--set", "duration_s=5", "--wait")
     assert result.exit_code == 0, result.output
-    sweep_ids = [line for line in result.stdout.splitlines() if line.strip() and "-" in line and len(line.strip()) == 36]
+    sweep_ids = [
+        line for line in result.stdout.splitlines() if line.strip() and "-" in line and len(line.strip()) == 36
+    ]
     assert len(sweep_ids) == 1
     sweep = lab.sweep(str(uuid.UUID(sweep_ids[0])))
     assert sweep["status"] == "done" and sweep["name"].startswith("paper002 reproduction ")
@@ -97,7 +105,9 @@ def test_reproduce_waits_with_progress_then_prints_the_conclusions_and_the_sdk_r
     assert listed.exit_code == 0 and f"done (40/40 runs, batch {state['batch']})" in listed.stdout
     table_key = body["tables"][0]["key"]
     one = tcplab("--url", url, "reproductions", "002", "--table", table_key, "-f", "csv")
-    assert one.exit_code == 0 and len(pd.read_csv(io.StringIO(one.stdout))) == len(lab.reproduction_table("002", table_key)["rows"])
+    assert one.exit_code == 0 and len(pd.read_csv(io.StringIO(one.stdout))) == len(
+        lab.reproduction_table("002", table_key)["rows"]
+    )
     missing = tcplab("--url", url, "reproduce", "001")
     assert missing.exit_code == 1 and "001" in missing.stderr
 

@@ -13,11 +13,11 @@ import pyarrow.parquet as pq
 import pytest
 import yaml
 from click.testing import Result
+from typer.testing import CliRunner
+
 from tcplab_client import Client
 from tcplab_client.cli import app
 from tcplab_client.errors import InvalidInput, NotFound
-from typer.testing import CliRunner
-
 from tests.client.helpers import small_scenario
 from tests.support import LaunchedService
 

@@ -9,6 +9,7 @@ import uuid
 import pandas as pd
 import pyarrow.parquet as pq
 import pytest
+
 from tcplab_client import (
     Client,
     Conflict,
@@ -18,7 +19,6 @@ from tcplab_client import (
     Unavailable,
     WaitTimeout,
 )
-
 from tests.client.helpers import SHORT_RUN, TINY_SWEEP, small_scenario
 from tests.support import free_port
 

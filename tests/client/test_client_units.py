@@ -9,6 +9,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+
 from tcplab_client.config import Config, resolve, save_config
 from tcplab_client.errors import Conflict, InvalidInput, NotFound, ServerError, TcplabError, Unavailable, error_for
 from tcplab_client.files import BadFile, load_file, parse_assignment, parse_text, set_path

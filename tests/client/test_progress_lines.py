@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 import yaml
 from rich.console import Console
-from tcplab_client.cli import app
-from tcplab_client.progress import plain_lines, reproduction_bar, sweep_bar, sweep_line
 from typer.testing import CliRunner
 
+from tcplab_client.cli import app
+from tcplab_client.progress import plain_lines, reproduction_bar, sweep_bar, sweep_line
 from tests.client.helpers import TINY_SWEEP
 from tests.support import LaunchedService
 
@@ -25,8 +25,12 @@ def _sweep(done: int, failed: int = 0, total: int = 400, status: str = "running"
     return {
         "status": status,
         "progress": {
-            "total": total, "succeeded": done - failed, "failed": failed, "cancelled": 0,
-            "running": total - done - queued, "queued": queued,
+            "total": total,
+            "succeeded": done - failed,
+            "failed": failed,
+            "cancelled": 0,
+            "running": total - done - queued,
+            "queued": queued,
         },
     }
 
@@ -72,8 +76,13 @@ def test_off_a_terminal_the_bars_write_plain_lines_and_on_one_a_rich_bar() -> No
         show(_sweep(400, status="done"))
     assert buffer.getvalue() == "sweep 3f2a1b2c: 400/400 runs done (100 %), 0 failed, 0 running, 0 queued · done\n"
 
-    state = {"batch": "b2d61ff0", "status": "running", "runs": 40, "runs_done": 10,
-             "sweeps": [{"status": "running", "progress": {"failed": 1}}, {"status": "done", "progress": {"failed": 0}}]}
+    state = {
+        "batch": "b2d61ff0",
+        "status": "running",
+        "runs": 40,
+        "runs_done": 10,
+        "sweeps": [{"status": "running", "progress": {"failed": 1}}, {"status": "done", "progress": {"failed": 0}}],
+    }
     console, buffer = _log()
     with reproduction_bar("002", console=console) as show:
         show(state)

@@ -97,8 +97,10 @@ def restart(stack: Stack, service: str, admin: Api, monitor: Monitor, report: Re
             raise TimeoutError(f"no run finished within 180 s of restarting {service}")
         time.sleep(0.5)
     report.timings[f"{service}_restart_to_first_run_done_s"] = round(time.monotonic() - start, 1)
-    say(f"  {service}: ready after {report.timings[f'{service}_restart_to_ready_s']} s, "
-        f"a run finished after {report.timings[f'{service}_restart_to_first_run_done_s']} s")
+    say(
+        f"  {service}: ready after {report.timings[f'{service}_restart_to_ready_s']} s, "
+        f"a run finished after {report.timings[f'{service}_restart_to_first_run_done_s']} s"
+    )
 
 
 def exercise(stack: Stack, recorder: Recorder, report: Report, workers: int, sweep_timeout_s: float) -> dict[str, Any]:
@@ -117,14 +119,21 @@ def exercise(stack: Stack, recorder: Recorder, report: Report, workers: int, swe
     say(f"sweep {sweep['id']}: {sweep['created']['runs']} runs through {workers} workers")
     monitor = Monitor(Api(stack.base_url, sweeper_token, "monitor", recorder), sweep["id"], sweep_start)
     monitor.start()
-    facts = {"users": names, "sweep_id": sweep["id"], "runs": sweep["created"]["runs"], "loader": loader, "workers": workers}
+    facts = {
+        "users": names,
+        "sweep_id": sweep["id"],
+        "runs": sweep["created"]["runs"],
+        "loader": loader,
+        "workers": workers,
+    }
 
     # A worker killed mid-run (its newest), once every worker has finished a run: the run it
     # held goes to another.
     victim = monitor.wait(
         f"all {workers} workers to finish a run",
         lambda v: len(v.workers_done) >= workers and v.running and max(v.running, key=lambda r: r["started_at"] or ""),
-        timeout_s=300, say=say,
+        timeout_s=300,
+        say=say,
     )
     container = stack.container_of("worker", victim["worker"].split("@", 1)[1])
     monitor.watch_id = victim["id"]
@@ -149,12 +158,18 @@ def exercise(stack: Stack, recorder: Recorder, report: Report, workers: int, swe
     if done is not None:
         report.timings["killed_run_done_after_kill_s"] = round(done - (killed_at - sweep_start), 1)
     report.facts["killed_run_history"] = [list(w) for w in watched]
-    report.facts["killed_container_state"] = sh("docker", "inspect", "-f", "{{.State.Status}} restarts={{.RestartCount}}", container, check=False).strip()
+    report.facts["killed_container_state"] = sh(
+        "docker", "inspect", "-f", "{{.State.Status}} restarts={{.RestartCount}}", container, check=False
+    ).strip()
 
     loader.stop.set()
     loader.join()
     deadline = time.monotonic() + 180
-    while int(stack.psql(f"select count(*) from runs r join users u on u.id = r.owner_id where u.name = '{names['loader']}' and r.status in ('queued', 'running')")[0][0]):
+    while int(
+        stack.psql(
+            f"select count(*) from runs r join users u on u.id = r.owner_id where u.name = '{names['loader']}' and r.status in ('queued', 'running')"
+        )[0][0]
+    ):
         if time.monotonic() > deadline:
             raise TimeoutError("the load's runs did not finish within 180 s of the sweep")
         time.sleep(1)
@@ -171,38 +186,93 @@ def account(stack: Stack, facts: dict[str, Any], recorder: Recorder, report: Rep
         " count(distinct r.cache_key), min(r.attempts), max(r.attempts), count(distinct r.worker)"
         f" from runs r join users u on u.id = r.owner_id where r.owner_id in ({owners}) group by u.name"
     )
-    per_user = {row[0]: dict(zip(("runs", "succeeded", "with_result", "keys", "min_attempts", "max_attempts", "workers"), map(int, row[1:]), strict=True)) for row in rows}
+    per_user = {
+        row[0]: dict(
+            zip(
+                ("runs", "succeeded", "with_result", "keys", "min_attempts", "max_attempts", "workers"),
+                map(int, row[1:]),
+                strict=True,
+            )
+        )
+        for row in rows
+    }
     attempts = stack.psql(f"select attempts, count(*) from runs where owner_id in ({owners}) group by 1 order by 1")
-    (stored,) = stack.psql(f"select count(*) from results where cache_key in (select cache_key from runs where owner_id in ({owners}))")[0]
-    (doubled,) = stack.psql("select count(*) from (select cache_key from results group by cache_key having count(*) > 1) d")[0]
-    (mismatched,) = stack.psql("select count(*) from runs r join results s on s.id = r.result_id where r.cache_key <> s.cache_key")[0]
-    (flowless,) = stack.psql("select count(*) from results s where not exists (select 1 from flow_results f where f.result_id = s.id)")[0]
-    load_ids = {row[0] for row in stack.psql(f"select r.id from runs r join users u on u.id = r.owner_id where u.name = '{names['loader']}'")}
-    (killed,) = stack.psql(f"select status || ' attempts=' || attempts || ' worker=' || coalesce(worker, '') from runs where id = '{facts['killed_run']}'")[0] if "killed_run" in facts else ("-",)
+    (stored,) = stack.psql(
+        f"select count(*) from results where cache_key in (select cache_key from runs where owner_id in ({owners}))"
+    )[0]
+    (doubled,) = stack.psql(
+        "select count(*) from (select cache_key from results group by cache_key having count(*) > 1) d"
+    )[0]
+    (mismatched,) = stack.psql(
+        "select count(*) from runs r join results s on s.id = r.result_id where r.cache_key <> s.cache_key"
+    )[0]
+    (flowless,) = stack.psql(
+        "select count(*) from results s where not exists (select 1 from flow_results f where f.result_id = s.id)"
+    )[0]
+    load_ids = {
+        row[0]
+        for row in stack.psql(
+            f"select r.id from runs r join users u on u.id = r.owner_id where u.name = '{names['loader']}'"
+        )
+    }
+    (killed,) = (
+        stack.psql(
+            f"select status || ' attempts=' || attempts || ' worker=' || coalesce(worker, '') from runs where id = '{facts['killed_run']}'"
+        )[0]
+        if "killed_run" in facts
+        else ("-",)
+    )
     keys = sum(u["keys"] for u in per_user.values())
     report.facts.update(
-        per_user=per_user, attempts={a: int(n) for a, n in attempts}, results_stored=int(stored), result_keys=keys,
-        duplicate_results=int(doubled), mismatched_results=int(mismatched), results_without_flows=int(flowless),
-        load_submitted=len(facts["loader"].submitted), load_refused_503=facts["loader"].refused, killed_run=killed,
+        per_user=per_user,
+        attempts={a: int(n) for a, n in attempts},
+        results_stored=int(stored),
+        result_keys=keys,
+        duplicate_results=int(doubled),
+        mismatched_results=int(mismatched),
+        results_without_flows=int(flowless),
+        load_submitted=len(facts["loader"].submitted),
+        load_refused_503=facts["loader"].refused,
+        killed_run=killed,
     )
     sweep = per_user.get(names["sweeper"], {})
     load = per_user.get(names["loader"], {})
     report.check(sweep.get("runs") == facts["runs"], f"the sweep has {sweep.get('runs')} runs, not {facts['runs']}")
     for who, row in per_user.items():
-        report.check(row["succeeded"] == row["runs"] == row["with_result"], f"{who}: {row['succeeded']} of {row['runs']} runs succeeded, {row['with_result']} with a result")
-        report.check(1 <= row["min_attempts"] and row["max_attempts"] <= 3, f"{who}: attempts {row['min_attempts']}..{row['max_attempts']}")
+        report.check(
+            row["succeeded"] == row["runs"] == row["with_result"],
+            f"{who}: {row['succeeded']} of {row['runs']} runs succeeded, {row['with_result']} with a result",
+        )
+        report.check(
+            1 <= row["min_attempts"] and row["max_attempts"] <= 3,
+            f"{who}: attempts {row['min_attempts']}..{row['max_attempts']}",
+        )
     report.check(int(stored) == keys, f"{stored} results stored for {keys} cache keys (one each expected)")
-    report.check(int(doubled) == 0 and int(mismatched) == 0 and int(flowless) == 0, f"results: {doubled} doubled, {mismatched} under another key, {flowless} without flows")
-    report.check(load_ids == set(facts["loader"].submitted), f"the load's stored runs ({len(load_ids)}) are not the {len(facts['loader'].submitted)} answered 201")
+    report.check(
+        int(doubled) == 0 and int(mismatched) == 0 and int(flowless) == 0,
+        f"results: {doubled} doubled, {mismatched} under another key, {flowless} without flows",
+    )
+    report.check(
+        load_ids == set(facts["loader"].submitted),
+        f"the load's stored runs ({len(load_ids)}) are not the {len(facts['loader'].submitted)} answered 201",
+    )
     report.check(load.get("runs", 0) >= 30, f"only {load.get('runs', 0)} runs submitted under load")
-    report.check(sweep.get("workers", 0) >= facts["workers"], f"the sweep's runs went through {sweep.get('workers')} workers, not {facts['workers']}")
-    report.check(killed.startswith("succeeded attempts=2"), f"the killed worker's run: {killed} (expected succeeded on its second attempt)")
+    report.check(
+        sweep.get("workers", 0) >= facts["workers"],
+        f"the sweep's runs went through {sweep.get('workers')} workers, not {facts['workers']}",
+    )
+    report.check(
+        killed.startswith("succeeded attempts=2"),
+        f"the killed worker's run: {killed} (expected succeeded on its second attempt)",
+    )
 
     report.facts["answers"] = recorder.by_status()
     report.facts["answers_4xx"] = recorder.client_errors()
     report.facts["answers_503"] = sorted({f"{a.method} {a.route}: {a.detail[:80]}" for a in recorder.of_status(503)})
     unexpected = recorder.unexpected()
-    report.facts["answers_unexpected"] = [f"{a.at_s:.1f}s {a.who} {a.method} {a.route} -> {a.status}: {a.detail}" for a in unexpected[:20]]
+    report.facts["answers_unexpected"] = [
+        f"{a.at_s:.1f}s {a.who} {a.method} {a.route} -> {a.status}: {a.detail}" for a in unexpected[:20]
+    ]
     report.check(not unexpected, f"{len(unexpected)} answers were a 5xx other than 503 or no answer at all")
 
 
@@ -210,10 +280,17 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--workers", type=int, default=3)
     parser.add_argument("--health-timeout", type=float, default=600, help="seconds for every container to be healthy")
-    parser.add_argument("--sweep-timeout", type=float, default=600, help="seconds for the sweep to finish after the faults")
+    parser.add_argument(
+        "--sweep-timeout", type=float, default=600, help="seconds for the sweep to finish after the faults"
+    )
     parser.add_argument("--keep", action="store_true", help="leave the project running (tear down by hand)")
-    parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
-                        help="a compose variable, over this test's own (e.g. TCPLAB_BROKER_VISIBILITY_TIMEOUT_S=3600)")
+    parser.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="a compose variable, over this test's own (e.g. TCPLAB_BROKER_VISIBILITY_TIMEOUT_S=3600)",
+    )
     args = parser.parse_args(argv)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # tear down on SIGTERM as on Ctrl-C
 

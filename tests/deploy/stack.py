@@ -64,7 +64,9 @@ def ensure_docker() -> None:
         return
     installer = SHARED_DOCKER / "install-docker"
     if not installer.exists():
-        raise DeployError("Docker (a running daemon and the Compose v2 plugin) is needed: https://docs.docker.com/engine/install/")
+        raise DeployError(
+            "Docker (a running daemon and the Compose v2 plugin) is needed: https://docs.docker.com/engine/install/"
+        )
     say(f"no Docker daemon or Compose v2 here: {installer}")
     subprocess.run([str(installer)], check=True)
 
@@ -139,8 +141,19 @@ class Stack:
         return f"http://127.0.0.1:{self.api_port}"
 
     def _compose_command(self, *args: str) -> list[str]:
-        return ["docker", "compose", "--project-name", self.project, "--env-file", str(self.env_file),
-                "-f", str(COMPOSE_FILE), "-f", str(LOOPBACK_FILE), *args]
+        return [
+            "docker",
+            "compose",
+            "--project-name",
+            self.project,
+            "--env-file",
+            str(self.env_file),
+            "-f",
+            str(COMPOSE_FILE),
+            "-f",
+            str(LOOPBACK_FILE),
+            *args,
+        ]
 
     def compose(self, *args: str, timeout: float | None = 600, check: bool = True) -> str:
         return sh(*self._compose_command(*args), timeout=timeout, check=check, env=self.env)
@@ -153,14 +166,18 @@ class Stack:
         (vfs keeps every layer in full)."""
         before = sh("docker", "image", "inspect", "-f", "{{.Id}}", self.image, check=False).strip()
         with open(log, "w") as out:
-            process = subprocess.Popen(self._compose_command("build", "api"), stdout=out, stderr=subprocess.STDOUT, env=self.env)
+            process = subprocess.Popen(
+                self._compose_command("build", "api"), stdout=out, stderr=subprocess.STDOUT, env=self.env
+            )
             last = time.monotonic()
             while process.poll() is None:
                 time.sleep(1)
                 if time.monotonic() - last >= 30:
                     last = time.monotonic()
                     # BuildKit's "#12 [api build 6/10] RUN …", the legacy builder's "Step 6/19 : RUN …"
-                    steps = [ln for ln in log.read_text(errors="replace").splitlines() if re.match(r"(#\d+ \[|Step )", ln)]
+                    steps = [
+                        ln for ln in log.read_text(errors="replace").splitlines() if re.match(r"(#\d+ \[|Step )", ln)
+                    ]
                     say(f"  building: {steps[-1][:110] if steps else '…'}")
         if process.returncode != 0:
             tail = "\n".join(log.read_text(errors="replace").splitlines()[-30:])
@@ -175,7 +192,9 @@ class Stack:
         with open(log, "w") as out:
             return subprocess.Popen(
                 self._compose_command("up", "-d", "--no-build", "--pull", "never", "--scale", f"worker={workers}"),
-                stdout=out, stderr=subprocess.STDOUT, env=self.env,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                env=self.env,
             )
 
     def containers(self) -> list[dict[str, str]]:
@@ -199,8 +218,14 @@ class Stack:
             exited = [c["Name"] for c in rows if c.get("State") in ("exited", "dead")]
             if exited:
                 raise DeployError(f"containers exited while starting: {exited}")
-            healthy = {s: sum(1 for c in rows if c["Service"] == s and c.get("State") == "running"
-                              and c.get("Health") in ("healthy", "")) for s in expected}
+            healthy = {
+                s: sum(
+                    1
+                    for c in rows
+                    if c["Service"] == s and c.get("State") == "running" and c.get("Health") in ("healthy", "")
+                )
+                for s in expected
+            }
             line = ", ".join(f"{s} {healthy[s]}/{n}" for s, n in expected.items())
             if all(healthy[s] >= n for s, n in expected.items()) and up.poll() == 0:
                 say(f"  healthy: {line}")
@@ -218,20 +243,39 @@ class Stack:
         if hostname is not None:
             ids = [i for i in ids if i.startswith(hostname) or hostname.startswith(i[:12])]
         if len(ids) != 1:
-            raise DeployError(f"expected one running {service} container{f' {hostname}' if hostname else ''}, found {ids}")
+            raise DeployError(
+                f"expected one running {service} container{f' {hostname}' if hostname else ''}, found {ids}"
+            )
         return ids[0]
 
     def psql(self, sql: str) -> list[list[str]]:
         """Rows of a query run by psql inside the postgres container (tab-separated)."""
-        out = self.compose("exec", "-T", "postgres", "psql", "-U", "tcplab", "-d", "tcplab",
-                           "-v", "ON_ERROR_STOP=1", "-AtF", "\t", "-c", sql, timeout=60)
+        out = self.compose(
+            "exec",
+            "-T",
+            "postgres",
+            "psql",
+            "-U",
+            "tcplab",
+            "-d",
+            "tcplab",
+            "-v",
+            "ON_ERROR_STOP=1",
+            "-AtF",
+            "\t",
+            "-c",
+            sql,
+            timeout=60,
+        )
         return [line.split("\t") for line in out.splitlines() if line]
 
     # ------------------------------------------------------------------ teardown
 
     def save_logs(self) -> None:
         try:
-            (self.workdir / "compose.log").write_text(self.compose("logs", "--no-color", "--timestamps", timeout=120, check=False))
+            (self.workdir / "compose.log").write_text(
+                self.compose("logs", "--no-color", "--timestamps", timeout=120, check=False)
+            )
         except DeployError as e:
             say(f"  (logs not saved: {e})")
 
@@ -252,4 +296,3 @@ def free_ports(first: int, last: int, count: int) -> list[int]:
         if len(found) == count:
             return found
     raise DeployError(f"fewer than {count} free ports in {first}-{last}")
-

@@ -48,7 +48,9 @@ class Recorder:
     def client_errors(self) -> dict[str, int]:
         """4xx answers by status and route (a result read before its run finished is a 409)."""
         with self._lock:
-            counts = collections.Counter(f"{a.status} {a.method} {a.route}" for a in self.answers if a.status and 400 <= a.status < 500)
+            counts = collections.Counter(
+                f"{a.status} {a.method} {a.route}" for a in self.answers if a.status and 400 <= a.status < 500
+            )
         return dict(sorted(counts.items()))
 
     def unexpected(self) -> list[Answer]:
@@ -155,7 +157,11 @@ class Monitor(threading.Thread):
         while not self.stop.is_set():
             sweep = self.api.json("GET", f"/v1/sweeps/{self.sweep_id}")
             running = self.api.json("GET", "/v1/runs", params={"status": "running", "mine": "true", "limit": 100})
-            done = self.api.json("GET", "/v1/runs", params={"status": "succeeded", "mine": "true", "limit": 500}) if polls % 2 == 0 else None
+            done = (
+                self.api.json("GET", "/v1/runs", params={"status": "succeeded", "mine": "true", "limit": 500})
+                if polls % 2 == 0
+                else None
+            )
             watched = self.api.json("GET", f"/v1/runs/{self.watch_id}") if self.watch_id else None
             with self.lock:
                 if sweep is not None:
@@ -173,8 +179,13 @@ class Monitor(threading.Thread):
 
     def view(self) -> Seen:
         with self.lock:
-            return Seen(dict(self.seen.progress), self.seen.status, list(self.seen.running),
-                        set(self.seen.workers_done), list(self.seen.watched))
+            return Seen(
+                dict(self.seen.progress),
+                self.seen.status,
+                list(self.seen.running),
+                set(self.seen.workers_done),
+                list(self.seen.watched),
+            )
 
     def wait(self, what: str, condition: Callable[[Seen], Any], timeout_s: float, say: Callable[[str], None]) -> Any:
         """Until ``condition(view)`` is truthy (returned); progress every 10 s; TimeoutError

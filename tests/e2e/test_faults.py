@@ -6,6 +6,7 @@ re-sends what Redis lost, and every run completes exactly once."""
 from __future__ import annotations
 
 import time
+
 import pytest
 from sqlalchemy import func, select
 
@@ -14,8 +15,8 @@ from tests.e2e.test_reconcile import later
 from tests.e2e.test_runs import FIG2_SHORT, finished
 from tests.support import wait_for
 from worker.app import app as celery_app
-from worker.reconcile import reconcile
 from worker.enqueue import SIMULATE
+from worker.reconcile import reconcile
 
 LONG_SWEEP = {
     "preset": "paper000-fig2a",
@@ -93,7 +94,9 @@ def test_the_api_answers_503_while_postgresql_restarts_and_no_run_is_stuck_or_do
 ):
     if postgres_server is None:
         pytest.skip("needs the embedded test PostgreSQL, which this test restarts (an external one is configured)")
-    sweep = client.post("/v1/sweeps", json={**LONG_SWEEP, "seed": 43, "axes": [{"path": "flows[*].loss.m", "values": [5, 25]}]}).json()
+    sweep = client.post(
+        "/v1/sweeps", json={**LONG_SWEEP, "seed": 43, "axes": [{"path": "flows[*].loss.m", "values": [5, 25]}]}
+    ).json()
 
     def some_done_some_not() -> bool:
         p = client.get(f"/v1/sweeps/{sweep['id']}").json()["progress"]
@@ -113,7 +116,9 @@ def test_the_api_answers_503_while_postgresql_restarts_and_no_run_is_stuck_or_do
 
     assert client.get("/readyz").status_code == 200
     finished_sweep = wait_for(
-        lambda: (s := client.get(f"/v1/sweeps/{sweep['id']}").json())["status"] == "done" and s, timeout_s=240, interval_s=1.0
+        lambda: (s := client.get(f"/v1/sweeps/{sweep['id']}").json())["status"] == "done" and s,
+        timeout_s=240,
+        interval_s=1.0,
     )
     assert finished_sweep["progress"]["succeeded"] == 6
     db_session.expire_all()

@@ -67,7 +67,12 @@ def test_a_run_whose_workers_main_process_was_killed_goes_to_another_worker_with
         control.stop(grace_s=5)
         first.stop(grace_s=0)
     row = _row(db_session, run["id"])
-    assert db_session.execute(select(func.count()).select_from(Result).where(Result.cache_key == row.cache_key)).scalar_one() == 1
+    assert (
+        db_session.execute(
+            select(func.count()).select_from(Result).where(Result.cache_key == row.cache_key)
+        ).scalar_one()
+        == 1
+    )
 
 
 def test_a_live_workers_long_run_is_never_taken_from_it(client, start_worker, test_settings, db_session):
@@ -88,9 +93,7 @@ def test_a_live_workers_long_run_is_never_taken_from_it(client, start_worker, te
         worker.stop(grace_s=5)
 
 
-def test_a_worker_asked_to_stop_gives_its_run_back_at_once_and_another_finishes_it(
-    client, start_worker, db_session
-):
+def test_a_worker_asked_to_stop_gives_its_run_back_at_once_and_another_finishes_it(client, start_worker, db_session):
     leaving = start_worker("leaving")
     run = client.post("/v1/runs", json={**MEDIUM, "overrides": {**MEDIUM["overrides"], "seed": 73}}).json()
     wait_for(lambda: _row(db_session, run["id"]).status.value == "running", timeout_s=60)

@@ -10,8 +10,8 @@ from typing import Any
 from sqlalchemy import func, select, update
 
 from infra.broker import redis_client
-from services.db.models import Result, Run, RunStatus
 from infra.embedded import effective_redis_url
+from services.db.models import Result, Run, RunStatus
 from tests.e2e.test_sweeps import done
 from tests.support import wait_for
 from worker.reconcile import reconcile, run_ids_in_broker
@@ -38,12 +38,12 @@ def broker_holds(settings: Any, run_ids: set[str], count: int, timeout_s: float 
     sent (kombu polls with a 1 s timeout) still pops the next message of the queue, and kombu
     puts it back (``_reject_inbound_message``) a moment later — on a loaded machine, long
     enough for a single read to find the message neither queued nor unacknowledged."""
-    return wait_for(
-        lambda: len(held := run_ids & run_ids_in_broker(settings)) == count and held, timeout_s=timeout_s
-    )
+    return wait_for(lambda: len(held := run_ids & run_ids_in_broker(settings)) == count and held, timeout_s=timeout_s)
 
 
-def test_runs_whose_messages_redis_lost_are_sent_again_and_complete_once(client, test_settings, start_worker, db_session):
+def test_runs_whose_messages_redis_lost_are_sent_again_and_complete_once(
+    client, test_settings, start_worker, db_session
+):
     sweep = client.post("/v1/sweeps", json=SWEEP).json()
     run_ids = {r["run_id"] for r in client.get(f"/v1/sweeps/{sweep['id']}/runs").json()}
     assert len(run_ids) == 4
@@ -115,7 +115,9 @@ def test_every_pass_dispatches_runs_waiting_for_room_nobody_filled(client, test_
 
 
 def test_a_run_stuck_running_without_a_message_is_sent_again(client, test_settings, db_session):
-    run = client.post("/v1/runs", json={"preset": "paper000-fig2a", "overrides": {"duration_s": 5, "warmup_s": 1, "seed": 77}}).json()
+    run = client.post(
+        "/v1/runs", json={"preset": "paper000-fig2a", "overrides": {"duration_s": 5, "warmup_s": 1, "seed": 77}}
+    ).json()
     broker_holds(test_settings, {run["id"]}, 1)  # dispatched (the API's dispatch thread sends it)
     broker = redis_client(effective_redis_url(test_settings))
     try:
@@ -128,6 +130,8 @@ def test_a_run_stuck_running_without_a_message_is_sent_again(client, test_settin
 
     within_timeout = reconcile(test_settings, now=later(test_settings.broker_visibility_timeout_s / 2))
     assert within_timeout.resent == []  # a live worker may still be running it
-    beyond = reconcile(test_settings, now=later(test_settings.broker_visibility_timeout_s + test_settings.reconcile_grace_s + 1))
+    beyond = reconcile(
+        test_settings, now=later(test_settings.broker_visibility_timeout_s + test_settings.reconcile_grace_s + 1)
+    )
     assert [str(r) for r in beyond.resent] == [run["id"]]
     wait_for(lambda: run["id"] in run_ids_in_broker(test_settings), timeout_s=5)

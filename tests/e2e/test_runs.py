@@ -53,16 +53,19 @@ def test_a_preset_run_goes_through_a_worker_into_postgresql(client, celery_worke
     assert count(db_session, Result) == 1
 
 
-def test_an_identical_run_is_answered_from_the_stored_result_without_simulating(client, celery_worker_process, db_session):
+def test_an_identical_run_is_answered_from_the_stored_result_without_simulating(
+    client, celery_worker_process, db_session
+):
     first = client.post("/v1/runs", json=FIG2_SHORT).json()
     finished(client, first["id"])
     again = client.post("/v1/runs", json=FIG2_SHORT)
     assert again.status_code == 201
     body = again.json()
     assert (body["status"], body["cached"], body["attempts"]) == ("succeeded", True, 0)
-    assert client.get(f"/v1/runs/{body['id']}/result").json()["flows"] == client.get(
-        f"/v1/runs/{first['id']}/result"
-    ).json()["flows"]
+    assert (
+        client.get(f"/v1/runs/{body['id']}/result").json()["flows"]
+        == client.get(f"/v1/runs/{first['id']}/result").json()["flows"]
+    )
     assert count(db_session, Result) == 1
     # Another seed is another run.
     other = client.post("/v1/runs", json={**FIG2_SHORT, "overrides": {**FIG2_SHORT["overrides"], "seed": 2}}).json()
@@ -111,7 +114,9 @@ def test_runs_are_listed_newest_first_with_filters_and_pages(client, db_session)
 
 def test_a_worker_killed_mid_run_leaves_the_run_to_complete_once(client, celery_worker_process, db_session):
     # Long enough (several seconds of core time) to be killed in the middle.
-    run = client.post("/v1/runs", json={"preset": "paper000-fig2a", "overrides": {"duration_s": 4000, "seed": 9}}).json()
+    run = client.post(
+        "/v1/runs", json={"preset": "paper000-fig2a", "overrides": {"duration_s": 4000, "seed": 9}}
+    ).json()
     wait_for(lambda: client.get(f"/v1/runs/{run['id']}").json()["status"] == "running", timeout_s=30)
     children = celery_worker_process.child_pids()
     assert children, "the prefork pool has a child running the task"

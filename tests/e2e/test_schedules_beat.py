@@ -114,5 +114,7 @@ def test_a_firing_completes_while_the_only_simulation_worker_runs_a_long_simulat
         ended,
     )
     # Its runs waited for the simulation worker, then ran.
-    done = wait_for(lambda: (x := client.get(f"/v1/sweeps/{sweep['id']}").json())["status"] == "done" and x, timeout_s=60)
+    done = wait_for(
+        lambda: (x := client.get(f"/v1/sweeps/{sweep['id']}").json())["status"] == "done" and x, timeout_s=60
+    )
     assert done["progress"]["succeeded"] == 2

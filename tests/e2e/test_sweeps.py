@@ -47,7 +47,9 @@ def test_a_sweep_runs_through_the_worker_and_its_summary_is_the_runs_statistics(
     for m_index, m in enumerate((1, 8, 30)):
         ids = [r["run_id"] for r in runs if r["point"] == m_index]
         for position, flow in enumerate(("sbs", "imp")):
-            values = [client.get(f"/v1/runs/{i}/result").json()["flows"][position]["throughput_pkts_per_rtt"] for i in ids]
+            values = [
+                client.get(f"/v1/runs/{i}/result").json()["flows"][position]["throughput_pkts_per_rtt"] for i in ids
+            ]
             row = rows[(m, flow)]
             assert row["count"] == 3 and row["replications"] == 3
             assert math.isclose(row["mean"], statistics.mean(values), rel_tol=1e-12)
@@ -60,7 +62,9 @@ def test_a_sweep_runs_through_the_worker_and_its_summary_is_the_runs_statistics(
             assert math.isclose(row["half_width"], (high - low) / 2, rel_tol=1e-9)
 
 
-def test_resubmitting_simulates_nothing_and_extending_simulates_only_the_new_runs(client, celery_worker_process, db_session):
+def test_resubmitting_simulates_nothing_and_extending_simulates_only_the_new_runs(
+    client, celery_worker_process, db_session
+):
     first = client.post("/v1/sweeps", json=SMALL).json()
     assert first["created"] == {"runs": 9, "cached": 0, "enqueued": 9}
     done(client, first["id"])
@@ -118,7 +122,9 @@ def test_the_stopping_rule_adds_replications_until_the_interval_is_tight_or_the_
     wait_for(settled, timeout_s=180, interval_s=0.5)
     # The worker may add a point's next batch just after the status read: read until stable.
     wait_for(settled, timeout_s=60, interval_s=0.5)
-    summary = client.get(f"/v1/sweeps/{sweep['id']}/summary", params={"metric": "throughput_pkts_per_rtt"}).json()["rows"]
+    summary = client.get(f"/v1/sweeps/{sweep['id']}/summary", params={"metric": "throughput_pkts_per_rtt"}).json()[
+        "rows"
+    ]
     grew = False
     for row in summary:
         assert 2 <= row["count"] <= 6
@@ -131,7 +137,9 @@ def test_the_stopping_rule_adds_replications_until_the_interval_is_tight_or_the_
     capped = [r for r in summary if r["half_width"] / abs(r["mean"]) > 0.03]
     assert stopping["points"] == 2 and stopping["growing"] == 0 and stopping["target_met"] == (not capped)
     if capped:
-        assert "NOT met" in stopping["message"] and stopping["by_reason"].get("max_replications reached, target not met")
+        assert "NOT met" in stopping["message"] and stopping["by_reason"].get(
+            "max_replications reached, target not met"
+        )
     else:
         assert stopping["message"] == "target ±3 % on throughput_pkts_per_rtt met at all 2 points"
 
@@ -140,7 +148,9 @@ def test_the_stopping_rule_adds_replications_until_the_interval_is_tight_or_the_
     again = client.post("/v1/sweeps", json=body).json()
     assert again["created"]["enqueued"] == 0 and again["created"]["cached"] == again["created"]["runs"]
     assert again["status"] == "done"
-    replay = client.get(f"/v1/sweeps/{again['id']}/summary", params={"metric": "throughput_pkts_per_rtt"}).json()["rows"]
+    replay = client.get(f"/v1/sweeps/{again['id']}/summary", params={"metric": "throughput_pkts_per_rtt"}).json()[
+        "rows"
+    ]
     assert [(r["point"], r["flow"], r["count"], r["mean"]) for r in replay] == [
         (r["point"], r["flow"], r["count"], r["mean"]) for r in summary
     ]

@@ -46,18 +46,13 @@ def test_the_lab_server_has_its_six_services() -> None:
 def test_tcplab_services_reach_postgres_and_redis_by_service_name() -> None:
     for name in TCPLAB_SERVICES:
         env = SERVICES[name]["environment"]
-        assert (
-            env["DATABASE_URL"].startswith("postgresql://")
-            and "@postgres:5432/" in env["DATABASE_URL"]
-        )
+        assert env["DATABASE_URL"].startswith("postgresql://") and "@postgres:5432/" in env["DATABASE_URL"]
         assert env["REDIS_URL"].startswith("redis://redis:6379")
         assert SERVICES[name]["image"] == "${TCPLAB_IMAGE:-tcplab:latest}"
         assert SERVICES[name]["build"]["context"] == "."
     postgres_env = SERVICES["postgres"]["environment"]
     assert f"{postgres_env['POSTGRES_USER']}:" in SERVICES["api"]["environment"]["DATABASE_URL"]
-    assert SERVICES["api"]["environment"]["DATABASE_URL"].endswith(
-        "/" + postgres_env["POSTGRES_DB"]
-    )
+    assert SERVICES["api"]["environment"]["DATABASE_URL"].endswith("/" + postgres_env["POSTGRES_DB"])
 
 
 def test_the_worker_scales() -> None:
@@ -81,11 +76,7 @@ def test_commands_name_modules_of_the_image(service: str) -> None:
         build_parser().parse_args(command[3:])  # its options exist
     # The module's top-level package is copied into the image.
     top = ("worker.app" if module == "celery" else module).split(".")[0]
-    copied = [
-        rest.split()[0]
-        for kw, rest in _dockerfile_instructions()
-        if kw == "COPY" and "--from" not in rest
-    ]
+    copied = [rest.split()[0] for kw, rest in _dockerfile_instructions() if kw == "COPY" and "--from" not in rest]
     assert top in copied
 
 
@@ -210,9 +201,7 @@ def test_every_base_image_comes_from_a_variable_whose_default_is_the_official_im
 
 def test_the_dockerfile_takes_every_base_image_from_the_build_args_compose_passes() -> None:
     instructions = _dockerfile_instructions()
-    arg_defaults = dict(
-        rest.split("=", 1) for kw, rest in instructions if kw == "ARG" and "=" in rest
-    )
+    arg_defaults = dict(rest.split("=", 1) for kw, rest in instructions if kw == "ARG" and "=" in rest)
     stages: set[str] = set()
     bases = []
     for keyword, rest in instructions:

@@ -7,13 +7,13 @@ import uuid
 
 import numpy as np
 import pytest
-import tcpsim
 from sqlalchemy import Engine, func, select, text
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import IntegrityError, StatementError
 from sqlalchemy.orm import Session
 
+import tcpsim
 from services.db import (
     FLOW_METRICS,
     FlowResult,
@@ -144,8 +144,7 @@ def test_a_core_result_maps_onto_the_tables(db_session: Session) -> None:
     summary = {k: v for k, v in core.items() if k not in ("flows", "traces")}
     result = Result(cache_key=KEY, core_version=core["core_version"], summary=summary)
     result.flows = [
-        FlowResult(position=i, **{m: flow[m] for m in FLOW_METRICS})
-        for i, flow in enumerate(core["flows"])
+        FlowResult(position=i, **{m: flow[m] for m in FLOW_METRICS}) for i, flow in enumerate(core["flows"])
     ]
     layout, chunks = trace_codec.encode(core["traces"])
     result.trace = Trace(**layout)

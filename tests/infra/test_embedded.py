@@ -162,9 +162,7 @@ def test_the_state_lock_admits_one_holder(tmp_path: Path) -> None:
 def test_broker_urls_translate_between_kombu_and_redis_py() -> None:
     assert broker.redis_py_url("redis+socket:///a/b.sock") == "unix:///a/b.sock"
     assert broker.kombu_url("unix:///a/b.sock") == "redis+socket:///a/b.sock"
-    assert (
-        broker.kombu_url("redis://h:1/0") == broker.redis_py_url("redis://h:1/0") == "redis://h:1/0"
-    )
+    assert broker.kombu_url("redis://h:1/0") == broker.redis_py_url("redis://h:1/0") == "redis://h:1/0"
 
 
 def test_a_redis_that_is_not_there_fails_fast(tmp_path: Path) -> None:

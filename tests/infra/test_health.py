@@ -7,15 +7,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import tcpsim
 from fastapi import APIRouter, FastAPI
 from fastapi.testclient import TestClient
 from sqlalchemy import select
 
+import tcpsim
 from api.deps import SessionDep
 from api.main import VERSION, create_app
-from services.db import Run
 from infra.embedded import EmbeddedRedis
+from services.db import Run
 from services.errors import ConflictError, InvalidInputError, NotFoundError
 from services.settings import Settings
 
@@ -43,9 +43,7 @@ def test_openapi_and_docs(client: TestClient) -> None:
     assert client.get("/docs").status_code == 200
 
 
-def test_readyz_is_503_naming_redis_when_redis_stops(
-    test_settings: Settings, tmp_path: Path
-) -> None:
+def test_readyz_is_503_naming_redis_when_redis_stops(test_settings: Settings, tmp_path: Path) -> None:
     redis = EmbeddedRedis(tmp_path / "redis", persist=False)
     settings = test_settings.model_copy(update={"redis_url": redis.start()})
     try:
@@ -63,12 +61,8 @@ def test_readyz_is_503_naming_redis_when_redis_stops(
         redis.stop()
 
 
-def test_readyz_is_503_naming_the_database_when_it_is_unreachable(
-    test_settings: Settings, tmp_path: Path
-) -> None:
-    settings = test_settings.model_copy(
-        update={"database_url": f"postgresql://postgres@/tcplab?host={tmp_path}"}
-    )
+def test_readyz_is_503_naming_the_database_when_it_is_unreachable(test_settings: Settings, tmp_path: Path) -> None:
+    settings = test_settings.model_copy(update={"database_url": f"postgresql://postgres@/tcplab?host={tmp_path}"})
     with TestClient(create_app(settings)) as client:
         response = client.get("/readyz")
     assert response.status_code == 503

@@ -131,8 +131,10 @@ def _while_posting(
 def test_healthz_answers_quickly_while_a_75_mb_model_request_is_validated(service):
     body = model_body(7_500_000)
     response, took, figures = _while_posting(service, "/v1/models/mathis/evaluate", body, times=4)
-    print(f"\n7.5 MB model request: {response.status_code} in {took:.2f} s, "
-          f"{len(response.content)} bytes answered; /healthz meanwhile: {figures}")
+    print(
+        f"\n7.5 MB model request: {response.status_code} in {took:.2f} s, "
+        f"{len(response.content)} bytes answered; /healthz meanwhile: {figures}"
+    )
     assert response.status_code == 422
     assert len(response.content) < 20_000  # the error does not echo the 7.5 MB input
     assert figures["p50_ms"] < P50_BOUND_S * 1000, figures

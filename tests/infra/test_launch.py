@@ -58,8 +58,7 @@ def _workers_of(port: int) -> list[psutil.Process]:
     return [
         p
         for p in psutil.process_iter(["cmdline", "status"])
-        if p.info["status"] != psutil.STATUS_ZOMBIE
-        and f"tcplab-{port}@" in " ".join(p.info["cmdline"] or [])
+        if p.info["status"] != psutil.STATUS_ZOMBIE and f"tcplab-{port}@" in " ".join(p.info["cmdline"] or [])
     ]
 
 
@@ -77,9 +76,7 @@ def test_the_launched_service_answers(launched_service: LaunchedService) -> None
 
 def test_its_worker_takes_tasks(launched_service: LaunchedService) -> None:
     answer = _ping_through(launched_service)
-    assert str(answer["worker"]).startswith(
-        f"tcplab-{launched_service.base_url.rsplit(':', 1)[1]}@"
-    )
+    assert str(answer["worker"]).startswith(f"tcplab-{launched_service.base_url.rsplit(':', 1)[1]}@")
 
 
 def _api_helpers_of(service: LaunchedService) -> list[psutil.Process]:
@@ -145,18 +142,14 @@ def test_a_second_launcher_on_the_same_state_dir_is_refused(
     assert "another tcplab" in result.stderr and "TCPLAB_STATE_DIR" in result.stderr
 
 
-def test_a_port_in_use_is_refused_before_anything_starts(
-    launched_service: LaunchedService, tmp_path: Path
-) -> None:
+def test_a_port_in_use_is_refused_before_anything_starts(launched_service: LaunchedService, tmp_path: Path) -> None:
     port = int(launched_service.base_url.rsplit(":", 1)[1])
     result = _launch_cli(tmp_path / "state", port)
     assert result.returncode == 1 and "choose another TCPLAB_PORT" in result.stderr
     assert not (tmp_path / "state" / "postgres").exists()
 
 
-def test_side_by_side_crash_recovery_and_sigterm(
-    launched_service: LaunchedService, tmp_path: Path
-) -> None:
+def test_side_by_side_crash_recovery_and_sigterm(launched_service: LaunchedService, tmp_path: Path) -> None:
     """A second instance beside the first; its worker dies and comes back; the launcher is
     killed outright and a new one reuses the servers it left; SIGTERM stops everything."""
     state_dir = tmp_path / "second"

@@ -25,5 +25,13 @@ def test_the_api_process_sends_tasks_without_loading_their_bodies() -> None:
         [sys.executable, "-c", _PROBE], cwd=REPO_ROOT, capture_output=True, text=True, timeout=120, check=True
     ).stdout.split()
     assert "worker.enqueue" in loaded
-    for body in ("worker.tasks", "worker.reconcile", "worker.schedules", "worker.watch", "worker.process", "worker.ping", "worker.db"):
+    for body in (
+        "worker.tasks",
+        "worker.reconcile",
+        "worker.schedules",
+        "worker.watch",
+        "worker.process",
+        "worker.ping",
+        "worker.db",
+    ):
         assert body not in loaded, f"the API process loaded {body}"

@@ -18,7 +18,20 @@ from services.db import Base
 from services.db.migrate import current_revision, downgrade, head_revision, upgrade_to_head
 from services.db.session import sqlalchemy_url
 
-TABLES = {"runs", "results", "flow_results", "traces", "trace_chunks", "sweeps", "sweep_points", "sweep_aggregates", "users", "api_tokens", "schedules", "pending_cancels"}
+TABLES = {
+    "runs",
+    "results",
+    "flow_results",
+    "traces",
+    "trace_chunks",
+    "sweeps",
+    "sweep_points",
+    "sweep_aggregates",
+    "users",
+    "api_tokens",
+    "schedules",
+    "pending_cancels",
+}
 
 
 @pytest.fixture

@@ -12,15 +12,15 @@ from typing import Any
 
 import httpx
 import pytest
-import tcpsim
+from fastapi.testclient import TestClient
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from fastapi.testclient import TestClient
 from prometheus_client.parser import text_string_to_metric_families
 from sqlalchemy import Engine, text
 
-from infra.logging import _PATTERNS, JsonFormatter, TextFormatter, redact
+import tcpsim
 from api.main import create_app
+from infra.logging import _PATTERNS, JsonFormatter, TextFormatter, redact
 from services.settings import Settings
 from tests.conftest import AUTH
 from tests.support import free_port, make_user, user_client, wait_for
@@ -188,9 +188,7 @@ def test_metrics_show_each_users_queue_by_id_never_by_name_and_runs_without_an_o
         for user in ("alice", "bob", "carol", "none", "admin")
     }
     assert queued == {"alice": 4, "bob": 1, "carol": 0, "none": 1, "admin": 0}
-    dispatched = sum(
-        value(samples, depth, user_id=ids[user], state="dispatched") or 0 for user in queued
-    )
+    dispatched = sum(value(samples, depth, user_id=ids[user], state="dispatched") or 0 for user in queued)
     assert dispatched == value(samples, "tcplab_queued_runs", state="dispatched") == 1
     assert value(samples, "tcplab_queued_runs", state="waiting") == 5
     assert value(samples, "tcplab_user_running_runs", user_id=ids["carol"]) == 0
@@ -227,9 +225,7 @@ def test_the_figures_are_cached_for_a_few_seconds(obs_client: TestClient) -> Non
     assert value(scrape(obs_client), "tcplab_runs", status="queued") == before + 1
 
 
-def test_broker_down_readyz_names_it_and_metrics_still_answer(
-    test_settings: Settings, clean_db: Engine
-) -> None:
+def test_broker_down_readyz_names_it_and_metrics_still_answer(test_settings: Settings, clean_db: Engine) -> None:
     closed = f"redis://127.0.0.1:{free_port()}/0"  # nothing listens there
     app = create_app(test_settings.model_copy(update={"redis_url": closed}))
     with TestClient(app) as client:
@@ -244,12 +240,8 @@ def test_broker_down_readyz_names_it_and_metrics_still_answer(
     assert not any(name == "tcplab_queue_depth" for name, _ in samples)
 
 
-def test_database_down_readyz_names_it_and_metrics_still_answer(
-    test_settings: Settings, tmp_path: Path
-) -> None:
-    settings = test_settings.model_copy(
-        update={"database_url": f"postgresql://postgres@/tcplab?host={tmp_path}"}
-    )
+def test_database_down_readyz_names_it_and_metrics_still_answer(test_settings: Settings, tmp_path: Path) -> None:
+    settings = test_settings.model_copy(update={"database_url": f"postgresql://postgres@/tcplab?host={tmp_path}"})
     app = create_app(settings)
     with TestClient(app) as client:
         ready = client.get("/readyz")
@@ -264,9 +256,7 @@ def test_database_down_readyz_names_it_and_metrics_still_answer(
 # -------------------------------------------------------------------------------- logs
 
 
-def test_request_ids_are_echoed_and_logged(
-    obs_client: TestClient, caplog: pytest.LogCaptureFixture
-) -> None:
+def test_request_ids_are_echoed_and_logged(obs_client: TestClient, caplog: pytest.LogCaptureFixture) -> None:
     caplog.set_level(logging.INFO, logger="tcplab.access")
     given = obs_client.get("/v1/presets", headers={"X-Request-ID": "lab-42"})
     assert given.headers["x-request-id"] == "lab-42"
@@ -320,9 +310,7 @@ def test_errors_and_endpoint_code_are_seen_with_the_request_id(
     assert request_id_var.get() is None  # nothing leaks out of a request
 
 
-def test_a_token_never_reaches_a_log_line(
-    obs_client: TestClient, caplog: pytest.LogCaptureFixture
-) -> None:
+def test_a_token_never_reaches_a_log_line(obs_client: TestClient, caplog: pytest.LogCaptureFixture) -> None:
     caplog.set_level(logging.DEBUG)
     bearer = {"Authorization": f"Bearer {SECRET}"}
     obs_client.get(f"/v1/runs?token={SECRET}&limit=2", headers=bearer)

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-
 import uuid
 
 import psycopg
@@ -62,8 +61,10 @@ def test_points_take_their_runs_scenario_and_give_it_back_on_downgrade(scratch_d
     upgrade_to_head(scratch_database)
     with psycopg.connect(scratch_database, autocommit=True) as conn:
         points = conn.execute('SELECT "index", scenario FROM sweep_points ORDER BY "index"').fetchall()
-        assert points == [(0, {k: v for k, v in scenario(2, 0).items() if k != "seed"}),
-                          (1, {k: v for k, v in scenario(9, 0).items() if k != "seed"})]
+        assert points == [
+            (0, {k: v for k, v in scenario(2, 0).items() if k != "seed"}),
+            (1, {k: v for k, v in scenario(9, 0).items() if k != "seed"}),
+        ]
         for (point, replication), run in runs.items():
             assert scenario_of(scratch_database, run) == scenario((2, 9)[point], (7, SEED)[replication])
         # A run stored the new way: no scenario of its own.

@@ -12,8 +12,8 @@ import psycopg
 from alembic import command
 
 from infra import broker
-from services.db.migrate import alembic_config, upgrade_to_head
 from infra.embedded import EmbeddedRedis
+from services.db.migrate import alembic_config, upgrade_to_head
 from tests.infra.test_migrations import scratch_database  # noqa: F401 - the fixture
 
 
@@ -33,8 +33,11 @@ def test_the_embedded_redis_keeps_its_files_to_this_user(tmp_path: Path) -> None
     files = [p for p in directory.rglob("*") if p.name != "redis.conf"]
     assert any("appendonly" in p.name for p in files), files
     assert any(p.name.endswith(".rdb") for p in files), files
-    loose = {str(p.relative_to(directory)): oct(stat.S_IMODE(p.stat().st_mode)) for p in files
-             if stat.S_IMODE(p.stat().st_mode) & 0o077}
+    loose = {
+        str(p.relative_to(directory)): oct(stat.S_IMODE(p.stat().st_mode))
+        for p in files
+        if stat.S_IMODE(p.stat().st_mode) & 0o077
+    }
     assert loose == {}, loose
     assert stat.S_IMODE(directory.stat().st_mode) == 0o700
 

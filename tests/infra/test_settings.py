@@ -107,9 +107,7 @@ def test_two_instances_side_by_side(env: pytest.MonkeyPatch, tmp_path: Path) -> 
         ("redis_url", "amqp://guest@rabbit//", "must be a Redis URL"),
     ],
 )
-def test_bad_values_are_refused(
-    env: pytest.MonkeyPatch, field: str, value: object, message: str
-) -> None:
+def test_bad_values_are_refused(env: pytest.MonkeyPatch, field: str, value: object, message: str) -> None:
     with pytest.raises(ValidationError, match=message):
         Settings(**{field: value})
 
@@ -154,9 +152,7 @@ def test_get_settings_is_cached_until_cleared(env: pytest.MonkeyPatch) -> None:
         get_settings.cache_clear()
 
 
-def test_settings_env_reproduces_the_settings_in_a_child(
-    env: pytest.MonkeyPatch, tmp_path: Path
-) -> None:
+def test_settings_env_reproduces_the_settings_in_a_child(env: pytest.MonkeyPatch, tmp_path: Path) -> None:
     s = Settings(
         port=8200,
         state_dir=tmp_path,

@@ -45,13 +45,18 @@ def test_jsonb_traces_become_chunks_and_come_back_on_downgrade(scratch_database,
         ).fetchall()
     assert (samples, chunk_samples) == (41, 30 // 6)
     assert [s["kind"] + ":" + (s["name"] or "") + "." + s["quantity"] + ":" + s["dtype"] for s in series] == [
-        "time:.time_s:f8", "flow:a.cwnd:f8", "flow:a.ssthresh:f8", "flow:b.cwnd:f8", "flow:b.ssthresh:f8",
+        "time:.time_s:f8",
+        "flow:a.cwnd:f8",
+        "flow:a.ssthresh:f8",
+        "flow:b.cwnd:f8",
+        "flow:b.ssthresh:f8",
         "link:bottleneck.queue:i8",
     ]
     assert items == {"flows": ["a", "quiet", "b"], "links": ["bottleneck"]}
     assert [c for n, c, _ in chunks if n == 0] == list(range(9))
     values = [
-        np.concatenate([trace_codec.decode(bytes(d), s["dtype"]) for n, _, d in chunks if n == i]) for i, s in enumerate(series)
+        np.concatenate([trace_codec.decode(bytes(d), s["dtype"]) for n, _, d in chunks if n == i])
+        for i, s in enumerate(series)
     ]
     assert trace_codec.assemble(series, items, values) == TRACES
 
@@ -61,7 +66,9 @@ def test_jsonb_traces_become_chunks_and_come_back_on_downgrade(scratch_database,
         assert conn.execute("SELECT to_regclass('trace_chunks')").fetchone()[0] is None
 
 
-@pytest.mark.parametrize("empty", [{"time_s": [], "flows": [], "links": []}, {"time_s": [0.0], "flows": [{"name": "x"}], "links": []}])
+@pytest.mark.parametrize(
+    "empty", [{"time_s": [], "flows": [], "links": []}, {"time_s": [0.0], "flows": [{"name": "x"}], "links": []}]
+)
 def test_a_trace_with_no_samples_or_no_series_migrates(scratch_database, empty) -> None:  # noqa: F811
     command.upgrade(alembic_config(scratch_database), "0004")
     key = hashlib.sha256(json.dumps(empty).encode()).hexdigest()

@@ -45,9 +45,7 @@ def test_the_celery_configuration(test_settings: Settings) -> None:
     assert celery_app.conf.broker_url == conf["broker_url"]
 
 
-def test_a_ping_task_round_trips_through_a_real_worker(
-    celery_worker_process: Any, test_settings: Settings
-) -> None:
+def test_a_ping_task_round_trips_through_a_real_worker(celery_worker_process: Any, test_settings: Settings) -> None:
     answer = _ping_round_trip(test_settings.redis_url)
     assert answer["worker"] == celery_worker_process.nodename
     assert answer["pid"] in celery_worker_process.child_pids()
@@ -66,9 +64,7 @@ def test_a_test_without_the_worker_fixture_gets_no_worker(test_settings: Setting
         client.close()
 
 
-def test_a_killed_pool_process_is_replaced(
-    celery_worker_process: Any, test_settings: Settings
-) -> None:
+def test_a_killed_pool_process_is_replaced(celery_worker_process: Any, test_settings: Settings) -> None:
     (child,) = celery_worker_process.child_pids()
     os.kill(child, signal.SIGKILL)
     wait_for(lambda: celery_worker_process.child_pids() not in ([], [child]), timeout_s=30)

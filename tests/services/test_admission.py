@@ -11,10 +11,10 @@ import uuid
 from typing import Any
 
 import pytest
-import tcpsim
 from sqlalchemy import func, select, text, update
 from sqlalchemy.orm import Session, sessionmaker
 
+import tcpsim
 from services import admission, schedules, sweeps
 from services.db.models import Run, RunStatus, SweepPoint, User
 from services.db.session import create_session_factory, session_scope
@@ -50,7 +50,9 @@ def rule_sweep(points: int, replications: int, max_replications: int) -> SweepSp
 
 def create_sweep(factory: sessionmaker[Session], owner_id: uuid.UUID, spec: SweepSpec, settings: Any) -> uuid.UUID:
     with session_scope(factory) as session:
-        sweep, _ = sweeps.create(session, spec, owner=identity(session, owner_id, settings), max_queued=settings.max_queued_runs)
+        sweep, _ = sweeps.create(
+            session, spec, owner=identity(session, owner_id, settings), max_queued=settings.max_queued_runs
+        )
         return sweep.id
 
 
@@ -110,7 +112,9 @@ def points(factory: sessionmaker[Session], sweep_id: uuid.UUID) -> dict[int, tup
                 select(Run.sweep_point, func.count()).where(Run.sweep_id == sweep_id).group_by(Run.sweep_point)
             ).all()
         )
-        reasons = session.execute(select(SweepPoint.index, SweepPoint.stop_reason).where(SweepPoint.sweep_id == sweep_id))
+        reasons = session.execute(
+            select(SweepPoint.index, SweepPoint.stop_reason).where(SweepPoint.sweep_id == sweep_id)
+        )
         return {index: (runs[index], reason) for index, reason in reasons}
 
 
@@ -239,9 +243,14 @@ def test_the_stopping_rule_waits_for_a_cancel_in_progress_and_then_adds_nothing(
 
         def rule_waits_for_the_sweep() -> bool:
             with factory() as session:
-                return session.execute(
-                    text("SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%FOR SHARE%'")
-                ).scalar_one() > 0
+                return (
+                    session.execute(
+                        text(
+                            "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%FOR SHARE%'"
+                        )
+                    ).scalar_one()
+                    > 0
+                )
 
         wait_for(rule_waits_for_the_sweep, timeout_s=30)
         cancelling.commit()

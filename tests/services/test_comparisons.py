@@ -43,7 +43,14 @@ def obs(point: int, values: dict[str, Any], replication: int, flow: str, **metri
     )
 
 
-def tcp_metrics(throughput: float, p: float | None = 0.001, m: float | None = 3.0, rtt: float | None = 0.07, rto: float | None = 0.2, loss_rate: float | None = None) -> dict[str, Any]:
+def tcp_metrics(
+    throughput: float,
+    p: float | None = 0.001,
+    m: float | None = 3.0,
+    rtt: float | None = 0.07,
+    rto: float | None = 0.2,
+    loss_rate: float | None = None,
+) -> dict[str, Any]:
     return {
         "throughput_pkts_per_rtt": throughput,
         "loss_event_rate": p,
@@ -105,7 +112,7 @@ def test_fewer_than_two_pairs_or_undefined_values_give_insufficient_data():
     assert compare_pairs([]).verdict == "insufficient_data"
 
 
-finite_or_none = st.one_of(st.none(), st.floats(allow_nan=True, allow_infinity=True), st.integers(-10**6, 10**6))
+finite_or_none = st.one_of(st.none(), st.floats(allow_nan=True, allow_infinity=True), st.integers(-(10**6), 10**6))
 
 
 @settings(max_examples=300, deadline=None)
@@ -122,7 +129,10 @@ def test_paired_comparisons_never_raise_on_any_numbers_or_none(pairs, higher):
 def test_flow_ratios_never_raise_on_any_metric_values(values):
     observations = []
     for r, (a, b) in enumerate(values):
-        observations += [obs(0, {}, r, "sbs", throughput_pkts_per_rtt=a), obs(0, {}, r, "imp", throughput_pkts_per_rtt=b)]
+        observations += [
+            obs(0, {}, r, "sbs", throughput_pkts_per_rtt=a),
+            obs(0, {}, r, "imp", throughput_pkts_per_rtt=b),
+        ]
     (row,) = flow_ratios(observations, metric="throughput_pkts_per_rtt", flow_a="sbs", flow_b="imp")
     assert row["pairs"] <= len(values)
 
@@ -135,14 +145,37 @@ def test_axis_ratios_pair_two_axis_values_by_replication_with_the_other_axes_hel
             for r in range(5):
                 base = 10 / q / 1000 + r  # the replication's draw, shared by both variants
                 value = base * (1.2 if variant == "sack" else 1.0)
-                observations.append(obs(point, {"flows[*].variant": variant, "flows[*].loss.p": q}, r, "f", variant=variant, throughput_pkts_per_rtt=value))
+                observations.append(
+                    obs(
+                        point,
+                        {"flows[*].variant": variant, "flows[*].loss.p": q},
+                        r,
+                        "f",
+                        variant=variant,
+                        throughput_pkts_per_rtt=value,
+                    )
+                )
             point += 1
-    rows = axis_ratios(observations, metric="throughput_pkts_per_rtt", axis="flows[*].variant", baseline="newreno-sbs", other="sack")
-    assert [(r["point_a"], r["point_b"], r["flows[*].loss.p"], r["flow"]) for r in rows] == [(0, 1, 0.001, "f"), (2, 3, 0.002, "f")]
+    rows = axis_ratios(
+        observations, metric="throughput_pkts_per_rtt", axis="flows[*].variant", baseline="newreno-sbs", other="sack"
+    )
+    assert [(r["point_a"], r["point_b"], r["flows[*].loss.p"], r["flow"]) for r in rows] == [
+        (0, 1, 0.001, "f"),
+        (2, 3, 0.002, "f"),
+    ]
     assert all(r["ratio"] == pytest.approx(1.2) and r["verdict"] == "b_better" for r in rows)
     # A numeric axis value matches its query-string text.
-    rows = axis_ratios(observations, metric="throughput_pkts_per_rtt", axis="flows[*].loss.p", baseline="0.001", other="0.002", flow="f")
-    assert [r["flows[*].variant"] for r in rows] == ["newreno-sbs", "sack"] and all(r["verdict"] == "a_better" for r in rows)
+    rows = axis_ratios(
+        observations,
+        metric="throughput_pkts_per_rtt",
+        axis="flows[*].loss.p",
+        baseline="0.001",
+        other="0.002",
+        flow="f",
+    )
+    assert [r["flows[*].variant"] for r in rows] == ["newreno-sbs", "sack"] and all(
+        r["verdict"] == "a_better" for r in rows
+    )
     for kwargs, path in (
         ({"axis": "flows[*].nope", "baseline": "1", "other": "2"}, "$.axis"),
         ({"axis": "flows[*].variant", "baseline": "reno", "other": "sack"}, "$.baseline"),
@@ -156,7 +189,10 @@ def test_axis_ratios_pair_two_axis_values_by_replication_with_the_other_axes_hel
 
 def test_regions_are_contiguous_runs_of_one_verdict_in_axis_order():
     verdicts = ["no_significant_difference", "no_significant_difference", "a_better", "a_better", "b_better"]
-    rows = [{"m": m, "verdict": v} for m, v in zip([8, 1, 16, 24, 32], [verdicts[1], verdicts[0], *verdicts[2:]], strict=True)]
+    rows = [
+        {"m": m, "verdict": v}
+        for m, v in zip([8, 1, 16, 24, 32], [verdicts[1], verdicts[0], *verdicts[2:]], strict=True)
+    ]
     assert [(r["verdict"], r["from"], r["to"], r["points"]) for r in regions(rows, "m")] == [
         ("no_significant_difference", 1, 8, 2),
         ("a_better", 16, 24, 2),
@@ -170,7 +206,9 @@ def test_regions_are_contiguous_runs_of_one_verdict_in_axis_order():
 def test_each_prediction_is_the_models_value_at_the_mean_inputs():
     observations = [
         obs(0, {M: 8}, r, flow, **tcp_metrics(t, p=p, m=m, rtt=rtt, rto=rto))
-        for r, (t, p, m, rtt, rto) in enumerate([(30, 0.0009, 7.5, 0.071, 0.2), (32, 0.0011, 8.5, 0.073, 0.22), (31, 0.001, 8.0, 0.072, 0.21)])
+        for r, (t, p, m, rtt, rto) in enumerate(
+            [(30, 0.0009, 7.5, 0.071, 0.2), (32, 0.0011, 8.5, 0.073, 0.22), (31, 0.001, 8.0, 0.072, 0.21)]
+        )
         for flow in ("sbs", "imp")
     ]
     rows = model_vs_sim(observations, models=("newreno-sbs", "newreno-impatient", "pftk-full", "mathis"))
@@ -179,14 +217,18 @@ def test_each_prediction_is_the_models_value_at_the_mean_inputs():
     expected = {
         "newreno-sbs": float(sbs_pkts_per_rtt(p, m)),
         "newreno-impatient": float(imp_pkts_per_rtt(p, m, rtt, rto)),
-        "pftk-full": float(evaluate("pftk-full", {"p": p, "rtt_s": rtt, "rto_s": rto}).outputs["throughput_pkts_per_rtt"]),
+        "pftk-full": float(
+            evaluate("pftk-full", {"p": p, "rtt_s": rtt, "rto_s": rto}).outputs["throughput_pkts_per_rtt"]
+        ),
         "mathis": float(evaluate("mathis", {"p": p, "rtt_s": rtt}).outputs["throughput_pkts_per_rtt"]),
     }
     sim = summarize([30, 32, 31], bounds=NONNEGATIVE)  # a throughput: its interval on the log scale
     for row in rows:
         assert (row["p"], row["m"], row["rtt_s"], row["rto_s"]) == pytest.approx((p, m, rtt, rto))
         assert row["model_pkts_per_rtt"] == pytest.approx(expected[row["model"]], rel=1e-12)
-        assert (row["sim_pkts_per_rtt"], row["sim_ci_low"], row["sim_ci_high"]) == pytest.approx((sim.mean, sim.ci_low, sim.ci_high))
+        assert (row["sim_pkts_per_rtt"], row["sim_ci_low"], row["sim_ci_high"]) == pytest.approx(
+            (sim.mean, sim.ci_low, sim.ci_high)
+        )
         assert row["error"] == pytest.approx(abs(31 - row["model_pkts_per_rtt"]) / 31)
         assert row["signed_error"] == pytest.approx((row["model_pkts_per_rtt"] - 31) / 31)
         assert row["replications"] == 3 and row["inputs_replications"] == 3
@@ -196,7 +238,11 @@ def test_each_prediction_is_the_models_value_at_the_mean_inputs():
 def test_a_non_bulk_flow_group_says_the_models_do_not_describe_it():
     import dataclasses
 
-    base = [obs(0, {}, r, flow, **tcp_metrics(30 + r, p=0.001, m=3, rtt=0.07, rto=0.2)) for r in range(2) for flow in ("sbs", "web")]
+    base = [
+        obs(0, {}, r, flow, **tcp_metrics(30 + r, p=0.001, m=3, rtt=0.07, rto=0.2))
+        for r in range(2)
+        for flow in ("sbs", "web")
+    ]
     observations = [dataclasses.replace(o, app="http" if o.flow == "web" else "ftp") for o in base]
     rows = model_vs_sim(observations, models=("newreno-sbs",))
     notes = {row["flow"]: row["note"] or "" for row in rows}
@@ -205,7 +251,10 @@ def test_a_non_bulk_flow_group_says_the_models_do_not_describe_it():
 
 
 def test_m_from_ratio_is_the_ratio_of_the_mean_rates_like_table_ii():
-    observations = [obs(0, {}, r, "sbs", **tcp_metrics(40, p=p, m=9.0, loss_rate=lr)) for r, (p, lr) in enumerate([(0.0006, 0.0019), (0.0008, 0.0021)])]
+    observations = [
+        obs(0, {}, r, "sbs", **tcp_metrics(40, p=p, m=9.0, loss_rate=lr))
+        for r, (p, lr) in enumerate([(0.0006, 0.0019), (0.0008, 0.0021)])
+    ]
     inputs = derive_inputs(observations, "ratio")
     assert inputs.m == pytest.approx(0.002 / 0.0007)
     (row,) = model_vs_sim(observations, models=["newreno-sbs"], m_from="ratio")
@@ -222,7 +271,9 @@ def test_undefined_or_impossible_inputs_give_a_null_prediction_with_the_reason_n
     no_rto = [obs(0, {}, 0, "sbs", **tcp_metrics(30, rto=None))]
     by_model = {r["model"]: r for r in model_vs_sim(no_rto)}
     assert by_model["newreno-sbs"]["model_pkts_per_rtt"] is not None
-    assert by_model["newreno-impatient"]["model_pkts_per_rtt"] is None and "RTO" in by_model["newreno-impatient"]["note"]
+    assert (
+        by_model["newreno-impatient"]["model_pkts_per_rtt"] is None and "RTO" in by_model["newreno-impatient"]["note"]
+    )
     high_p = [obs(0, {}, 0, "sbs", **tcp_metrics(2, p=0.08, m=2.0))]
     row = model_vs_sim(high_p, models=["newreno-sbs"])[0]
     assert row["model_pkts_per_rtt"] is not None and row["in_valid_range"] is False and "5 %" in row["note"]
@@ -243,9 +294,13 @@ def test_impatient_below_m_star_says_it_is_eq_4():
 def test_table_ii_rows_sit_beside_ours_and_rows_without_a_point_are_nulls():
     preset = get_preset("paper000-table2-droptail")
     observations = []
-    for point, (n, p, lr, t) in enumerate([(4, 0.0007, 0.002, 46.0), (64, 0.0066, 0.0199, 12.0), (5, 0.0007, 0.002, 45.0)]):
+    for point, (n, p, lr, t) in enumerate(
+        [(4, 0.0007, 0.002, 46.0), (64, 0.0066, 0.0199, 12.0), (5, 0.0007, 0.002, 45.0)]
+    ):
         for r in range(3):
-            observations.append(obs(point, {"background_flows": n}, r, "sbs", **tcp_metrics(t + r, p=p, m=3.5, loss_rate=lr)))
+            observations.append(
+                obs(point, {"background_flows": n}, r, "sbs", **tcp_metrics(t + r, p=p, m=3.5, loss_rate=lr))
+            )
             observations.append(obs(point, {"background_flows": n}, r, "bg-ftp", **tcp_metrics(5)))
     summary, rows = against_paper(preset, observations, axes=[{"path": "background_flows", "values": [4, 64, 5]}])
     table = preset.published.tables[0].rows
@@ -281,13 +336,24 @@ def fig2_observations(crossing: float, ms: list[int], replications: int = 6) -> 
 
 def test_fig2_regions_and_crossover_come_from_the_paired_verdicts():
     ms = [1, 2, 3, 4, 8, 16, 20, 24, 28, 32, 40]
-    summary, rows = against_paper(get_preset("paper000-fig2a"), fig2_observations(26.0, ms), axes=[{"path": M, "values": ms}])
+    summary, rows = against_paper(
+        get_preset("paper000-fig2a"), fig2_observations(26.0, ms), axes=[{"path": M, "values": ms}]
+    )
     assert [r["m"] for r in rows] == ms
     assert [r["region"] for r in rows] == ["equality"] * 3 + ["sbs_superior"] * 5 + ["imp_superior"] * 3
     assert [r["paper_region"] for r in rows] == ["equality"] * 3 + ["sbs_superior"] * 5 + ["imp_superior"] * 3
     (ours,) = summary["simulated"]
-    assert (ours["equality_region_m_below"], ours["sbs_superior_m"], ours["imp_superior_m_from"], ours["crossover_m_means"]) == (4, [4, 24], 28, 28)
-    assert [(g["region"], g["from"], g["to"]) for g in summary["regions"]] == [("equality", 1, 3), ("sbs_superior", 4, 24), ("imp_superior", 28, 40)]
+    assert (
+        ours["equality_region_m_below"],
+        ours["sbs_superior_m"],
+        ours["imp_superior_m_from"],
+        ours["crossover_m_means"],
+    ) == (4, [4, 24], 28, 28)
+    assert [(g["region"], g["from"], g["to"]) for g in summary["regions"]] == [
+        ("equality", 1, 3),
+        ("sbs_superior", 4, 24),
+        ("imp_superior", 28, 40),
+    ]
     assert summary["paper"]["imp_superior_m_from"] == 26 and summary["paper"]["analytic_crossover_m_t"] == 27
     # The models' m_t at R = 70.3 ms, RTO = 200 ms: 23.85 (docs/models.md).
     assert summary["model_crossover"]["nominal_p"]["m_t"] == pytest.approx(23.85, abs=0.01)
@@ -316,7 +382,9 @@ def test_a_fig2_sweep_that_also_varies_p_gets_regions_per_p_and_the_papers_regio
     for p_index, p in enumerate((0.0005, 0.002)):
         for o in fig2_observations(26.0, ms, replications=4):
             observations.append(
-                Observation(**{**o.__dict__, "point": o.point + 3 * p_index, "values": {M: o.values[M], "flows[*].loss.p": p}})
+                Observation(
+                    **{**o.__dict__, "point": o.point + 3 * p_index, "values": {M: o.values[M], "flows[*].loss.p": p}}
+                )
             )
     summary, rows = against_paper(get_preset("paper000-fig2a"), observations)
     assert len(rows) == 6 and len(summary["simulated"]) == 2
@@ -334,7 +402,14 @@ metric_value = st.one_of(st.none(), st.floats(allow_nan=True, allow_infinity=Tru
         st.fixed_dictionaries(
             {
                 k: metric_value
-                for k in ("throughput_pkts_per_rtt", "loss_event_rate", "drops_per_loss_event", "loss_rate", "mean_rtt_s", "mean_rto_s")
+                for k in (
+                    "throughput_pkts_per_rtt",
+                    "loss_event_rate",
+                    "drops_per_loss_event",
+                    "loss_rate",
+                    "mean_rtt_s",
+                    "mean_rto_s",
+                )
             }
         ),
         min_size=1,
@@ -344,7 +419,9 @@ metric_value = st.one_of(st.none(), st.floats(allow_nan=True, allow_infinity=Tru
 )
 def test_model_comparisons_never_raise_on_any_measured_values(metrics, m_from):
     observations = [obs(0, {}, r, "sbs", **m) for r, m in enumerate(metrics)]
-    rows = model_vs_sim(observations, models=("newreno-sbs", "newreno-impatient", "pftk-full", "pftk-approx", "mathis"), m_from=m_from)
+    rows = model_vs_sim(
+        observations, models=("newreno-sbs", "newreno-impatient", "pftk-full", "pftk-approx", "mathis"), m_from=m_from
+    )
     assert len(rows) == 5
     for row in rows:
         assert row["model_pkts_per_rtt"] is not None or row["note"]
@@ -404,9 +481,12 @@ def table2_verdicts(observations: list[Observation]) -> dict[str, Any]:
 
 def test_a_table_ii_row_far_outside_our_interval_is_flagged_and_the_throughput_claim_is_only_partly_met():
     """Issue 15: ours 90.8 pkts/RTT [84.6, 97.0] at N = 4 against the paper's 45.9 went unflagged."""
-    observations = table2_observations({4: (0.0007, 0.002, [88.0, 90.8, 93.6]), 64: (0.0066, 0.0199, [12.5, 12.9, 13.3])})
-    summary, rows = against_paper(get_preset("paper000-table2-droptail"), observations,
-                                  axes=[{"path": "background_flows", "values": [4, 64]}])
+    observations = table2_observations(
+        {4: (0.0007, 0.002, [88.0, 90.8, 93.6]), 64: (0.0066, 0.0199, [12.5, 12.9, 13.3])}
+    )
+    summary, rows = against_paper(
+        get_preset("paper000-table2-droptail"), observations, axes=[{"path": "background_flows", "values": [4, 64]}]
+    )
     four, sixty_four = rows[0], next(r for r in rows if r["background_flows"] == 64)
     assert four["sim_gap"] is not None and four["sim_gap"].startswith("big gap: ours +98%")
     assert sixty_four["sim_gap"] is None
@@ -416,7 +496,9 @@ def test_a_table_ii_row_far_outside_our_interval_is_flagged_and_the_throughput_c
 
 
 def test_the_table_ii_throughput_claim_agrees_when_every_row_is_close():
-    observations = table2_observations({4: (0.0007, 0.002, [44.0, 46.0, 47.5]), 64: (0.0066, 0.0199, [12.5, 12.9, 13.3])})
+    observations = table2_observations(
+        {4: (0.0007, 0.002, [44.0, 46.0, 47.5]), 64: (0.0066, 0.0199, [12.5, 12.9, 13.3])}
+    )
     assert table2_verdicts(observations)["table2-sim-throughput"].verdict == "agree"
 
 

@@ -48,8 +48,15 @@ class Lab:
         self.session.flush()
         return user.id
 
-    def runs(self, owner: uuid.UUID | None, n: int, *, status: RunStatus = RunStatus.queued,
-             dispatched: bool = False, **fields: Any) -> list[uuid.UUID]:
+    def runs(
+        self,
+        owner: uuid.UUID | None,
+        n: int,
+        *,
+        status: RunStatus = RunStatus.queued,
+        dispatched: bool = False,
+        **fields: Any,
+    ) -> list[uuid.UUID]:
         made = []
         for _ in range(n):
             self.tick += 1
@@ -126,7 +133,9 @@ def test_two_sweeps_and_a_single_run_share_a_window_of_one_in_turn(lab: Lab, db_
         (run_id,) = pick(db_session, window=1)
         order.append(owners_of(db_session, [run_id])[0])
         db_session.execute(
-            text("UPDATE runs SET status = 'succeeded', started_at = now(), finished_at = clock_timestamp() WHERE id = :id"),
+            text(
+                "UPDATE runs SET status = 'succeeded', started_at = now(), finished_at = clock_timestamp() WHERE id = :id"
+            ),
             {"id": run_id},
         )
     assert order[:3] == [alice, bob, carol]
@@ -146,11 +155,15 @@ def test_finished_and_cancelled_runs_leave_the_window(lab: Lab, db_session: Sess
     running = lab.runs(alice, 2, status=RunStatus.running)
     a = lab.runs(alice, 3)
     assert pick(db_session, window=2) == []
-    db_session.execute(text("UPDATE runs SET status = 'cancelled', finished_at = now() WHERE id = :id"), {"id": running[0]})
+    db_session.execute(
+        text("UPDATE runs SET status = 'cancelled', finished_at = now() WHERE id = :id"), {"id": running[0]}
+    )
     assert pick(db_session, window=2) == [a[0]]
     # A cancelled waiting run is never picked.
     db_session.execute(text("UPDATE runs SET status = 'cancelled', finished_at = now() WHERE id = :id"), {"id": a[1]})
-    db_session.execute(text("UPDATE runs SET status = 'failed', finished_at = now() WHERE id = :id"), {"id": running[1]})
+    db_session.execute(
+        text("UPDATE runs SET status = 'failed', finished_at = now() WHERE id = :id"), {"id": running[1]}
+    )
     assert pick(db_session, window=2) == [a[2]]
 
 
@@ -176,7 +189,12 @@ def test_a_long_sweep_is_not_sorted_whole(lab: Lab, db_session: Session) -> None
     picked = pick(db_session, window=4)
     seconds = time.perf_counter() - start
     assert b in picked and len(picked) == 4
-    plan = "\n".join(db_session.execute(text(f"EXPLAIN {PICK.text}"), {"room": 4, "memory": 1000, "at": T0, "load_owners": [], "load_counts": [], "load_served": []}).scalars())
+    plan = "\n".join(
+        db_session.execute(
+            text(f"EXPLAIN {PICK.text}"),
+            {"room": 4, "memory": 1000, "at": T0, "load_owners": [], "load_counts": [], "load_served": []},
+        ).scalars()
+    )
     print(f"\npick among 10,001 waiting runs: {seconds * 1000:.1f} ms")
     assert "ix_runs_waiting" in plan  # each owner's oldest, read from the index
     assert seconds < 1.0
@@ -185,8 +203,14 @@ def test_a_long_sweep_is_not_sorted_whole(lab: Lab, db_session: Session) -> None
 def _row(owner: uuid.UUID, at: dt.datetime) -> dict[str, Any]:
     run = new_run(CANONICAL, preset=None, owner_id=owner)
     return {
-        "id": uuid.uuid4(), "status": RunStatus.queued, "scenario": run.scenario, "variants": run.variants,
-        "seed": run.seed, "cache_key": run.cache_key, "core_version": run.core_version, "created_at": at,
+        "id": uuid.uuid4(),
+        "status": RunStatus.queued,
+        "scenario": run.scenario,
+        "variants": run.variants,
+        "seed": run.seed,
+        "cache_key": run.cache_key,
+        "core_version": run.core_version,
+        "created_at": at,
         "owner_id": owner,
     }
 
@@ -232,7 +256,9 @@ def test_another_owners_single_run_is_next_when_a_batch_ends(lab: Lab, db_sessio
     assert len(first) == 50
     (b,) = lab.runs(bob, 1)
     assert pick_batches(db_session, 1, batching) == []  # the window is full
-    db_session.execute(text("UPDATE runs SET status = 'succeeded', finished_at = now() WHERE id = ANY(:ids)"), {"ids": first})
+    db_session.execute(
+        text("UPDATE runs SET status = 'succeeded', finished_at = now() WHERE id = ANY(:ids)"), {"ids": first}
+    )
     assert pick_batches(db_session, 1, batching) == [[b]]
 
 

@@ -9,10 +9,10 @@ import uuid
 from typing import Any
 
 import pytest
-import tcpsim
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session, sessionmaker
 
+import tcpsim
 from services import sweeps
 from services.db.models import PendingCancel, Result, Run, SweepAggregate
 from services.db.session import create_session_factory, session_scope
@@ -22,8 +22,7 @@ from services.experiments.service import delete_sweep
 from services.runs import check_in_batch, claim_batch, complete_batch, submit
 from services.runs.dispatch import ONE_RUN, in_flight_count, pick_batches
 from services.runs.repository import queued_count
-from tests.services.test_schedules import identity, make_user
-from tests.services.test_schedules import tiny_template
+from tests.services.test_schedules import identity, make_user, tiny_template
 from tests.services.test_sweep_admission_store import create, tiny_sweep
 
 
@@ -37,7 +36,9 @@ def dispatch(factory: sessionmaker[Session], window: int) -> list[uuid.UUID]:
         return [batch[0] for batch in pick_batches(session, window, ONE_RUN)]
 
 
-def test_a_sweep_deleted_after_its_cancel_frees_the_queue_and_the_window_and_its_worker_finds_nothing(factory, test_settings):
+def test_a_sweep_deleted_after_its_cancel_frees_the_queue_and_the_window_and_its_worker_finds_nothing(
+    factory, test_settings
+):
     ana, bob = make_user(factory, "ana"), make_user(factory, "bob")
     sid, _ = create(factory, ana, tiny_sweep(points=3, replications=2), test_settings)
     sent = dispatch(factory, window=2)
@@ -90,9 +91,14 @@ def test_a_parameter_becomes_a_jsonpath_and_a_bad_one_is_named() -> None:
     assert parse_param("flows[0].variant=cubic").jsonpath() == '$."flows"[0]."variant" == "cubic"'
     assert parse_param("flows[*].loss.m=8").jsonpath() == '$."flows"[*]."loss"."m" == 8'
     assert parse_param('name="20"').value == "20" and parse_param("name=20").value == 20
-    assert parse_param('topology.dumbbell.bottleneck.queue.type=red').value == "red"
+    assert parse_param("topology.dumbbell.bottleneck.queue.type=red").value == "red"
     assert parse_param('flows[0]["odd key"]=true').jsonpath() == '$."flows"[0]."odd key" == true'
-    for bad, reason in (("duration_s", "PATH=VALUE"), ("=3", "PATH=VALUE"), ("flows[x=1", "PATH=VALUE"), ("a={}", "string, number")):
+    for bad, reason in (
+        ("duration_s", "PATH=VALUE"),
+        ("=3", "PATH=VALUE"),
+        ("flows[x=1", "PATH=VALUE"),
+        ("a={}", "string, number"),
+    ):
         with pytest.raises(InvalidInputError) as e:
             parse_param(bad, 2)
         assert e.value.path == "$.param[2]" and reason in e.value.reason, (bad, e.value.reason)
@@ -100,7 +106,12 @@ def test_a_parameter_becomes_a_jsonpath_and_a_bad_one_is_named() -> None:
 
 def test_tags_are_checked_one_by_one_and_kept_once_in_order() -> None:
     assert check_tags(["b", "a", "b", "x.y:z=1/2+3-4_5"]) == ["b", "a", "x.y:z=1/2+3-4_5"]
-    for tags, where in ((["ok", ""], "$.tags[1]"), (["-lead"], "$.tags[0]"), (["a,b"], "$.tags[0]"), (["ok", "é"], "$.tags[1]")):
+    for tags, where in (
+        (["ok", ""], "$.tags[1]"),
+        (["-lead"], "$.tags[0]"),
+        (["a,b"], "$.tags[0]"),
+        (["ok", "é"], "$.tags[1]"),
+    ):
         with pytest.raises(InvalidInputError) as e:
             check_tags(tags)
         assert e.value.path == where

@@ -9,9 +9,9 @@ import json
 import uuid
 from typing import Any
 
-import tcpsim
 from sqlalchemy import text
 
+import tcpsim
 from services.db.models import Run, RunStatus
 from services.runs import check_in, claim, claim_batch, give_back, reclaim_abandoned
 from services.settings import get_settings
@@ -86,7 +86,12 @@ def test_a_batch_past_its_time_gives_back_only_its_own_unstarted_runs_as_never_d
     db_session.expire_all()
     row = db_session.get(Run, second)
     assert (row.status, row.dispatched_at, row.batch_id, row.worker, row.started_at, row.attempts) == (
-        RunStatus.queued, None, None, None, None, 0
+        RunStatus.queued,
+        None,
+        None,
+        None,
+        None,
+        0,
     )
     assert db_session.get(Run, first).status == RunStatus.running
     assert db_session.get(Run, third).worker == "b@host"
@@ -107,7 +112,9 @@ def test_a_claimed_scenario_carries_the_tighter_caps_and_simulates_as_the_stored
     settings = get_settings()
     plain, own_limit, capped_owner = _queued_run(client, 10), _queued_run(client, 11), _queued_run(client, 12)
     db_session.execute(
-        text("UPDATE runs SET scenario = jsonb_set(scenario, '{limits}', '{\"max_events\": 500, \"max_wall_s\": 7.5}') WHERE id = :id"),
+        text(
+            "UPDATE runs SET scenario = jsonb_set(scenario, '{limits}', '{\"max_events\": 500, \"max_wall_s\": 7.5}') WHERE id = :id"
+        ),
         {"id": own_limit},
     )
     db_session.commit()

@@ -21,12 +21,15 @@ from services.models import (
     ModelDomainError,
     UnknownModelError,
     crossover,
+    cubic,
     evaluate,
     get_model,
     list_models,
+    mathis,
+    newreno,
+    pftk,
     regions,
 )
-from services.models import cubic, mathis, newreno, pftk
 
 DATA = Path(__file__).parent / "data"
 
@@ -92,7 +95,9 @@ def test_table2_summary_figures_of_the_paper_follow_from_its_columns_and_from_ou
     rows = [r for r in table2() if r["background_flows"] <= 200]
     sims = np.array([r["sim_pkts_per_rtt"] for r in rows])
     published = np.array([r["model_pkts_per_rtt"] for r in rows])
-    ours = np.array([newreno.sbs_pkts_per_rtt(r["loss_event_rate"], r["loss_rate"] / r["loss_event_rate"]) for r in rows])
+    ours = np.array(
+        [newreno.sbs_pkts_per_rtt(r["loss_event_rate"], r["loss_rate"] / r["loss_event_rate"]) for r in rows]
+    )
     assert np.mean(np.abs(sims - published) / sims) == pytest.approx(0.0978, abs=0.0005)
     assert np.mean(np.abs(sims - ours) / sims) == pytest.approx(0.0967, abs=0.0005)
     # "the number of drops per loss event is between 2.11 and 4.16" (4-200 flows): the ratio of
@@ -151,8 +156,10 @@ def test_m_star_is_floor_rto_over_r_plus_2(rto_over_r, expected):
     assert first_timeout == expected
 
 
-@pytest.mark.parametrize(("rtt_s", "rto_s", "expected"), [(0.07, 0.35, 7), (0.07, 0.21, 5), (0.1, 0.3, 5),
-                                                          (0.03, 0.27, 11), (0.07, 0.35 * (1 - 1e-9), 6)])
+@pytest.mark.parametrize(
+    ("rtt_s", "rto_s", "expected"),
+    [(0.07, 0.35, 7), (0.07, 0.21, 5), (0.1, 0.3, 5), (0.03, 0.27, 11), (0.07, 0.35 * (1 - 1e-9), 6)],
+)
 def test_a_whole_rto_over_r_that_floating_point_misses_by_an_ulp_still_ties_to_the_ack(rtt_s, rto_s, expected):
     """0.35 / 0.07 is 4.999999999999999 in double precision; m* must be 5 + 2 = 7, as a whole
     RTO/R ties to the ACK (issue 15). A real difference (a nanosecond's worth) still counts."""
@@ -168,7 +175,9 @@ def test_impatient_at_a_whole_rto_over_r_below_m_star_is_slow_but_steady():
     assert imp == newreno.sbs_pkts_per_rtt(0.001, 6) == pytest.approx(31.88, abs=0.01)
 
 
-@pytest.mark.parametrize(("rto_s", "on_boundary"), [(0.35, True), (0.3534, True), (0.36, False), (0.3465, False), (0.2, False)])
+@pytest.mark.parametrize(
+    ("rto_s", "on_boundary"), [(0.35, True), (0.3534, True), (0.36, False), (0.3465, False), (0.2, False)]
+)
 def test_impatient_warns_when_a_one_percent_change_of_rto_would_flip_the_regime(rto_s, on_boundary):
     """Issue 15: at a whole RTO/R the answer is the tie rule's (31.88 pkts/RTT) while 1 % less
     RTO gives eq. (8)'s 22.49: the caller is told, as a boundary warning, not a range one."""
@@ -247,7 +256,9 @@ def test_impatient_equals_slow_but_steady_below_m_star_and_eq_8_from_it():
     e = evaluate("newreno-impatient", {"p": 0.001, "m": [1, 2, 3, 4, 5, 30], "rtt_s": 0.07, "rto_s": 0.2})
     sbs = newreno.sbs_pkts_per_rtt(0.001, np.array([1, 2, 3]))
     np.testing.assert_allclose(e.outputs["throughput_pkts_per_rtt"][:3], sbs)
-    np.testing.assert_allclose(e.outputs["throughput_pkts_per_rtt"][3:], newreno.imp_timeout_pkts_per_rtt(0.001, 0.07, 0.2))
+    np.testing.assert_allclose(
+        e.outputs["throughput_pkts_per_rtt"][3:], newreno.imp_timeout_pkts_per_rtt(0.001, 0.07, 0.2)
+    )
     assert e.outputs["m_star"].tolist() == [4.0] * 6
     assert e.outputs["timeout_regime"].tolist() == [False, False, False, True, True, True]
 
@@ -466,7 +477,9 @@ rtts = st.floats(min_value=1e-3, max_value=5.0)
 
 
 @settings(max_examples=300, deadline=None)
-@given(p=st.floats(1e-6, 0.99), r=rtts, t0_over_r=st.floats(1.0, 100.0), b=st.floats(1.0, 4.0), w_max=st.floats(1.0, 1e4))
+@given(
+    p=st.floats(1e-6, 0.99), r=rtts, t0_over_r=st.floats(1.0, 100.0), b=st.floats(1.0, 4.0), w_max=st.floats(1.0, 1e4)
+)
 def test_pftk_full_never_exceeds_w_max_over_r(p, r, t0_over_r, b, w_max):
     """Within the valid range (T0 ≥ R: TCP's timeout is at least the smoothed RTT)."""
     assert pftk.full_pkts_per_s(p, r, t0_over_r * r, b, w_max) <= w_max / r * (1 + 1e-12)
@@ -547,7 +560,9 @@ def test_grid_mode_is_the_outer_product_in_parameter_order():
 
 def test_broadcast_mode_pairs_lists_and_refuses_mismatched_lengths():
     e = evaluate("mathis", {"p": [0.01, 0.001], "rtt_s": [0.1, 0.2]})
-    np.testing.assert_allclose(e.outputs["throughput_pkts_per_s"], [math.sqrt(1.5) / 0.1 / 0.1, math.sqrt(1.5) / 0.2 / math.sqrt(0.001)])
+    np.testing.assert_allclose(
+        e.outputs["throughput_pkts_per_s"], [math.sqrt(1.5) / 0.1 / 0.1, math.sqrt(1.5) / 0.2 / math.sqrt(0.001)]
+    )
     with pytest.raises(ModelDomainError) as exc:
         evaluate("mathis", {"p": [0.01, 0.001, 0.1], "rtt_s": [0.1, 0.2]})
     assert exc.value.issues[0].parameter == "mode"

@@ -9,8 +9,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import tcpsim
 
+import tcpsim
 from services.presets import PRESETS, UnknownPreset, build_scenario, get_preset, list_presets
 from services.presets.paper000 import background_scenario, fig2_scenario, split_background
 from services.presets.published import DATA_DIR
@@ -99,7 +99,9 @@ def test_fig2_scenario_is_the_one_the_validation_script_runs():
     assert _fig2_script().scenario is fig2_scenario
 
 
-@pytest.mark.parametrize(("name", "p", "m_range"), [("paper000-fig2a", 0.0005, (1, 40)), ("paper000-fig2b", 0.001, (1, 35))])
+@pytest.mark.parametrize(
+    ("name", "p", "m_range"), [("paper000-fig2a", 0.0005, (1, 40)), ("paper000-fig2b", 0.001, (1, 35))]
+)
 def test_the_fig2_presets_are_the_papers_setup_at_m_10(name, p, m_range):
     preset = get_preset(name)
     s = preset.scenario
@@ -163,8 +165,10 @@ def test_red_thresholds_are_left_to_the_cores_default_of_a_third_and_two_thirds(
     assert "min_th_pkts (50)" in info.value.errors[0].reason
 
 
-@pytest.mark.parametrize(("total", "ftp", "http"), [(4, 1, 3), (64, 16, 48), (180, 45, 135), (256, 64, 192), (2, 1, 1),
-                                                    (5, 1, 4), (6, 2, 4), (7, 2, 5)])
+@pytest.mark.parametrize(
+    ("total", "ftp", "http"),
+    [(4, 1, 3), (64, 16, 48), (180, 45, 135), (256, 64, 192), (2, 1, 1), (5, 1, 4), (6, 2, 4), (7, 2, 5)],
+)
 def test_background_flows_sets_both_group_counts(total, ftp, http):
     assert split_background(total) == (ftp, http)
     s = build_scenario("paper000-table2-droptail", {"background_flows": total})
@@ -270,5 +274,12 @@ def test_a_preset_whose_flows_name_no_tcp_profile_is_refused_when_it_is_defined(
     template = base.scenario
     del template["flows"][1]["tcp"]["profile"]
     with pytest.raises(ValueError, match="paper000-fig2a.*same TCP profile"):
-        type(base)(name=base.name, title=base.title, description=base.description, reference=base.reference,
-                   parameters=base.parameters, published=base.published, template=template)
+        type(base)(
+            name=base.name,
+            title=base.title,
+            description=base.description,
+            reference=base.reference,
+            parameters=base.parameters,
+            published=base.published,
+            template=template,
+        )

@@ -11,8 +11,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import tcpsim
 
+import tcpsim
 from services.presets import PRESETS, build_scenario, get_preset
 from services.presets.paper002 import BOTTLENECK, ns2_red_queue
 from services.presets.paper004 import ATTENUATION_S, one_loss_packet, opnet_tcp
@@ -22,10 +22,19 @@ from services.scenarios import cache_key, expand, get_path, validate_scenario
 ROOT = Path(__file__).resolve().parents[2]
 PUBLISHED = ROOT.parent / "shared" / "papers" / "published"
 CORE = tcpsim.__version__
-P002 = ["paper002-exp1-congestion", "paper002-exp2-fairness-low", "paper002-exp2-fairness-high",
-        "paper002-exp3-droptail", "paper002-exp3-red"]
-P004 = ["paper004-table2-wireless-attenuation", "paper004-wired-one-loss", "paper004-wired-two-losses",
-        "paper004-table3-wired-random-loss"]
+P002 = [
+    "paper002-exp1-congestion",
+    "paper002-exp2-fairness-low",
+    "paper002-exp2-fairness-high",
+    "paper002-exp3-droptail",
+    "paper002-exp3-red",
+]
+P004 = [
+    "paper004-table2-wireless-attenuation",
+    "paper004-wired-one-loss",
+    "paper004-wired-two-losses",
+    "paper004-table3-wired-random-loss",
+]
 
 
 def run(name: str, overrides: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -89,13 +98,22 @@ def test_the_six_node_topology_has_ten_megabit_links_and_the_papers_endpoints():
     s = get_preset("paper002-exp2-fairness-low").scenario
     graph = s["topology"]["graph"]
     assert graph["nodes"] == ["n1", "n2", "n3", "n4", "n5", "n6"]
-    assert [(link["from"], link["to"]) for link in graph["links"]] == [("n1", "n2"), ("n5", "n2"), ("n2", "n3"),
-                                                                        ("n3", "n4"), ("n3", "n6")]
+    assert [(link["from"], link["to"]) for link in graph["links"]] == [
+        ("n1", "n2"),
+        ("n5", "n2"),
+        ("n2", "n3"),
+        ("n3", "n4"),
+        ("n3", "n6"),
+    ]
     assert all(link["rate_mbps"] == 10 for link in graph["links"])
     first, second, cbr = s["flows"]
     assert (first["from"], first["to"], second["from"], second["to"]) == ("n1", "n4", "n5", "n6")
-    assert (cbr["type"], cbr["from"], cbr["to"], cbr["app"]) == ("udp", "n2", "n3", {"type": "cbr", "rate_mbps": 1.0,
-                                                                                   "packet_bytes": 1000})
+    assert (cbr["type"], cbr["from"], cbr["to"], cbr["app"]) == (
+        "udp",
+        "n2",
+        "n3",
+        {"type": "cbr", "rate_mbps": 1.0, "packet_bytes": 1000},
+    )
     high = get_preset("paper002-exp2-fairness-high").scenario["flows"][2]["app"]
     assert (high["rate_mbps"], high["packet_bytes"]) == (10.0, 10000)
 
@@ -120,12 +138,16 @@ def test_the_red_preset_has_ns2s_automatic_parameters_for_a_10_megabit_link():
     assert (queue["min_th_pkts"], queue["max_th_pkts"], queue["mean_pkt_bytes"]) == (6.25, 18.75, 500)
     assert queue["weight"] == pytest.approx(1 - 2.718281828 ** (-1 / 2500), rel=1e-6)
     assert get_preset("paper002-exp3-droptail").scenario["topology"]["graph"]["links"][BOTTLENECK]["queue"] == {
-        "type": "droptail", "limit_pkts": 100}
+        "type": "droptail",
+        "limit_pkts": 100,
+    }
 
 
 def test_more_cbr_load_lowers_the_tcp_flows_throughput():
-    goodput = [flow(run("paper002-exp1-congestion", {"flows[1].app.rate_mbps": rate, "duration_s": 3.0}), "tcp")["goodput_bps"]
-               for rate in (1.0, 5.0, 9.0)]
+    goodput = [
+        flow(run("paper002-exp1-congestion", {"flows[1].app.rate_mbps": rate, "duration_s": 3.0}), "tcp")["goodput_bps"]
+        for rate in (1.0, 5.0, 9.0)
+    ]
     assert goodput[0] > goodput[1] > goodput[2] > 0
     # With 1 Mb/s of CBR the TCP flow fills most of the rest of the 10 Mb/s link.
     assert goodput[0] > 8e6
@@ -133,15 +155,21 @@ def test_more_cbr_load_lowers_the_tcp_flows_throughput():
 
 def test_vegas_never_drops_where_reno_does():
     reno = flow(run("paper002-exp1-congestion", {"flows[1].app.rate_mbps": 10.0, "duration_s": 3.0}), "tcp")
-    vegas = flow(run("paper002-exp1-congestion", {"flows[1].app.rate_mbps": 10.0, "flows[0].variant": "vegas",
-                                                  "duration_s": 3.0}), "tcp")
+    vegas = flow(
+        run(
+            "paper002-exp1-congestion", {"flows[1].app.rate_mbps": 10.0, "flows[0].variant": "vegas", "duration_s": 3.0}
+        ),
+        "tcp",
+    )
     assert reno["drops"] > 0 and vegas["drops"] == 0
 
 
 def test_newreno_takes_most_of_the_link_from_vegas_at_low_congestion():
     result = run("paper002-exp2-fairness-low", {"duration_s": 3.0})
     assert flow(result, "first")["goodput_bps"] > 3 * flow(result, "second")["goodput_bps"]
-    same = run("paper002-exp2-fairness-low", {"duration_s": 3.0, "flows[0].variant": "reno", "flows[1].variant": "reno"})
+    same = run(
+        "paper002-exp2-fairness-low", {"duration_s": 3.0, "flows[0].variant": "reno", "flows[1].variant": "reno"}
+    )
     a, b = flow(same, "first")["goodput_bps"], flow(same, "second")["goodput_bps"]
     assert abs(a - b) <= 0.02 * max(a, b)
 
@@ -149,9 +177,13 @@ def test_newreno_takes_most_of_the_link_from_vegas_at_low_congestion():
 def test_the_cbr_of_experiment_3_starts_at_4_s_and_red_keeps_the_queue_shorter():
     before = run("paper002-exp3-droptail", {"duration_s": 3.99})
     assert flow(before, "cbr")["packets_sent"] == 0 and flow(before, "tcp")["goodput_bps"] > 9e6
-    after = {q: run(f"paper002-exp3-{q}", {"duration_s": 6.0, "warmup_s": 4.0, "flows[1].app.rate_mbps": 10.0})
-             for q in ("droptail", "red")}
-    queue = {q: next(link for link in r["links"] if link["name"] == "n2-n3")["mean_queue_pkts"] for q, r in after.items()}
+    after = {
+        q: run(f"paper002-exp3-{q}", {"duration_s": 6.0, "warmup_s": 4.0, "flows[1].app.rate_mbps": 10.0})
+        for q in ("droptail", "red")
+    }
+    queue = {
+        q: next(link for link in r["links"] if link["name"] == "n2-n3")["mean_queue_pkts"] for q, r in after.items()
+    }
     assert queue["red"] < queue["droptail"]
     assert flow(after["droptail"], "cbr")["packets_sent"] > 0
 
@@ -187,9 +219,11 @@ def test_paper_004_carries_tables_2_and_3_from_the_data_file():
 def test_the_wired_presets_are_10_mb_over_1_5_megabit_with_the_papers_losses():
     k = one_loss_packet()
     assert k == 4469  # 107/164 of 6850 segments
-    for name, loss in (("paper004-wired-one-loss", {"type": "scheduled", "packets": [k]}),
-                       ("paper004-wired-two-losses", {"type": "scheduled", "packets": [k, k + 1]}),
-                       ("paper004-table3-wired-random-loss", {"type": "uniform", "rate": 0.0005})):
+    for name, loss in (
+        ("paper004-wired-one-loss", {"type": "scheduled", "packets": [k]}),
+        ("paper004-wired-two-losses", {"type": "scheduled", "packets": [k, k + 1]}),
+        ("paper004-table3-wired-random-loss", {"type": "uniform", "rate": 0.0005}),
+    ):
         s = get_preset(name).scenario
         assert s["flows"][0]["loss"] == loss and s["flows"][0]["app"] == {"type": "ftp", "bytes": 10_000_000}
         rates = [link["rate_mbps"] for link in s["topology"]["graph"]["links"]]
@@ -204,7 +238,12 @@ def test_the_wireless_preset_loses_packets_only_during_the_attenuation():
     assert (loss["type"], loss["start_s"], loss["end_s"]) == ("outage", *ATTENUATION_S) == ("outage", 333.0, 414.0)
     assert s["flows"][0]["app"] == {"type": "ftp", "bytes": 50_000_000}
     # Shorter: the attenuation at 2-4 s of a 4 MB download.
-    short = {"flows[0].app.bytes": 4_000_000, "flows[0].loss.start_s": 2.0, "flows[0].loss.end_s": 4.0, "duration_s": 120.0}
+    short = {
+        "flows[0].app.bytes": 4_000_000,
+        "flows[0].loss.start_s": 2.0,
+        "flows[0].loss.end_s": 4.0,
+        "duration_s": 120.0,
+    }
     lossy = flow(run("paper004-table2-wireless-attenuation", short), "ftp")
     clean = flow(run("paper004-table2-wireless-attenuation", {**short, "flows[0].loss.rate": 0.0}), "ftp")
     assert lossy["drops"] > 0 and clean["drops"] == 0
@@ -219,8 +258,10 @@ def test_one_scheduled_loss_is_one_fast_retransmit_and_no_timeout(variant):
 
 
 def test_two_losses_in_a_window_cost_reno_a_timeout_but_not_newreno_or_sack():
-    got = {v: flow(run("paper004-wired-two-losses", {"flows[0].variant": v, "duration_s": 120.0}), "ftp")
-           for v in ("reno", "newreno-sbs", "sack")}
+    got = {
+        v: flow(run("paper004-wired-two-losses", {"flows[0].variant": v, "duration_s": 120.0}), "ftp")
+        for v in ("reno", "newreno-sbs", "sack")
+    }
     assert got["reno"]["timeouts"] == 1
     assert got["newreno-sbs"]["timeouts"] == got["sack"]["timeouts"] == 0
     assert got["reno"]["download_time_s"] > got["sack"]["download_time_s"]

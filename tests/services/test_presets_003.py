@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import tcpsim
 
+import tcpsim
 from services.presets import PRESETS, build_scenario, get_preset
 from services.presets.paper003 import VARIANTS, access_rtt_ms
 from services.presets.published import DATA_DIR, read_json

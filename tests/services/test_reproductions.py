@@ -20,8 +20,18 @@ from services.sweeps import Observation
 
 
 def obs(flow: str, values: dict[str, Any], replication: int = 0, **metrics: float) -> Observation:
-    return Observation(sweep_id=None, point=0, values=values, replication=replication, run_id=uuid.uuid4(), seed=1,
-                       flow=flow, variant=None, type="tcp", metrics=metrics)
+    return Observation(
+        sweep_id=None,
+        point=0,
+        values=values,
+        replication=replication,
+        run_id=uuid.uuid4(),
+        seed=1,
+        flow=flow,
+        variant=None,
+        type="tcp",
+        metrics=metrics,
+    )
 
 
 def exp2(goodput: dict[tuple[str, str], tuple[float, float]]) -> list[Observation]:
@@ -39,12 +49,17 @@ def verdicts(paper: str, observations: dict[str, list[Observation]]) -> dict[str
 EQUAL = {("reno", "reno"): (4e6, 4e6), ("newreno-sbs", "reno"): (4e6, 4e6), ("vegas", "vegas"): (4e6, 4e6)}
 
 
-@given(low=st.tuples(st.floats(1e5, 1e7), st.floats(1e5, 1e7)), high=st.tuples(st.floats(1e5, 1e7), st.floats(1e5, 1e7)))
+@given(
+    low=st.tuples(st.floats(1e5, 1e7), st.floats(1e5, 1e7)), high=st.tuples(st.floats(1e5, 1e7), st.floats(1e5, 1e7))
+)
 def test_vegas_loses_to_newreno_exactly_when_newreno_gets_more_at_both_levels(low, high) -> None:
-    found = verdicts("002", {
-        "exp2-low": exp2({**EQUAL, ("newreno-sbs", "vegas"): low}),
-        "exp2-high": exp2({**EQUAL, ("newreno-sbs", "vegas"): high}),
-    })["exp2-vegas-loses-to-newreno"]
+    found = verdicts(
+        "002",
+        {
+            "exp2-low": exp2({**EQUAL, ("newreno-sbs", "vegas"): low}),
+            "exp2-high": exp2({**EQUAL, ("newreno-sbs", "vegas"): high}),
+        },
+    )["exp2-vegas-loses-to-newreno"]
     loses = low[0] > low[1] and high[0] > high[1]
     most_low = low[0] / max(low[1], 1) > high[0] / max(high[1], 1)
     assert found == ("agree" if loses and most_low else "partly" if loses else "disagree")
@@ -53,15 +68,25 @@ def test_vegas_loses_to_newreno_exactly_when_newreno_gets_more_at_both_levels(lo
 def test_newreno_beating_reno_flips_with_the_numbers() -> None:
     def judged(newreno: float, reno: float) -> str:
         return verdicts("002", {"exp2-high": exp2({("newreno-sbs", "reno"): (newreno, reno)})})[
-            "exp2-newreno-beats-reno-high"]
+            "exp2-newreno-beats-reno-high"
+        ]
 
     assert (judged(2.3e5, 1.8e5), judged(1.8e5, 2.3e5)) == ("agree", "disagree")
 
 
 def test_newreno_highest_under_congestion_needs_congestion() -> None:
     def exp1(drops: int, newreno: float) -> list[Observation]:
-        return [obs("tcp", {VARIANT: v, CBR_RATE: 9.0}, goodput_bps=newreno if v == "newreno-sbs" else 1e6, drops=drops,
-                    timeouts=0, mean_rtt_s=0.02) for v in ("tahoe", "reno", "newreno-sbs", "vegas")]
+        return [
+            obs(
+                "tcp",
+                {VARIANT: v, CBR_RATE: 9.0},
+                goodput_bps=newreno if v == "newreno-sbs" else 1e6,
+                drops=drops,
+                timeouts=0,
+                mean_rtt_s=0.02,
+            )
+            for v in ("tahoe", "reno", "newreno-sbs", "vegas")
+        ]
 
     assert verdicts("002", {"exp1": exp1(3, 2e6)})["exp1-newreno-highest-throughput"] == "agree"
     assert verdicts("002", {"exp1": exp1(3, 5e5)})["exp1-newreno-highest-throughput"] == "disagree"
@@ -124,7 +149,10 @@ def test_a_runs_flows_become_one_observation_per_group() -> None:
     canonical = {"seed": 3, "flows": [{"name": "bg", "count": 2, "variant": "reno"}, {"name": "cbr", "type": "udp"}]}
     result = {"flows": [{"goodput_bps": 1.0}, {"goodput_bps": 3.0}, {"goodput_bps": 5.0}]}
     found = observations_of(result, canonical, values={"x": 1})
-    assert [(o.flow, o.metrics["goodput_bps"], o.values) for o in found] == [("bg", 2.0, {"x": 1}), ("cbr", 5.0, {"x": 1})]
+    assert [(o.flow, o.metrics["goodput_bps"], o.values) for o in found] == [
+        ("bg", 2.0, {"x": 1}),
+        ("cbr", 5.0, {"x": 1}),
+    ]
 
 
 def test_a_papers_published_column_and_a_reproductions_column_are_one_type() -> None:

@@ -10,10 +10,10 @@ import hashlib
 from typing import Any
 
 import pytest
-import tcpsim
 from sqlalchemy import text
 from sqlalchemy.orm import Session
 
+import tcpsim
 from services.presets import build_scenario
 from services.runs import repository as repo
 from services.scenarios import validate_scenario
@@ -41,11 +41,12 @@ def _stored(session: Session, result_id: Any) -> dict[str, Any]:
         "summary": summary,
         "flows": [
             tuple(r)[1:]
-            for r in session.execute(text("SELECT * FROM flow_results WHERE result_id = :result_id ORDER BY position"), one)
+            for r in session.execute(
+                text("SELECT * FROM flow_results WHERE result_id = :result_id ORDER BY position"), one
+            )
         ],
         "trace": [
-            tuple(r)[1:]
-            for r in session.execute(text("SELECT * FROM traces WHERE result_id = :result_id"), one)
+            tuple(r)[1:] for r in session.execute(text("SELECT * FROM traces WHERE result_id = :result_id"), one)
         ],
         "chunks": [
             tuple(r)[1:]
@@ -57,7 +58,9 @@ def _stored(session: Session, result_id: Any) -> dict[str, Any]:
 
 
 @pytest.mark.parametrize("case", list(SCENARIOS))
-def test_a_result_stored_from_the_cores_columns_is_the_one_stored_from_its_records(case: str, db_session: Session) -> None:
+def test_a_result_stored_from_the_cores_columns_is_the_one_stored_from_its_records(
+    case: str, db_session: Session
+) -> None:
     scenario = _scenario(*SCENARIOS[case])
     records, columns = tcpsim.run(scenario), tcpsim.run(scenario, columns=True)
     assert isinstance(columns["flows"], dict) and isinstance(records["flows"], list)

@@ -11,11 +11,11 @@ import typing
 from typing import Any
 
 import pytest
-import tcpsim
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import BaseModel
 
+import tcpsim
 from services.presets import list_presets
 from services.scenarios import (
     PathError,
@@ -27,10 +27,10 @@ from services.scenarios import (
     canonical_json,
     expand,
     get_path,
+    schema,
     set_path,
     validate_scenario,
 )
-from services.scenarios import schema
 from services.scenarios.canonical import dumps
 from services.scenarios.errors import json_path
 from services.scenarios.paths import WILDCARD, format_path, parse_path
@@ -74,8 +74,13 @@ HAND_WRITTEN: list[dict[str, Any]] = [
                         "mean_pkt_bytes": 500,
                     },
                     "loss": {"type": "uniform", "rate": 0.001},
-                    "reverse_loss": {"type": "gilbert_elliott", "p_good_to_bad": 0.01, "p_bad_to_good": 0.3,
-                                     "loss_good": 0.001, "loss_bad": 0.5},
+                    "reverse_loss": {
+                        "type": "gilbert_elliott",
+                        "p_good_to_bad": 0.01,
+                        "p_bad_to_good": 0.3,
+                        "loss_good": 0.001,
+                        "loss_bad": 0.5,
+                    },
                 },
                 "access": {"rate_mbps": 100, "queue": {"type": "droptail", "limit_pkts": 300}},
             }
@@ -119,19 +124,45 @@ HAND_WRITTEN: list[dict[str, Any]] = [
                     "sack_recovery": "ns2_sack1",
                     "vegas": {"alpha": 2, "beta": 4, "gamma": 1.5},
                 },
-                "loss": {"type": "bernoulli_events", "p": 0.01, "m": 3, "spare_retransmissions": False,
-                         "event_span_s": 0.05, "spacing": "periodic"},
+                "loss": {
+                    "type": "bernoulli_events",
+                    "p": 0.01,
+                    "m": 3,
+                    "spare_retransmissions": False,
+                    "event_span_s": 0.05,
+                    "spacing": "periodic",
+                },
             },
-            {"name": "web", "rtt_ms": 100, "start_s": 0.5,
-             "app": {"type": "http", "mean_file_bytes": 20000, "shape": 1.5, "mean_think_s": 1, "request_bytes": 200,
-                     "request_timeout_s": 2},
-             "loss": {"type": "scheduled", "packets": [3, 5, 8]}},
-            {"name": "cbr", "type": "udp", "rtt_ms": 60, "app": {"type": "cbr", "rate_mbps": 1.5, "packet_bytes": 500},
-             "loss": {"type": "outage", "start_s": 5, "end_s": 6, "rate": 0.5}},
+            {
+                "name": "web",
+                "rtt_ms": 100,
+                "start_s": 0.5,
+                "app": {
+                    "type": "http",
+                    "mean_file_bytes": 20000,
+                    "shape": 1.5,
+                    "mean_think_s": 1,
+                    "request_bytes": 200,
+                    "request_timeout_s": 2,
+                },
+                "loss": {"type": "scheduled", "packets": [3, 5, 8]},
+            },
+            {
+                "name": "cbr",
+                "type": "udp",
+                "rtt_ms": 60,
+                "app": {"type": "cbr", "rate_mbps": 1.5, "packet_bytes": 500},
+                "loss": {"type": "outage", "start_s": 5, "end_s": 6, "rate": 0.5},
+            },
             {"name": "outage-default", "rtt_ms": 60, "loss": {"type": "outage", "start_s": 1, "end_s": 2}},
         ],
-        "outputs": {"trace_interval_s": 0.5, "trace": ["cwnd", "queue"], "trace_flows": ["web"],
-                    "trace_links": ["bottleneck"], "max_trace_points": 10000},
+        "outputs": {
+            "trace_interval_s": 0.5,
+            "trace": ["cwnd", "queue"],
+            "trace_flows": ["web"],
+            "trace_links": ["bottleneck"],
+            "max_trace_points": 10000,
+        },
         "limits": {"max_events": 10_000_000, "max_wall_s": 60},
     },
     {
@@ -140,11 +171,23 @@ HAND_WRITTEN: list[dict[str, Any]] = [
             "graph": {
                 "nodes": ["a", "r", "b"],
                 "links": [
-                    {"name": "a-r", "from": "a", "to": "r", "rate_mbps": 100, "delay_ms": 1,
-                     "queue": {"type": "droptail", "limit_pkts": 50},
-                     "loss": {"type": "uniform", "rate": 0.0001},
-                     "reverse_loss": {"type": "uniform", "rate": 0.0001}},
-                    {"from": "r", "to": "b", "rate_mbps": 10, "delay_ms": 10, "queue": {"type": "red", "limit_pkts": 30}},
+                    {
+                        "name": "a-r",
+                        "from": "a",
+                        "to": "r",
+                        "rate_mbps": 100,
+                        "delay_ms": 1,
+                        "queue": {"type": "droptail", "limit_pkts": 50},
+                        "loss": {"type": "uniform", "rate": 0.0001},
+                        "reverse_loss": {"type": "uniform", "rate": 0.0001},
+                    },
+                    {
+                        "from": "r",
+                        "to": "b",
+                        "rate_mbps": 10,
+                        "delay_ms": 10,
+                        "queue": {"type": "red", "limit_pkts": 30},
+                    },
                 ],
             }
         },
@@ -153,12 +196,23 @@ HAND_WRITTEN: list[dict[str, Any]] = [
             {"name": "ba", "from": "b", "to": "a", "variant": "tahoe", "start_s": 1},
         ],
     },
-    {"duration_s": 1, "topology": {"graph": {"nodes": ["x", "y"], "links": [
-        {"from": "x", "to": "y", "rate_mbps": 1, "delay_ms": 0}]}}, "flows": [{"from": "x", "to": "y"}]},
+    {
+        "duration_s": 1,
+        "topology": {
+            "graph": {"nodes": ["x", "y"], "links": [{"from": "x", "to": "y", "rate_mbps": 1, "delay_ms": 0}]}
+        },
+        "flows": [{"from": "x", "to": "y"}],
+    },
     # Each TCP profile alone (its settings fill the rest), and one with a field of our own.
-    *({"duration_s": 5, "topology": _dumbbell(), "flows": [{"rtt_ms": 40, "tcp": {"profile": p}}]}
-      for p in ("ns2", "ns3", "linux", "opnet")),
-    {"duration_s": 5, "topology": _dumbbell(), "flows": [{"rtt_ms": 40, "tcp": {"profile": "ns2", "max_window_pkts": 64}}]},
+    *(
+        {"duration_s": 5, "topology": _dumbbell(), "flows": [{"rtt_ms": 40, "tcp": {"profile": p}}]}
+        for p in ("ns2", "ns3", "linux", "opnet")
+    ),
+    {
+        "duration_s": 5,
+        "topology": _dumbbell(),
+        "flows": [{"rtt_ms": 40, "tcp": {"profile": "ns2", "max_window_pkts": 64}}],
+    },
 ]
 
 PRESET_SCENARIOS = [pytest.param(p.scenario, id=p.name) for p in list_presets()]
@@ -190,7 +244,9 @@ def _models() -> list[type[BaseModel]]:
     return [
         obj
         for obj in vars(schema).values()
-        if isinstance(obj, type) and issubclass(obj, BaseModel) and obj.__module__ == schema.__name__
+        if isinstance(obj, type)
+        and issubclass(obj, BaseModel)
+        and obj.__module__ == schema.__name__
         and not obj.__name__.startswith("_")
     ]
 
@@ -240,20 +296,34 @@ def test_the_variants_are_the_cores():
     ("ours", "mutate"),
     [
         pytest.param(schema.LOSS_TYPES, lambda s: s["flows"][0].update(loss={"type": "?"}), id="loss"),
-        pytest.param(schema.QUEUE_TYPES, lambda s: s["topology"]["dumbbell"]["bottleneck"].update(queue={"type": "?"}),
-                     id="queue"),
+        pytest.param(
+            schema.QUEUE_TYPES,
+            lambda s: s["topology"]["dumbbell"]["bottleneck"].update(queue={"type": "?"}),
+            id="queue",
+        ),
         pytest.param(schema.APP_TYPES, lambda s: s["flows"][0].update(app={"type": "?"}), id="app"),
         pytest.param(schema.FLOW_TYPES, lambda s: s["flows"][0].update(type="?"), id="flow-type"),
         pytest.param(schema.RTT_SAMPLING, lambda s: s["flows"][0].update(tcp={"rtt_sampling": "?"}), id="rtt-sampling"),
-        pytest.param(schema.RECOVER_GUARDS, lambda s: s["flows"][0].update(tcp={"recover_guard": "?"}), id="recover-guard"),
+        pytest.param(
+            schema.RECOVER_GUARDS, lambda s: s["flows"][0].update(tcp={"recover_guard": "?"}), id="recover-guard"
+        ),
         pytest.param(schema.TCP_PROFILES, lambda s: s["flows"][0].update(tcp={"profile": "?"}), id="tcp-profile"),
-        pytest.param(schema.SACK_RECOVERIES, lambda s: s["flows"][0].update(tcp={"sack_recovery": "?"}), id="sack-recovery"),
-        pytest.param(schema.FACK_RECOVERIES, lambda s: s["flows"][0].update(tcp={"fack_recovery": "?"}), id="fack-recovery"),
-        pytest.param(schema.EVENT_SPACINGS,
-                     lambda s: s["flows"][0].update(loss={"type": "bernoulli_events", "p": 0.01, "m": 1, "spacing": "?"}),
-                     id="event-spacing"),
-        pytest.param(schema.REPEATED_TIMEOUT_SSTHRESH,
-                     lambda s: s["flows"][0].update(tcp={"repeated_timeout_ssthresh": "?"}), id="repeated-timeout"),
+        pytest.param(
+            schema.SACK_RECOVERIES, lambda s: s["flows"][0].update(tcp={"sack_recovery": "?"}), id="sack-recovery"
+        ),
+        pytest.param(
+            schema.FACK_RECOVERIES, lambda s: s["flows"][0].update(tcp={"fack_recovery": "?"}), id="fack-recovery"
+        ),
+        pytest.param(
+            schema.EVENT_SPACINGS,
+            lambda s: s["flows"][0].update(loss={"type": "bernoulli_events", "p": 0.01, "m": 1, "spacing": "?"}),
+            id="event-spacing",
+        ),
+        pytest.param(
+            schema.REPEATED_TIMEOUT_SSTHRESH,
+            lambda s: s["flows"][0].update(tcp={"repeated_timeout_ssthresh": "?"}),
+            id="repeated-timeout",
+        ),
         pytest.param(schema.TRACE_KINDS, lambda s: s.update(outputs={"trace": ["?"]}), id="trace"),
         pytest.param(schema.TOPOLOGY_KINDS, lambda s: s.update(topology={"?": {}}), id="topology"),
     ],
@@ -277,8 +347,12 @@ def _union_tags(annotation: Any) -> frozenset[str] | None:
             if getattr(m, "discriminator", None) == "type":
                 return frozenset(_literal_tags(inner))
             if type(m).__name__ == "Discriminator":
-                return frozenset(a.tag for member in typing.get_args(inner) for a in typing.get_args(member)[1:]
-                                 if type(a).__name__ == "Tag")
+                return frozenset(
+                    a.tag
+                    for member in typing.get_args(inner)
+                    for a in typing.get_args(member)[1:]
+                    if type(a).__name__ == "Tag"
+                )
         return _union_tags(inner)
     for arg in args:
         found = _union_tags(arg)
@@ -391,7 +465,10 @@ def _keys_sorted(value: Any) -> bool:
 # Numbers at the edges of "integral": -0.0, 2^53 (stays a float), the largest rtt, the smallest
 # float, a u64 seed, a large int.
 EDGE_NUMBERS = {
-    **MINIMAL, "duration_s": 1e6, "warmup_s": -0.0, "seed": 2**64 - 1,
+    **MINIMAL,
+    "duration_s": 1e6,
+    "warmup_s": -0.0,
+    "seed": 2**64 - 1,
     "limits": {"max_wall_s": 2.0**53, "max_events": 2**60},
     "flows": [{"rtt_ms": 999999.0, "start_s": 5e-324}, {"rtt_ms": 20.5, "start_s": 9999.5}],
 }
@@ -414,11 +491,20 @@ def test_the_bindings_canonical_form_is_the_python_rule_applied_to_normalize(sce
 
 def test_numbers_are_normalised_without_losing_precision():
     assert normalise_numbers({"a": 1.0, "b": -0.0, "c": 0.1, "d": True, "e": [2.0, 2**60], "f": 1e300}) == {
-        "a": 1, "b": 0, "c": 0.1, "d": True, "e": [2, 2**60], "f": 1e300,
+        "a": 1,
+        "b": 0,
+        "c": 0.1,
+        "d": True,
+        "e": [2, 2**60],
+        "f": 1e300,
     }
     assert isinstance(normalise_numbers(True), bool)
     value = {"a": [1.0, -0.0, 2.5, True, False, None, "x", (3.0, 4)], "b": {"c": 2.0**60, "d": float(2**52)}, "e": 7}
-    assert normalise_numbers(value) == {"a": [1, 0, 2.5, True, False, None, "x", [3, 4]], "b": {"c": 2.0**60, "d": 2**52}, "e": 7}
+    assert normalise_numbers(value) == {
+        "a": [1, 0, 2.5, True, False, None, "x", [3, 4]],
+        "b": {"c": 2.0**60, "d": 2**52},
+        "e": 7,
+    }
     assert type(normalise_numbers({"x": True})["x"]) is bool and type(normalise_numbers([1.0])[0]) is int
 
 
@@ -496,44 +582,100 @@ def _bottleneck(s):
 
 
 SCHEMA_ERRORS = [
-    pytest.param(lambda s: s["flows"][0]["tcp"].update(min_rto=1), "$.flows[0].tcp.min_rto", "extra_forbidden",
-                 id="unknown-field"),
-    pytest.param(lambda s: _bottleneck(s).update(rate_mbps="fast"), "$.topology.dumbbell.bottleneck.rate_mbps",
-                 "float_type", id="wrong-type"),
-    pytest.param(lambda s: _bottleneck(s).update(rate_mbps=-1), "$.topology.dumbbell.bottleneck.rate_mbps",
-                 "greater_than", id="negative-rate"),
-    pytest.param(lambda s: s["flows"][0]["loss"].update(p=1.5), "$.flows[0].loss.p", "less_than_equal",
-                 id="probability-above-one"),
+    pytest.param(
+        lambda s: s["flows"][0]["tcp"].update(min_rto=1),
+        "$.flows[0].tcp.min_rto",
+        "extra_forbidden",
+        id="unknown-field",
+    ),
+    pytest.param(
+        lambda s: _bottleneck(s).update(rate_mbps="fast"),
+        "$.topology.dumbbell.bottleneck.rate_mbps",
+        "float_type",
+        id="wrong-type",
+    ),
+    pytest.param(
+        lambda s: _bottleneck(s).update(rate_mbps=-1),
+        "$.topology.dumbbell.bottleneck.rate_mbps",
+        "greater_than",
+        id="negative-rate",
+    ),
+    pytest.param(
+        lambda s: s["flows"][0]["loss"].update(p=1.5),
+        "$.flows[0].loss.p",
+        "less_than_equal",
+        id="probability-above-one",
+    ),
     pytest.param(lambda s: s["flows"][0]["loss"].update(m=0), "$.flows[0].loss.m", "greater_than_equal", id="m-zero"),
-    pytest.param(lambda s: s["flows"][0].update(variant="cubic-ish"), "$.flows[0].variant", "literal_error",
-                 id="unknown-variant"),
-    pytest.param(lambda s: s["flows"][1]["loss"].update(type="bernoulli"), "$.flows[1].loss.type",
-                 "union_tag_invalid", id="unknown-loss-type"),
-    pytest.param(lambda s: _bottleneck(s)["queue"].update(limit_pkts=0), "$.topology.dumbbell.bottleneck.queue.limit_pkts",
-                 "greater_than_equal", id="queue-limit-zero"),
-    pytest.param(lambda s: _bottleneck(s)["reverse_loss"].update(loss_bad=2),
-                 "$.topology.dumbbell.bottleneck.reverse_loss.loss_bad", "less_than_equal", id="reverse-loss"),
-    pytest.param(lambda s: s["flows"][0]["rtt_ms"].update(uniform=[20, -1]), "$.flows[0].rtt_ms.uniform[1]",
-                 "greater_than_equal", id="uniform-bound"),
-    pytest.param(lambda s: s["flows"][0].update(start_s=-1), "$.flows[0].start_s", "greater_than_equal",
-                 id="negative-start"),
-    pytest.param(lambda s: s["flows"][0]["tcp"].update(mss_bytes=1460.0), "$.flows[0].tcp.mss_bytes", "int_type",
-                 id="float-for-an-integer"),
-    pytest.param(lambda s: s["flows"][0]["tcp"].update(delayed_ack=1), "$.flows[0].tcp.delayed_ack", "bool_type",
-                 id="number-for-a-boolean"),
-    pytest.param(lambda s: s["flows"][1]["app"].update(shape=1), "$.flows[1].app.shape", "greater_than",
-                 id="pareto-shape"),
-    pytest.param(lambda s: s["flows"][1]["loss"].update(packets=[1, 0]), "$.flows[1].loss.packets[1]",
-                 "greater_than_equal", id="scheduled-packet-zero"),
+    pytest.param(
+        lambda s: s["flows"][0].update(variant="cubic-ish"), "$.flows[0].variant", "literal_error", id="unknown-variant"
+    ),
+    pytest.param(
+        lambda s: s["flows"][1]["loss"].update(type="bernoulli"),
+        "$.flows[1].loss.type",
+        "union_tag_invalid",
+        id="unknown-loss-type",
+    ),
+    pytest.param(
+        lambda s: _bottleneck(s)["queue"].update(limit_pkts=0),
+        "$.topology.dumbbell.bottleneck.queue.limit_pkts",
+        "greater_than_equal",
+        id="queue-limit-zero",
+    ),
+    pytest.param(
+        lambda s: _bottleneck(s)["reverse_loss"].update(loss_bad=2),
+        "$.topology.dumbbell.bottleneck.reverse_loss.loss_bad",
+        "less_than_equal",
+        id="reverse-loss",
+    ),
+    pytest.param(
+        lambda s: s["flows"][0]["rtt_ms"].update(uniform=[20, -1]),
+        "$.flows[0].rtt_ms.uniform[1]",
+        "greater_than_equal",
+        id="uniform-bound",
+    ),
+    pytest.param(
+        lambda s: s["flows"][0].update(start_s=-1), "$.flows[0].start_s", "greater_than_equal", id="negative-start"
+    ),
+    pytest.param(
+        lambda s: s["flows"][0]["tcp"].update(mss_bytes=1460.0),
+        "$.flows[0].tcp.mss_bytes",
+        "int_type",
+        id="float-for-an-integer",
+    ),
+    pytest.param(
+        lambda s: s["flows"][0]["tcp"].update(delayed_ack=1),
+        "$.flows[0].tcp.delayed_ack",
+        "bool_type",
+        id="number-for-a-boolean",
+    ),
+    pytest.param(
+        lambda s: s["flows"][1]["app"].update(shape=1), "$.flows[1].app.shape", "greater_than", id="pareto-shape"
+    ),
+    pytest.param(
+        lambda s: s["flows"][1]["loss"].update(packets=[1, 0]),
+        "$.flows[1].loss.packets[1]",
+        "greater_than_equal",
+        id="scheduled-packet-zero",
+    ),
     pytest.param(lambda s: s.update(seed=-1), "$.seed", "greater_than_equal", id="negative-seed"),
     pytest.param(lambda s: s.update(duration_s=float("nan")), "$.duration_s", "finite_number", id="nan"),
-    pytest.param(lambda s: s["outputs"].update(trace=["rtt"]), "$.outputs.trace[0]", "literal_error",
-                 id="unknown-trace"),
+    pytest.param(
+        lambda s: s["outputs"].update(trace=["rtt"]), "$.outputs.trace[0]", "literal_error", id="unknown-trace"
+    ),
     pytest.param(lambda s: s.update(flows=[]), "$.flows", "too_short", id="no-flows"),
-    pytest.param(lambda s: s["flows"][0]["tcp"].update(min_rto_s=1e-7), "$.flows[0].tcp.min_rto_s",
-                 "greater_than_equal", id="timer-below-a-microsecond"),
-    pytest.param(lambda s: s["outputs"].update(trace_interval_s=1e-7), "$.outputs.trace_interval_s",
-                 "greater_than_equal", id="trace-interval-below-a-microsecond"),
+    pytest.param(
+        lambda s: s["flows"][0]["tcp"].update(min_rto_s=1e-7),
+        "$.flows[0].tcp.min_rto_s",
+        "greater_than_equal",
+        id="timer-below-a-microsecond",
+    ),
+    pytest.param(
+        lambda s: s["outputs"].update(trace_interval_s=1e-7),
+        "$.outputs.trace_interval_s",
+        "greater_than_equal",
+        id="trace-interval-below-a-microsecond",
+    ),
 ]
 
 
@@ -570,13 +712,19 @@ def test_the_schema_reports_every_problem_at_once():
     ("mutate", "path", "reason"),
     [
         pytest.param(lambda s: s.pop("topology"), "$.topology", "missing field `topology`", id="missing"),
-        pytest.param(lambda s: s["flows"][0]["loss"].pop("type"), "$.flows[0].loss", "missing field `type`",
-                     id="missing-tag"),
+        pytest.param(
+            lambda s: s["flows"][0]["loss"].pop("type"), "$.flows[0].loss", "missing field `type`", id="missing-tag"
+        ),
         pytest.param(lambda s: s.update(topology={}), "$.topology", "dumbbell", id="empty-topology"),
-        pytest.param(lambda s: s["flows"][0]["rtt_ms"].update(extra=1), "$.flows[0].rtt_ms.extra", "unknown field",
-                     id="extra-key-in-a-distribution"),
-        pytest.param(lambda s: s["flows"][0].update({"odd key": 1}), '$.flows[0]["odd key"]', "unknown field",
-                     id="quoted-key"),
+        pytest.param(
+            lambda s: s["flows"][0]["rtt_ms"].update(extra=1),
+            "$.flows[0].rtt_ms.extra",
+            "unknown field",
+            id="extra-key-in-a-distribution",
+        ),
+        pytest.param(
+            lambda s: s["flows"][0].update({"odd key": 1}), '$.flows[0]["odd key"]', "unknown field", id="quoted-key"
+        ),
     ],
 )
 def test_schema_errors_the_core_words_differently_still_name_the_field(mutate, path, reason):
@@ -589,19 +737,40 @@ def test_schema_errors_the_core_words_differently_still_name_the_field(mutate, p
 
 CORE_ERRORS = [
     pytest.param(lambda s: s.update(warmup_s=30), "$.warmup_s", "duration_s", id="warmup-not-below-duration"),
-    pytest.param(lambda s: s["flows"][1].update(rtt_ms=5), "$.flows[1].rtt_ms", "twice the bottleneck delay",
-                 id="rtt-below-twice-the-delay"),
+    pytest.param(
+        lambda s: s["flows"][1].update(rtt_ms=5),
+        "$.flows[1].rtt_ms",
+        "twice the bottleneck delay",
+        id="rtt-below-twice-the-delay",
+    ),
     pytest.param(lambda s: s["flows"][1].update(name="cbr"), "$.flows[2].name", "used twice", id="duplicate-name"),
-    pytest.param(lambda s: _bottleneck(s)["queue"].update(max_th_pkts=5), "$.topology.dumbbell.bottleneck.queue.max_th_pkts",
-                 "above min_th_pkts", id="red-thresholds"),
-    pytest.param(lambda s: s["flows"][1].update(type="udp"), "$.flows[1].app", "UDP flows carry a cbr app",
-                 id="udp-without-cbr"),
-    pytest.param(lambda s: s["flows"][3]["loss"].update(end_s=0.5), "$.flows[3].loss.end_s", "start_s",
-                 id="outage-ends-before-it-starts"),
-    pytest.param(lambda s: s["flows"][0]["tcp"].update(min_rto_s=100), "$.flows[0].tcp.max_rto_s", "min_rto_s",
-                 id="min-rto-above-max"),
-    pytest.param(lambda s: s["flows"][0].update(variant="sack") or s["flows"][0]["tcp"].update(sack=False),
-                 "$.flows[0].tcp.sack", "sack off", id="sack-variant-without-sack"),
+    pytest.param(
+        lambda s: _bottleneck(s)["queue"].update(max_th_pkts=5),
+        "$.topology.dumbbell.bottleneck.queue.max_th_pkts",
+        "above min_th_pkts",
+        id="red-thresholds",
+    ),
+    pytest.param(
+        lambda s: s["flows"][1].update(type="udp"), "$.flows[1].app", "UDP flows carry a cbr app", id="udp-without-cbr"
+    ),
+    pytest.param(
+        lambda s: s["flows"][3]["loss"].update(end_s=0.5),
+        "$.flows[3].loss.end_s",
+        "start_s",
+        id="outage-ends-before-it-starts",
+    ),
+    pytest.param(
+        lambda s: s["flows"][0]["tcp"].update(min_rto_s=100),
+        "$.flows[0].tcp.max_rto_s",
+        "min_rto_s",
+        id="min-rto-above-max",
+    ),
+    pytest.param(
+        lambda s: s["flows"][0].update(variant="sack") or s["flows"][0]["tcp"].update(sack=False),
+        "$.flows[0].tcp.sack",
+        "sack off",
+        id="sack-variant-without-sack",
+    ),
 ]
 
 
@@ -644,8 +813,10 @@ def test_scenario_invalid_is_a_value_error_with_its_errors_as_plain_dicts():
         ((), "$"),
         (("duration_s",), "$.duration_s"),
         (("flows", 0, "loss", "bernoulli_events", "m"), "$.flows[0].loss.m"),
-        (("topology", "dumbbell", "dumbbell", "bottleneck", "queue", "red", "max_p"),
-         "$.topology.dumbbell.bottleneck.queue.max_p"),
+        (
+            ("topology", "dumbbell", "dumbbell", "bottleneck", "queue", "red", "max_p"),
+            "$.topology.dumbbell.bottleneck.queue.max_p",
+        ),
         (("flows", 2, "rtt_ms", "uniform", "uniform", 0), "$.flows[2].rtt_ms.uniform[0]"),
         (("flows", 2, "start_s", "fixed"), "$.flows[2].start_s"),
         # An unknown key named like a tag inside a tagged object is kept.
@@ -706,8 +877,9 @@ def test_the_last_key_may_be_new_so_an_optional_field_can_be_set():
     assert apply_overrides(s, {"flows[0].stop_s": 500})["flows"][0]["stop_s"] == 500
 
 
-@pytest.mark.parametrize("path", ["", "$", ".a", "a.", "a..b", "a[", "a[x]", "a[-1]", "a b", "a[1]b", '["unclosed]',
-                                  "[\"a\\\"]"])
+@pytest.mark.parametrize(
+    "path", ["", "$", ".a", "a.", "a..b", "a[", "a[x]", "a[-1]", "a b", "a[1]b", '["unclosed]', '["a\\"]']
+)
 def test_a_path_that_does_not_parse_is_an_error(path):
     with pytest.raises(PathError):
         parse_path(path)
@@ -723,8 +895,11 @@ def test_parse_understands_indices_wildcards_quotes_and_the_root():
 # Documents of JSON values with identifier keys and awkward ones.
 KEYS = st.one_of(st.from_regex(r"[a-z_][a-z0-9_\-]{0,6}", fullmatch=True), st.text(max_size=5))
 LEAVES = st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False), st.text(max_size=5))
-DOCS = st.recursive(LEAVES, lambda inner: st.one_of(st.lists(inner, max_size=4), st.dictionaries(KEYS, inner, max_size=4)),
-                    max_leaves=12)
+DOCS = st.recursive(
+    LEAVES,
+    lambda inner: st.one_of(st.lists(inner, max_size=4), st.dictionaries(KEYS, inner, max_size=4)),
+    max_leaves=12,
+)
 OBJECTS = st.dictionaries(KEYS, DOCS, min_size=1, max_size=5)
 
 
@@ -802,8 +977,11 @@ def test_the_result_shares_nothing_mutable_with_the_value(doc, value):
 
 def test_the_tcp_profiles_are_the_cores_and_a_field_given_beside_one_wins():
     assert set(schema.TCP_PROFILES) == set(tcpsim.TCP_PROFILES)
-    scenario = {"duration_s": 5, "topology": _dumbbell(),
-                "flows": [{"rtt_ms": 40, "tcp": {"profile": "ns2", "max_window_pkts": 64}}]}
+    scenario = {
+        "duration_s": 5,
+        "topology": _dumbbell(),
+        "flows": [{"rtt_ms": 40, "tcp": {"profile": "ns2", "max_window_pkts": 64}}],
+    }
     tcp = Scenario.model_validate(scenario).flows[0].tcp
     assert (tcp.profile, tcp.max_window_pkts, tcp.limited_transmit) == ("ns2", 64, True)
     assert tcp.recover_guard == tcpsim.TCP_PROFILES["ns2"]["recover_guard"] == "ack_passes_recover"

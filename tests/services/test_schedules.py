@@ -13,7 +13,6 @@ import uuid
 from typing import Any
 
 import pytest
-import tcpsim
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
@@ -21,6 +20,7 @@ from scipy import stats as scipy_stats
 from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session, sessionmaker
 
+import tcpsim
 from services import schedules, sweeps
 from services.db.models import Run, RunStatus, Schedule, Sweep, User
 from services.db.session import create_session_factory, session_scope

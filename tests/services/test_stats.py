@@ -81,11 +81,18 @@ def test_the_summary_from_moments_is_the_summary_from_values(values):
     data = np.array(values)
     a = summarize(values, bounds=NONNEGATIVE)
     b = summary_of_moments(len(values), float(data.mean()), float(data.var(ddof=1)), bounds=NONNEGATIVE)
-    assert (b.ci_low, b.ci_high, b.interval) == (pytest.approx(a.ci_low, rel=1e-9, abs=1e-12), pytest.approx(a.ci_high, rel=1e-9), a.interval)
+    assert (b.ci_low, b.ci_high, b.interval) == (
+        pytest.approx(a.ci_low, rel=1e-9, abs=1e-12),
+        pytest.approx(a.ci_high, rel=1e-9),
+        a.interval,
+    )
 
 
 def test_every_sweep_metric_has_a_range_and_the_rates_are_fractions():
-    assert {m: metric_bounds(m) for m in ("loss_rate", "loss_event_rate")} == {"loss_rate": FRACTION, "loss_event_rate": FRACTION}
+    assert {m: metric_bounds(m) for m in ("loss_rate", "loss_event_rate")} == {
+        "loss_rate": FRACTION,
+        "loss_event_rate": FRACTION,
+    }
     assert all(metric_bounds(m) in (FRACTION, NONNEGATIVE) for m in NUMERIC_METRICS)
 
 

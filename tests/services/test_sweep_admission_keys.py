@@ -10,13 +10,21 @@ import random
 from typing import Any
 
 import pytest
-import tcpsim
 
+import tcpsim
 from services.presets import build_scenario
 from services.scenarios import ScenarioInvalid, key_of_canonical, validate_scenario
 from services.scenarios.canonical import SeedTemplate
 from services.sweeps import SweepSpec
-from services.sweeps.grid import _point_builder, axis_values, grid_points, plan_point, plan_points, replication_seed, with_seed
+from services.sweeps.grid import (
+    _point_builder,
+    axis_values,
+    grid_points,
+    plan_point,
+    plan_points,
+    replication_seed,
+    with_seed,
+)
 from tests.services.test_schedules import tiny_template
 
 TINY = tiny_template()["scenario"]
@@ -61,8 +69,16 @@ def test_a_points_stored_scenario_with_a_replications_seed_is_that_replications_
 
 @pytest.mark.parametrize(
     "canonical",
-    [{}, {"seed": 3}, {"a": 1}, {"z": [1, {"seed": 2}]}, {"a": 1, "seed": 4, "z": 2}, {"name": "n"}, {"name": "n", "z": 1},
-     {"description": "d", "name": "n", "seed": 5, "a": None}],
+    [
+        {},
+        {"seed": 3},
+        {"a": 1},
+        {"z": [1, {"seed": 2}]},
+        {"a": 1, "seed": 4, "z": 2},
+        {"name": "n"},
+        {"name": "n", "z": 1},
+        {"description": "d", "name": "n", "seed": 5, "a": None},
+    ],
 )
 def test_the_unseeded_text_cuts_the_seed_wherever_it_sorts(canonical: dict[str, Any]) -> None:
     assert json.loads(SeedTemplate(canonical, "v").unseeded) == {k: v for k, v in canonical.items() if k != "seed"}
@@ -82,11 +98,19 @@ SPECS = {
         axes=[{"path": "flows[*].loss.m", "values": [1, 8]}, {"path": "flows[0].loss.p", "values": [0.001, 0.002, 0.5]}]
     ),
     "two axes, zipped": spec(
-        axes=[{"path": "flows[1].rtt_ms", "values": [40, 80]}, {"path": "$.flows[*].variant", "values": ["sack", "reno"]}],
+        axes=[
+            {"path": "flows[1].rtt_ms", "values": [40, 80]},
+            {"path": "$.flows[*].variant", "values": ["sack", "reno"]},
+        ],
         combine="zip",
     ),
     "an axis over a whole object": spec(
-        axes=[{"path": "flows[0].loss", "values": [{"type": "uniform", "rate": 0.01}, {"type": "bernoulli_events", "p": 0.001, "m": 4}]}]
+        axes=[
+            {
+                "path": "flows[0].loss",
+                "values": [{"type": "uniform", "rate": 0.01}, {"type": "bernoulli_events", "p": 0.001, "m": 4}],
+            }
+        ]
     ),
     "an axis then a path inside it": spec(
         axes=[
@@ -96,12 +120,24 @@ SPECS = {
     ),
     "an optional field not yet set": spec(axes=[{"path": "flows[0].stop_s", "values": [10, 15]}]),
     "a preset parameter (expanded by the preset)": SweepSpec.model_validate(
-        {"preset": "paper000-table2-droptail", "overrides": {"duration_s": 10}, "axes": [{"path": "background_flows", "values": [4, 8]}]}
+        {
+            "preset": "paper000-table2-droptail",
+            "overrides": {"duration_s": 10},
+            "axes": [{"path": "background_flows", "values": [4, 8]}],
+        }
     ),
     "the duration (the warm-up follows it)": spec(axes=[{"path": "duration_s", "values": [30, 40]}]),
-    "an override's own key": spec(overrides={"duration_s": 20, "flows[*].loss.m": 3}, axes=[{"path": "flows[*].loss.m", "values": [5, 6]}]),
+    "an override's own key": spec(
+        overrides={"duration_s": 20, "flows[*].loss.m": 3}, axes=[{"path": "flows[*].loss.m", "values": [5, 6]}]
+    ),
     "a scenario base": SweepSpec.model_validate(
-        {"scenario": TINY, "axes": [{"path": "flows[0].loss.p", "values": [0.01, 0.02]}, {"path": "topology.dumbbell.bottleneck.rate_mbps", "values": [5, 20]}]}
+        {
+            "scenario": TINY,
+            "axes": [
+                {"path": "flows[0].loss.p", "values": [0.01, 0.02]},
+                {"path": "topology.dumbbell.bottleneck.rate_mbps", "values": [5, 20]},
+            ],
+        }
     ),
 }
 
@@ -115,7 +151,9 @@ def test_every_point_is_planned_as_plan_point_plans_it(name: str) -> None:
 
 def test_planning_leaves_the_base_and_the_axis_values_unchanged() -> None:
     loss = {"type": "uniform", "rate": 0.01}
-    sweep = spec(axes=[{"path": "flows[*].loss", "values": [loss]}, {"path": "flows[*].loss.rate", "values": [0.1, 0.2]}])
+    sweep = spec(
+        axes=[{"path": "flows[*].loss", "values": [loss]}, {"path": "flows[*].loss.rate", "values": [0.1, 0.2]}]
+    )
     values = grid_points(axis_values(sweep), sweep.combine)
     base = build_scenario("paper000-fig2a", {"duration_s": 20})
     first, second = plan_points(sweep, values)
@@ -161,7 +199,11 @@ def test_many_random_points_plan_alike() -> None:
     assert list(plan_points(sweep, values)) == [plan_point(sweep, v) for v in values]
 
 
-SLOW_ON_PURPOSE = {"a preset parameter (expanded by the preset)", "the duration (the warm-up follows it)", "an override's own key"}
+SLOW_ON_PURPOSE = {
+    "a preset parameter (expanded by the preset)",
+    "the duration (the warm-up follows it)",
+    "an override's own key",
+}
 
 
 @pytest.mark.parametrize("name", list(SPECS))

@@ -12,10 +12,10 @@ import uuid
 from typing import Any
 
 import pytest
-import tcpsim
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session, sessionmaker
 
+import tcpsim
 from services import sweeps
 from services.db.models import PendingCancel, Result, Run, RunStatus, Sweep, SweepPoint
 from services.db.session import create_session_factory, session_scope
@@ -48,20 +48,28 @@ def tiny_sweep(points: int = 4, replications: int = 3, **changes: Any) -> SweepS
     )
 
 
-def create(factory: sessionmaker[Session], owner_id: uuid.UUID, spec: SweepSpec, settings: Any) -> tuple[uuid.UUID, sweeps.Created]:
+def create(
+    factory: sessionmaker[Session], owner_id: uuid.UUID, spec: SweepSpec, settings: Any
+) -> tuple[uuid.UUID, sweeps.Created]:
     with session_scope(factory) as session:
-        sweep, created = sweeps.create(session, spec, owner=identity(session, owner_id, settings), max_queued=settings.max_queued_runs)
+        sweep, created = sweeps.create(
+            session, spec, owner=identity(session, owner_id, settings), max_queued=settings.max_queued_runs
+        )
         return sweep.id, created
 
 
 def runs_of(factory: sessionmaker[Session], sweep_id: uuid.UUID) -> list[Run]:
     with factory() as session:
         return list(
-            session.execute(select(Run).where(Run.sweep_id == sweep_id).order_by(Run.sweep_point, Run.replication)).scalars()
+            session.execute(
+                select(Run).where(Run.sweep_id == sweep_id).order_by(Run.sweep_point, Run.replication)
+            ).scalars()
         )
 
 
-def expected_runs(spec: SweepSpec, sweep_id: uuid.UUID, owner_id: uuid.UUID, replications: range | None = None) -> list[Run]:
+def expected_runs(
+    spec: SweepSpec, sweep_id: uuid.UUID, owner_id: uuid.UUID, replications: range | None = None
+) -> list[Run]:
     """The runs the per-run path (`new_run` per replication of `with_seed`) makes for `spec`."""
     out = []
     for i, values in enumerate(grid_points(axis_values(spec), spec.combine)):
@@ -81,7 +89,19 @@ def expected_runs(spec: SweepSpec, sweep_id: uuid.UUID, owner_id: uuid.UUID, rep
     return out
 
 
-COLUMNS = ("status", "preset", "variants", "seed", "cache_key", "core_version", "sweep_id", "sweep_point", "replication", "owner_id", "shared")
+COLUMNS = (
+    "status",
+    "preset",
+    "variants",
+    "seed",
+    "cache_key",
+    "core_version",
+    "sweep_id",
+    "sweep_point",
+    "replication",
+    "owner_id",
+    "shared",
+)
 
 
 def columns(run: Run) -> tuple[Any, ...]:
@@ -111,7 +131,11 @@ def test_every_stored_run_has_what_the_per_run_path_gave_it(factory, test_settin
         assert scenario["name"] == "tiny" and scenario["seed"] == run.seed
         assert run.created_at is not None and run.attempts == 0 and run.result_id is None and run.started_at is None
     with factory() as session:
-        points = session.execute(select(SweepPoint).where(SweepPoint.sweep_id == sid).order_by(SweepPoint.index)).scalars().all()
+        points = (
+            session.execute(select(SweepPoint).where(SweepPoint.sweep_id == sid).order_by(SweepPoint.index))
+            .scalars()
+            .all()
+        )
         assert [(p.index, p.values) for p in points] == [(i, {"flows[0].loss.p": 0.01 * (i + 1)}) for i in range(4)]
         assert points[0].flow_groups == plan_point(spec, points[0].values).flow_groups
 
@@ -173,7 +197,9 @@ def test_an_extension_stores_what_the_per_run_path_gave(factory, test_settings):
     ana = make_user(factory, "ana")
     spec = tiny_sweep(points=2, replications=2)
     sid, _ = create(factory, ana, spec, test_settings)
-    extension = SweepExtension.model_validate({"replications": 3, "axes": [{"path": "flows[0].loss.p", "values": [0.05]}]})
+    extension = SweepExtension.model_validate(
+        {"replications": 3, "axes": [{"path": "flows[0].loss.p", "values": [0.05]}]}
+    )
     with session_scope(factory) as session:
         _, created = sweeps.extend(session, sid, extension, identity(session, ana, test_settings))
     assert created.as_dict() == {"runs": 5, "cached": 0, "enqueued": 5}
@@ -208,8 +234,16 @@ def dispatcher_pass(factory: sessionmaker[Session], window: int = 0) -> list[lis
 
 @pytest.mark.parametrize(
     ("key", "accepted"),
-    [("0" * 64, True), ("ab" * 32, True), ("AB" * 32, False), ("a" * 63, False), ("a" * 65, False), ("g" + "a" * 63, False),
-     ("a" * 63 + "\n", False), ("é" * 32, False)],
+    [
+        ("0" * 64, True),
+        ("ab" * 32, True),
+        ("AB" * 32, False),
+        ("a" * 63, False),
+        ("a" * 65, False),
+        ("g" + "a" * 63, False),
+        ("a" * 63 + "\n", False),
+        ("é" * 32, False),
+    ],
 )
 def test_the_cache_key_check_accepts_exactly_64_lowercase_hex_digits(factory, key, accepted):
     """Migration 0010's cheaper check (octet_length and a negated class) keeps the regex's rule."""
@@ -228,7 +262,9 @@ def test_the_cache_key_check_accepts_exactly_64_lowercase_hex_digits(factory, ke
         session.rollback()
 
 
-def test_a_cancel_crossing_a_transaction_that_locks_its_runs_in_another_order_still_cancels_them(factory, test_settings):
+def test_a_cancel_crossing_a_transaction_that_locks_its_runs_in_another_order_still_cancels_them(
+    factory, test_settings
+):
     """A worker's transaction holds the sweep's second run (both in flight) and then wants its
     first, which the cancel (locking in id order) holds while it waits for the second: PostgreSQL breaks the
     deadlock; whichever side it aborts, the cancel goes through (a cancel picked as the victim
@@ -278,9 +314,14 @@ def _waiting_for_a_lock(factory: sessionmaker[Session]) -> bool:
     from sqlalchemy import text
 
     with factory() as session:
-        return session.execute(
-            text("SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%WITH locked%'")
-        ).scalar_one() > 0
+        return (
+            session.execute(
+                text(
+                    "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%WITH locked%'"
+                )
+            ).scalar_one()
+            > 0
+        )
 
 
 def test_a_cancel_ends_waiting_in_flight_and_running_runs_and_leaves_finished_ones(factory, test_settings):
@@ -291,20 +332,26 @@ def test_a_cancel_ends_waiting_in_flight_and_running_runs_and_leaves_finished_on
     ids = [r.id for r in runs_of(factory, sid)]
     with session_scope(factory) as session:
         session.execute(text("UPDATE runs SET dispatched_at = now() WHERE id = ANY(:ids)"), {"ids": ids[:2]})
-        session.execute(text("UPDATE runs SET status = 'running', dispatched_at = now() WHERE id = :id"), {"id": ids[2]})
+        session.execute(
+            text("UPDATE runs SET status = 'running', dispatched_at = now() WHERE id = :id"), {"id": ids[2]}
+        )
         session.execute(text("UPDATE runs SET status = 'failed', finished_at = now() WHERE id = :id"), {"id": ids[3]})
     with session_scope(factory) as session:
         _, cancelled = sweeps.cancel(session, sid, identity(session, ana, test_settings))
     assert cancelled == 5
     # The runs in flight at once; the waiting ones are the dispatcher's, which sends none of them.
-    assert [r.status for r in runs_of(factory, sid)] == [RunStatus.cancelled] * 3 + [RunStatus.failed] + [RunStatus.queued] * 2
+    assert [r.status for r in runs_of(factory, sid)] == [RunStatus.cancelled] * 3 + [RunStatus.failed] + [
+        RunStatus.queued
+    ] * 2
     with factory() as session:
         viewer = identity(session, ana, test_settings)
         progress = sweeps.points_with_progress(session, sid, viewer)
         assert [(p.queued, p.cancelled, p.failed) for _, p in progress] == [(0, 3, 0), (0, 2, 1)]
         assert queued_count(session, owner_id=ana) == 0 and queued_count(session) == 0  # counted in no queue
     assert dispatcher_pass(factory, window=10) == []
-    assert [r.status for r in runs_of(factory, sid)] == [RunStatus.cancelled] * 3 + [RunStatus.failed] + [RunStatus.cancelled] * 2
+    assert [r.status for r in runs_of(factory, sid)] == [RunStatus.cancelled] * 3 + [RunStatus.failed] + [
+        RunStatus.cancelled
+    ] * 2
     assert all(r.dispatched_at is None for r in runs_of(factory, sid)[4:])
     with factory() as session:
         assert session.execute(select(func.count()).select_from(PendingCancel)).scalar_one() == 0
@@ -316,9 +363,13 @@ def test_a_sweep_extended_before_its_cancel_is_finished_keeps_its_waiting_runs_c
     with session_scope(factory) as session:
         assert sweeps.cancel(session, sid, identity(session, ana, test_settings))[1] == 2
     with session_scope(factory) as session:  # no dispatcher pass in between
-        sweeps.extend(session, sid, SweepExtension.model_validate({"replications": 3}), identity(session, ana, test_settings))
+        sweeps.extend(
+            session, sid, SweepExtension.model_validate({"replications": 3}), identity(session, ana, test_settings)
+        )
     assert [(r.replication, r.status) for r in runs_of(factory, sid)] == [
-        (0, RunStatus.cancelled), (1, RunStatus.cancelled), (2, RunStatus.queued)
+        (0, RunStatus.cancelled),
+        (1, RunStatus.cancelled),
+        (2, RunStatus.queued),
     ]
     assert [run_id for (run_id,) in dispatcher_pass(factory, window=10)] == [runs_of(factory, sid)[2].id]
 

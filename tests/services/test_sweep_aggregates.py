@@ -18,7 +18,8 @@ from fractions import Fraction
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -62,7 +63,9 @@ def spec(seed: int, points: int = 3, replications: int = 3) -> SweepSpec:
     )
 
 
-def new_sweep(factory: sessionmaker[Session], owner_id: uuid.UUID, test_settings: Any, sweep_spec: SweepSpec) -> tuple[uuid.UUID, dict[str, int]]:
+def new_sweep(
+    factory: sessionmaker[Session], owner_id: uuid.UUID, test_settings: Any, sweep_spec: SweepSpec
+) -> tuple[uuid.UUID, dict[str, int]]:
     with session_scope(factory) as session:
         sweep, created = sweeps.create(session, sweep_spec, owner=identity(session, owner_id, test_settings))
         return sweep.id, created.as_dict()
@@ -71,14 +74,27 @@ def new_sweep(factory: sessionmaker[Session], owner_id: uuid.UUID, test_settings
 def run_ids(factory: sessionmaker[Session], sweep_id: uuid.UUID, *statuses: RunStatus) -> list[uuid.UUID]:
     conditions = [Run.sweep_id == sweep_id] + ([Run.status.in_(statuses)] if statuses else [])
     with factory() as session:
-        return list(session.execute(select(Run.id).where(*conditions).order_by(Run.sweep_point, Run.replication)).scalars())
+        return list(
+            session.execute(select(Run.id).where(*conditions).order_by(Run.sweep_point, Run.replication)).scalars()
+        )
 
 
 def value(rng: random.Random, metric: str) -> Any:
     if metric in INT_METRICS:
         return rng.choice([0, 1, 7, rng.randrange(10**12)])
     return rng.choice(
-        [None, 0.0, 1.0, rng.random(), rng.uniform(-1e6, 1e6), 5e-324, rng.random() * 1e-310, 1e300, 1.7e308, rng.random() * 1e-3]
+        [
+            None,
+            0.0,
+            1.0,
+            rng.random(),
+            rng.uniform(-1e6, 1e6),
+            5e-324,
+            rng.random() * 1e-310,
+            1e300,
+            1.7e308,
+            rng.random() * 1e-3,
+        ]
     )
 
 
@@ -88,12 +104,23 @@ LINK_FIELDS = [sweeps.spec.LINK_FIELDS.get(m, m) for m in sweeps.LINK_METRICS]
 def fake_result(values: list[dict[str, Any]], rng: random.Random | None = None) -> dict[str, Any]:
     """A well-formed result whose flows carry `values` (one dict of metrics per flow); with
     `rng`, its shared links, a flow's access link and its fairness carry drawn values too."""
-    kinds = [("a", "tcp", "newreno-sbs"), ("b", "tcp", "newreno-impatient"), ("b", "tcp", "newreno-impatient"), ("u", "udp", None)]
+    kinds = [
+        ("a", "tcp", "newreno-sbs"),
+        ("b", "tcp", "newreno-impatient"),
+        ("b", "tcp", "newreno-impatient"),
+        ("u", "udp", None),
+    ]
     flows = [{"name": n, "type": t, "variant": v, **metrics} for (n, t, v), metrics in zip(kinds, values, strict=True)]
     result = {"core_version": "test", "stats": {"wall_s": 0.001, "events": 1}, "flows": flows}
     if rng is not None:
         result["links"] = [
-            {"name": name, **{f: value(rng, "drops" if f in ("packets", "drops", "queue_drops", "loss_drops") else f) for f in LINK_FIELDS}}
+            {
+                "name": name,
+                **{
+                    f: value(rng, "drops" if f in ("packets", "drops", "queue_drops", "loss_drops") else f)
+                    for f in LINK_FIELDS
+                },
+            }
             for name in ("bottleneck", "bottleneck-rev", "a.src-access")
         ]
         result["fairness"] = {m: value(rng, m) for m in sweeps.RUN_METRICS}
@@ -121,9 +148,15 @@ def assert_exact(factory: sessionmaker[Session], sweep_id: uuid.UUID) -> dict[ag
     assert len(stored) == sum(len(m) for m in metrics_of.values())
     for (point, flow), members in by_cell.items():
         for metric in metrics_of[(point, flow)]:
-            finite = [o.metrics[metric] for o in members if o.metrics[metric] is not None and math.isfinite(o.metrics[metric])]
+            finite = [
+                o.metrics[metric] for o in members if o.metrics[metric] is not None and math.isfinite(o.metrics[metric])
+            ]
             sums = stored[(sweep_id, metric, point, flow)]
-            assert (sums.observations, sums.runs, sums.count) == (len(members), len({o.run_id for o in members}), len(finite))
+            assert (sums.observations, sums.runs, sums.count) == (
+                len(members),
+                len({o.run_id for o in members}),
+                len(finite),
+            )
             assert Fraction(sums.sum) == sum(map(Fraction, finite), Fraction(0))
             assert Fraction(sums.sum_squares) == sum((Fraction(x) ** 2 for x in finite), Fraction(0))
     return stored
@@ -166,7 +199,9 @@ def finish(factory: sessionmaker[Session], rid: uuid.UUID, rng: random.Random) -
         complete(session, rid, random_result(rng))
 
 
-def test_aggregates_equal_a_full_recomputation_exactly_whatever_the_order_redeliveries_and_cancellations(factory, test_settings):
+def test_aggregates_equal_a_full_recomputation_exactly_whatever_the_order_redeliveries_and_cancellations(
+    factory, test_settings
+):
     owner_id = make_user(factory, "agg")
 
     def owner(session: Session) -> Any:
@@ -183,9 +218,11 @@ def test_aggregates_equal_a_full_recomputation_exactly_whatever_the_order_redeli
     assert all(seen[k] + seen2[k] > 0 for k in seen), (seen, seen2)
     stored = assert_exact(factory, sweep_id)
     with factory() as session:
-        succeeded = session.execute(
-            select(Run.id).where(Run.sweep_id == sweep_id, Run.status == RunStatus.succeeded)
-        ).scalars().all()
+        succeeded = (
+            session.execute(select(Run.id).where(Run.sweep_id == sweep_id, Run.status == RunStatus.succeeded))
+            .scalars()
+            .all()
+        )
     assert sum(s.runs for k, s in stored.items() if k[1] == sweeps.NUMERIC_METRICS[0] and k[3] == "a") == len(succeeded)
 
     # The same sweep again: every run with a stored result — a cancelled run's too — is
@@ -224,7 +261,9 @@ finite_or_not = st.one_of(
 )
 
 
-@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@settings(
+    max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
+)
 @given(
     data=st.lists(
         st.lists(st.tuples(finite_or_not, st.integers(min_value=0, max_value=2**62)), min_size=FLOWS, max_size=FLOWS),
@@ -235,10 +274,14 @@ finite_or_not = st.one_of(
 )
 def test_any_values_in_any_order_sum_exactly(factory, test_settings, data, order):
     owner_id = make_user(factory, f"h{uuid.uuid4().hex[:12]}")
-    sweep_id, _ = new_sweep(factory, owner_id, test_settings, spec(seed=random.randrange(1, 2**31), points=2, replications=2))
+    sweep_id, _ = new_sweep(
+        factory, owner_id, test_settings, spec(seed=random.randrange(1, 2**31), points=2, replications=2)
+    )
     ids = run_ids(factory, sweep_id)
     for i in order:
-        flows = [{m: (integer if m in INT_METRICS else real) for m in sweeps.NUMERIC_METRICS} for real, integer in data[i]]
+        flows = [
+            {m: (integer if m in INT_METRICS else real) for m in sweeps.NUMERIC_METRICS} for real, integer in data[i]
+        ]
         with session_scope(factory) as session:
             claim(session, ids[i], "test")
         with session_scope(factory) as session:
@@ -265,11 +308,19 @@ def test_the_summary_and_the_model_comparison_read_from_aggregates_give_the_old_
         with session_scope(factory) as session:
             claim(session, rid, "test")
         flows = [
-            {m: (rng.randrange(0, 50) if m in INT_METRICS else rng.choice([None, rng.uniform(0.001, 100)])) for m in sweeps.NUMERIC_METRICS}
+            {
+                m: (rng.randrange(0, 50) if m in INT_METRICS else rng.choice([None, rng.uniform(0.001, 100)]))
+                for m in sweeps.NUMERIC_METRICS
+            }
             for _ in range(FLOWS)
         ]
         for flow in flows:  # model inputs where the models apply
-            flow.update(loss_event_rate=rng.uniform(0.001, 0.05), drops_per_loss_event=rng.uniform(1, 4), mean_rtt_s=0.05, mean_rto_s=0.3)
+            flow.update(
+                loss_event_rate=rng.uniform(0.001, 0.05),
+                drops_per_loss_event=rng.uniform(1, 4),
+                mean_rtt_s=0.05,
+                mean_rto_s=0.3,
+            )
         with session_scope(factory) as session:
             complete(session, rid, fake_result(flows))
     with session_scope(factory) as session:
@@ -295,7 +346,9 @@ def test_the_summary_and_the_model_comparison_read_from_aggregates_give_the_old_
 
     with factory() as session:
         viewer = identity(session, owner_id, test_settings)
-        expected_points = PointList(items=[PointOut.of(p, pr) for p, pr in sweeps.points_with_progress(session, sweep_id, viewer)])
+        expected_points = PointList(
+            items=[PointOut.of(p, pr) for p, pr in sweeps.points_with_progress(session, sweep_id, viewer)]
+        )
     assert client.get(f"/v1/sweeps/{sweep_id}/points").json() == expected_points.model_dump(mode="json")
 
     one = client.get(f"/v1/sweeps/{sweep_id}/summary", params={"metric": "goodput_bps", "flow": "b"}).json()["rows"]
@@ -340,7 +393,11 @@ def test_predictions_over_arrays_equal_one_by_one_predictions_with_their_notes()
         fast = predict_many(model, many)
         slow = [predict(model, i) for i in many]
         for a, b in zip(fast, slow, strict=True):
-            assert (a.in_valid_range, a.note, a.value is None) == (b.in_valid_range, b.note, b.value is None), (model, a, b)
+            assert (a.in_valid_range, a.note, a.value is None) == (b.in_valid_range, b.note, b.value is None), (
+                model,
+                a,
+                b,
+            )
             if a.value is not None:
                 assert a.value == pytest.approx(b.value, rel=1e-12)
 
@@ -451,10 +508,17 @@ def test_a_kept_summary_is_answered_again_only_while_the_sweep_stands_still(clie
 
     with session_scope(factory) as session:  # a stopping rule's verdict, no run added
         sweep = sweeps.get_sweep(session, sweep_id, identity(session, owner_id, test_settings))
-        sweep.spec = {**sweep.spec, "stopping": {"metric": "goodput_bps", "relative_half_width": 0.1, "max_replications": 4}}
+        sweep.spec = {
+            **sweep.spec,
+            "stopping": {"metric": "goodput_bps", "relative_half_width": 0.1, "max_replications": 4},
+        }
         session.execute(
-            SweepPoint.__table__.update().where(SweepPoint.sweep_id == sweep_id, SweepPoint.index == 0).values(stop_reason="target met")
+            SweepPoint.__table__.update()
+            .where(SweepPoint.sweep_id == sweep_id, SweepPoint.index == 0)
+            .values(stop_reason="target met")
         )
     third, hit = read(metric="goodput_bps")
     assert hit == 0 and b"target met" in third
-    assert client.get(f"/v1/sweeps/{sweep_id}/summary", params={"metric": "goodput_bps"}).json()["rows"] == fresh(["goodput_bps"])
+    assert client.get(f"/v1/sweeps/{sweep_id}/summary", params={"metric": "goodput_bps"}).json()["rows"] == fresh(
+        ["goodput_bps"]
+    )

@@ -332,7 +332,13 @@ def runs(
     """Recent runs, newest first; found by name, tags, parameters (docs/experiments.md)."""
     with state(ctx).client() as lab:
         items = lab.find_runs(
-            limit=limit, status=status, preset=preset, name=name, tags=tag or (), params=param, archived=_archived(archived)
+            limit=limit,
+            status=status,
+            preset=preset,
+            name=name,
+            tags=tag or (),
+            params=param,
+            archived=_archived(archived),
         )
     if as_json:
         print_json(items)
@@ -430,7 +436,13 @@ def sweeps(
     """Recent sweeps with their progress, newest first; found by status, name, tags, parameters."""
     with state(ctx).client() as lab:
         items = lab.find_sweeps(
-            limit=limit, preset=preset, status=status, name=name, tags=tag or (), params=param, archived=_archived(archived)
+            limit=limit,
+            preset=preset,
+            status=status,
+            name=name,
+            tags=tag or (),
+            params=param,
+            archived=_archived(archived),
         )
     if as_json:
         print_json(items)

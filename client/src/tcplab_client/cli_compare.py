@@ -17,7 +17,8 @@ from tcplab_client.client import Client
 from tcplab_client.errors import NotFound
 
 compare_app = typer.Typer(
-    help="Model vs simulation, variant vs variant, a sweep vs the paper's numbers, two sweeps side by side.", no_args_is_help=True
+    help="Model vs simulation, variant vs variant, a sweep vs the paper's numbers, two sweeps side by side.",
+    no_args_is_help=True,
 )
 
 Id = Annotated[str, typer.Argument(metavar="ID", help="A sweep id (every point) or a run id.")]
@@ -43,12 +44,18 @@ def _interval(low: Any, high: Any) -> str | None:
 
 
 def _print(
-    body: dict[str, Any], columns: list[tuple[str, Callable[[dict[str, Any]], Any]]], title: str, skip: str | None = None
+    body: dict[str, Any],
+    columns: list[tuple[str, Callable[[dict[str, Any]], Any]]],
+    title: str,
+    skip: str | None = None,
 ) -> None:
     """Rows as a table: the point, the axis values (but `skip`), then `columns` (heading, value of a row)."""
     axes = [a["path"] for a in body.get("axes") or [] if a["path"] != skip]
     heads = ["point", *axes, *(c for c, _ in columns)]
-    rows = [[r.get("point", r.get("point_b")), *(r.get(a) for a in axes), *(get(r) for _, get in columns)] for r in body["rows"]]
+    rows = [
+        [r.get("point", r.get("point_b")), *(r.get(a) for a in axes), *(get(r) for _, get in columns)]
+        for r in body["rows"]
+    ]
     out().print(table(heads, rows, title=title))
 
 
@@ -72,7 +79,8 @@ def compare_models(
         list[str] | None, typer.Option("--model", help="A model to compare with (repeatable; tcplab models).")
     ] = None,
     m_from: Annotated[
-        str, typer.Option("--m-from", help="drops (measured drops per loss event) or ratio (loss rate / loss event rate).")
+        str,
+        typer.Option("--m-from", help="drops (measured drops per loss event) or ratio (loss rate / loss event rate)."),
     ] = "drops",
     format: FormatOpt = Format.table,
     output: Output = None,
@@ -82,7 +90,9 @@ def compare_models(
     Each model's prediction beside the simulated throughput, with the error."""
     with state(ctx).client() as lab:
         body = _source(
-            lab, identifier, lambda **source: lab.compare_models(**source, models=models, m_from=m_from, format=_wire(format))
+            lab,
+            identifier,
+            lambda **source: lab.compare_models(**source, models=models, m_from=m_from, format=_wire(format)),
         )
     if format != Format.table:
         _write(body, format, output, what="the model comparison")
@@ -126,8 +136,16 @@ def compare_ratios(
             lab,
             identifier,
             lambda **source: lab.compare_ratios(
-                **source, metric=metric, flow_a=flow_a, flow_b=flow_b, axis=axis, baseline=baseline,
-                other=other, flow=flow, along=along, format=_wire(format),
+                **source,
+                metric=metric,
+                flow_a=flow_a,
+                flow_b=flow_b,
+                axis=axis,
+                baseline=baseline,
+                other=other,
+                flow=flow,
+                along=along,
+                format=_wire(format),
             ),
         )
     if format != Format.table:
@@ -151,7 +169,10 @@ def compare_ratios(
         fixed = ", ".join(f"{k} = {fmt(v)}" for k, v in (region.get("fixed") or {}).items())
         where = f"{along} {fmt(region['from'])} … {fmt(region['to'])}" if along else "the run"
         extra = f" ({fixed})" if fixed else ""
-        err().print(f"region: {escape(where)}{escape(extra)}: {escape(str(region['verdict']))}, {region['points']} points", highlight=False)
+        err().print(
+            f"region: {escape(where)}{escape(extra)}: {escape(str(region['verdict']))}, {region['points']} points",
+            highlight=False,
+        )
 
 
 @compare_app.command("paper")
@@ -177,7 +198,9 @@ def compare_paper(
         if not k.endswith(("_ci_low", "_ci_high", "note"))
     ]
     rows = [[r.get(c) for c in columns] for r in body["rows"]]
-    title = f"sweep {identifier[:8]} ({body.get('preset')}) beside the paper (intervals and notes: --format json or csv)"
+    title = (
+        f"sweep {identifier[:8]} ({body.get('preset')}) beside the paper (intervals and notes: --format json or csv)"
+    )
     out().print(table(columns, rows, title=title))
     for key, value in (body.get("summary") or {}).items():
         err().print(f"{escape(key)}: {escape(fmt(value))}", highlight=False, soft_wrap=True)

@@ -43,7 +43,9 @@ def tag(
     identifier: Annotated[str, typer.Argument(metavar="ID", help="A run id or a sweep id.")],
     tags: Annotated[list[str] | None, typer.Argument(metavar="[TAG]...", help="Tags to add.")] = None,
     remove: Annotated[list[str] | None, typer.Option("--remove", "-r", help="A tag to remove (repeatable).")] = None,
-    replace: Annotated[bool, typer.Option("--replace", help="The TAGs replace all its tags (none: clear them).")] = False,
+    replace: Annotated[
+        bool, typer.Option("--replace", help="The TAGs replace all its tags (none: clear them).")
+    ] = False,
     as_json: Json = False,
 ) -> None:
     """Add (or --remove) tags on a run or sweep; without any, print its tags. A tag is a
@@ -132,7 +134,12 @@ def compare_sweeps(
     ctx: typer.Context,
     a: Annotated[str, typer.Argument(metavar="A", help="The first sweep's id.")],
     b: Annotated[str, typer.Argument(metavar="B", help="The second sweep's id.")],
-    metric: Annotated[str, typer.Option("--metric", help="A metric of the summaries: per flow, per link (p95_queue_delay_s …) or per run (jain).")] = "throughput_pkts_per_rtt",
+    metric: Annotated[
+        str,
+        typer.Option(
+            "--metric", help="A metric of the summaries: per flow, per link (p95_queue_delay_s …) or per run (jain)."
+        ),
+    ] = "throughput_pkts_per_rtt",
     flow: Annotated[str | None, typer.Option("--flow", help="Only this flow group.")] = None,
     format: Annotated[Format, typer.Option("--format", "-f", help="table, json, csv or parquet.")] = Format.table,
     output: Annotated[Path | None, typer.Option("--output", "-o", help="Write to this file instead of stdout.")] = None,
@@ -151,7 +158,16 @@ def compare_sweeps(
         return
     columns = [*body["axes"], "flow", "a mean", "a ±", "b mean", "b ±", "b − a", "b / a"]
     rows = [
-        [*(r.get(p) for p in body["axes"]), r["flow"], r["a_mean"], r["a_half_width"], r["b_mean"], r["b_half_width"], r["difference"], r["ratio"]]
+        [
+            *(r.get(p) for p in body["axes"]),
+            r["flow"],
+            r["a_mean"],
+            r["a_half_width"],
+            r["b_mean"],
+            r["b_half_width"],
+            r["difference"],
+            r["ratio"],
+        ]
         for r in body["rows"]
     ]
     title = f"{metric}: a = {_name(body['a'])}, b = {_name(body['b'])}"

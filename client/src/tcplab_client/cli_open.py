@@ -39,7 +39,9 @@ def open_page(
     ctx: typer.Context,
     what: Annotated[
         str | None,
-        typer.Argument(help="A run, sweep or schedule id, a page (regions, papers/002) or a path; default the home page."),
+        typer.Argument(
+            help="A run, sweep or schedule id, a page (regions, papers/002) or a path; default the home page."
+        ),
     ] = None,
     browser: Annotated[bool, typer.Option("--browser", help="Also open it in the default web browser.")] = False,
 ) -> None:
@@ -48,8 +50,7 @@ def open_page(
         link = lab.sign_in_link(page_path(lab, what))
     out().print(link["url"], highlight=False, soft_wrap=True)
     err().print(
-        f"signs in as {escape(link['user'])} and opens {escape(link['path'])}: "
-        f"once, within {link['expires_in_s']} s"
+        f"signs in as {escape(link['user'])} and opens {escape(link['path'])}: once, within {link['expires_in_s']} s"
     )
     if browser and not webbrowser.open(link["url"]):
         raise TcplabError("no web browser to open here: open the link above yourself")

@@ -113,8 +113,15 @@ def regions(
 # ---- reproductions ------------------------------------------------------------------------------
 
 VERDICT_MARKS = {"agree": "✓", "partly": "◐", "disagree": "✗", "no_data": "?", "not_run": "…"}
-CONCLUSION_COLUMNS = (("", "verdict"), ("id", "id"), ("experiment", "experiment"), ("conclusion", "conclusion"),
-                      ("verdict", "verdict"), ("ours", "ours"), ("reason", "reason"))
+CONCLUSION_COLUMNS = (
+    ("", "verdict"),
+    ("id", "id"),
+    ("experiment", "experiment"),
+    ("conclusion", "conclusion"),
+    ("verdict", "verdict"),
+    ("ours", "ours"),
+    ("reason", "reason"),
+)
 
 
 def _progress_text(r: dict[str, Any] | None) -> str | None:
@@ -128,7 +135,9 @@ def _conclusions(lab: Any, paper: str) -> dict[str, Any]:
     rows = [[VERDICT_MARKS.get(r["verdict"], ""), *(r.get(k) for _, k in CONCLUSION_COLUMNS[1:])] for r in body["rows"]]
     out().print(table([c for c, _ in CONCLUSION_COLUMNS], rows, title=f"paper {body['paper']}: {body['title']}"))
     counts = ", ".join(f"{n} {v}" for v, n in body["verdicts"].items() if n)
-    err().print(f"paper {body['paper']}: {counts or 'no conclusions'}; reproduction {_progress_text(body.get('reproduction')) or 'not started'}")
+    err().print(
+        f"paper {body['paper']}: {counts or 'no conclusions'}; reproduction {_progress_text(body.get('reproduction')) or 'not started'}"
+    )
     return body
 
 
@@ -155,11 +164,18 @@ def reproductions(
                 emit(json.dumps(items, indent=2), output, what=f"{len(items)} papers")
                 return
             rows = [
-                [i["paper"], i["title"], len(i["experiments"]), sum(e["runs"] for e in i["experiments"]),
-                 _progress_text(i.get("reproduction")) or "not started"]
+                [
+                    i["paper"],
+                    i["title"],
+                    len(i["experiments"]),
+                    sum(e["runs"] for e in i["experiments"]),
+                    _progress_text(i.get("reproduction")) or "not started",
+                ]
                 for i in items
             ]
-            out().print(table(["paper", "title", "experiments", "runs", "your reproduction"], rows, title="reproductions"))
+            out().print(
+                table(["paper", "title", "experiments", "runs", "your reproduction"], rows, title="reproductions")
+            )
             return
         if wait:
             lab.wait_reproduction(paper, timeout=timeout)

@@ -46,8 +46,13 @@ class TableFormat(StrEnum):
 def table(
     ctx: typer.Context,
     identifier: Annotated[str, typer.Argument(metavar="ID", help="A sweep id.")],
-    format: Annotated[TableFormat, typer.Option("--format", "-f", help="csv, parquet or json (with the axes' column names).")] = TableFormat.csv,
-    output: Annotated[Path | None, typer.Option("--output", "-o", help="Write it to this file (Parquet needs one unless stdout is redirected).")] = None,
+    format: Annotated[
+        TableFormat, typer.Option("--format", "-f", help="csv, parquet or json (with the axes' column names).")
+    ] = TableFormat.csv,
+    output: Annotated[
+        Path | None,
+        typer.Option("--output", "-o", help="Write it to this file (Parquet needs one unless stdout is redirected)."),
+    ] = None,
 ) -> None:
     """A sweep as one tidy table (CSV, Parquet or JSON).
 

@@ -32,14 +32,15 @@ def whoami(ctx: typer.Context, as_json: Annotated[bool, typer.Option("--json")] 
 
 
 def _print_token(made: dict[str, Any]) -> None:
-    err().print(
-        f"token {escape(made['prefix'])}… ({escape(made['name'])}) made; it is shown this once: keep it safe"
-    )
+    err().print(f"token {escape(made['prefix'])}… ({escape(made['name'])}) made; it is shown this once: keep it safe")
     sys.stdout.write(made["token"] + "\n")
 
 
 def _quota_options(
-    max_queued_runs: int | None, max_events_per_run: int | None, max_flows: int | None, submissions_per_minute: int | None
+    max_queued_runs: int | None,
+    max_events_per_run: int | None,
+    max_flows: int | None,
+    submissions_per_minute: int | None,
 ) -> dict[str, int]:
     given = {
         "max_queued_runs": max_queued_runs,
@@ -84,9 +85,7 @@ def users_list(ctx: typer.Context, as_json: Annotated[bool, typer.Option("--json
     if as_json:
         print_json(items)
         return
-    rows = [
-        [u["name"], u["is_admin"], u["disabled"], *(u["own_quotas"][q] for q in QUOTAS), u["id"]] for u in items
-    ]
+    rows = [[u["name"], u["is_admin"], u["disabled"], *(u["own_quotas"][q] for q in QUOTAS), u["id"]] for u in items]
     out().print(table(["user", "admin", "disabled", *QUOTAS, "id"], rows, title="users"))
 
 
@@ -96,7 +95,9 @@ def users_update(
     ctx: typer.Context,
     user_id: Annotated[str, typer.Argument(help="The user's id (tcplab users list).")],
     admin: Annotated[bool | None, typer.Option("--admin/--no-admin")] = None,
-    disabled: Annotated[bool | None, typer.Option("--disable/--enable", help="A disabled user's tokens stop working.")] = None,
+    disabled: Annotated[
+        bool | None, typer.Option("--disable/--enable", help="A disabled user's tokens stop working.")
+    ] = None,
     max_queued_runs: MaxQueued = None,
     max_events_per_run: MaxEvents = None,
     max_flows: MaxFlows = None,

@@ -347,18 +347,14 @@ class Client:
             body["mode"] = mode
         return self._json("POST", f"/v1/models/{name}/evaluate", json=body)
 
-    def crossover(
-        self, *, p: Any, rtt_s: Any, rto_s: Any, m_star: Any = None
-    ) -> dict[str, Any]:
+    def crossover(self, *, p: Any, rtt_s: Any, rto_s: Any, m_star: Any = None) -> dict[str, Any]:
         """Paper 000's crossover m_t of Slow-but-Steady and Impatient per p (`docs/models.md`):
         `p` a number, a list or a range `{"start", "stop", "num", "scale": "log"}`; R, RTO and m*
         broadcast with it. Returns per p `m_t`, `m_t_int`, `status`, `w_sbs_at_m_t`, `w_imp`."""
         body = {"p": p, "rtt_s": rtt_s, "rto_s": rto_s, "m_star": m_star}
         return self._json("POST", "/v1/models/newreno/crossover", json={k: v for k, v in body.items() if v is not None})
 
-    def regions(
-        self, *, p: Any, m: Any, rtt_s: float, rto_s: float, m_star: float | None = None
-    ) -> dict[str, Any]:
+    def regions(self, *, p: Any, m: Any, rtt_s: float, rto_s: float, m_star: float | None = None) -> dict[str, Any]:
         """Paper 000's Fig. 4 over p × m (numbers, lists or ranges): `labels[i][j]` is the region at
         p[i], m[j] (equality, sbs_superior, imp_superior, outside_model), with `counts`, the
         `m_t` curve and the IMP bound per p."""
@@ -507,7 +503,9 @@ class Client:
 
     def schedule_sweeps(self, schedule_id: str, *, limit: int = 50, offset: int = 0) -> list[dict[str, Any]]:
         """The sweeps it fired, latest firing first."""
-        return self._json("GET", f"/v1/schedules/{schedule_id}/sweeps", params={"limit": limit, "offset": offset})["items"]
+        return self._json("GET", f"/v1/schedules/{schedule_id}/sweeps", params={"limit": limit, "offset": offset})[
+            "items"
+        ]
 
     def schedule_history(
         self,
@@ -626,7 +624,9 @@ class Client:
             "name": name,
             "tag": list(tags) or None,
             "param": (
-                [f"{path}={value_text(v)}" for path, v in params.items()] if isinstance(params, Mapping) else list(params or [])
+                [f"{path}={value_text(v)}" for path, v in params.items()]
+                if isinstance(params, Mapping)
+                else list(params or [])
             )
             or None,
             "archived": archived if isinstance(archived, str) else ("true" if archived else None),  # false: the default
@@ -723,7 +723,9 @@ class Client:
         axes = [a["column"] for a in body["axes"]]
         for column in axes:  # a list or object value as its JSON text: an index needs hashables
             if column in frame and frame[column].map(lambda v: isinstance(v, list | dict)).any():
-                frame[column] = frame[column].map(lambda v: json.dumps(v, sort_keys=True) if isinstance(v, list | dict) else v)
+                frame[column] = frame[column].map(
+                    lambda v: json.dumps(v, sort_keys=True) if isinstance(v, list | dict) else v
+                )
         by_point = body.get("combine") == "zip"
         dims = ["point"] if by_point else axes
         parts = []
@@ -741,7 +743,9 @@ class Client:
             dataset = dataset.assign_coords(seed=("replication", seeds.reindex(dataset["replication"].values).values))
             if by_point:
                 at = frame.drop_duplicates("point").set_index("point")
-                dataset = dataset.assign_coords({a: ("point", at[a].reindex(dataset["point"].values).values) for a in axes})
+                dataset = dataset.assign_coords(
+                    {a: ("point", at[a].reindex(dataset["point"].values).values) for a in axes}
+                )
         for a in body["axes"]:
             if a["column"] in dataset.coords:
                 dataset[a["column"]].attrs["path"] = a["path"]

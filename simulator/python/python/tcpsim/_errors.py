@@ -46,9 +46,7 @@ class LimitExceeded(ScenarioError):
 
     __module__ = "tcpsim"
 
-    def __init__(
-        self, message: str, path: str | None = None, kind: ErrorKind = "limit_exceeded"
-    ) -> None:
+    def __init__(self, message: str, path: str | None = None, kind: ErrorKind = "limit_exceeded") -> None:
         super().__init__(message, path, kind)
 
 
