@@ -16,7 +16,6 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from sqlalchemy.exc import DataError, DBAPIError, IntegrityError, InterfaceError, OperationalError
 
-import tcpsim
 from api import dashboard, docs_page, observability
 from api.auth import IdentityCache, current_user
 from api.limits import MAX_ERRORS, MAX_MESSAGE_CHARS, BodyLimit, bounded_errors, echo
@@ -32,7 +31,7 @@ from services.errors import (
     QuotaExceededError,
     json_path_parts,
 )
-from services.scenarios import ScenarioInvalid
+from services.scenarios import CoreScenarioError, ScenarioInvalid
 from services.scenarios.errors import json_path
 from services.schedules import install_builtin_schedules
 from services.settings import REPO_ROOT, Settings, get_settings
@@ -207,8 +206,8 @@ def _add_exception_handlers(app: FastAPI) -> None:
             headers={"Retry-After": "5"},
         )
 
-    @app.exception_handler(tcpsim.ScenarioError)
-    async def invalid_scenario(request: Request, exc: tcpsim.ScenarioError) -> JSONResponse:
+    @app.exception_handler(CoreScenarioError)
+    async def invalid_scenario(request: Request, exc: CoreScenarioError) -> JSONResponse:
         # The core's verdict on a scenario that passed the schema: same shape as above.
         # An error about no one field has no path: it is the whole scenario's ("$").
         return _unprocessable(exc.path or "$", str(exc), f"scenario.{exc.kind}")

@@ -28,9 +28,9 @@ from starlette.datastructures import MutableHeaders
 from starlette.routing import Mount
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-import tcpsim
 from api import metrics
 from infra.logging import configure_logging, redact, request_id_var
+from services.scenarios import CORE_VERSION
 from services.settings import Settings
 
 access_log = logging.getLogger("tcplab.access")
@@ -54,9 +54,7 @@ def install(app: FastAPI, settings: Settings) -> None:
         queues=lambda: [settings.queue],
         dispatch_window=lambda: settings.effective_dispatch_window,
     )
-    registry, http = metrics.build_registry(
-        collector, info={"version": app.version, "core_version": tcpsim.__version__}
-    )
+    registry, http = metrics.build_registry(collector, info={"version": app.version, "core_version": CORE_VERSION})
     app.state.metrics_collector = collector
     app.state.metrics_registry = registry
     app.include_router(metrics.router)

@@ -9,8 +9,8 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel
 from sqlalchemy import text
 
-import tcpsim
 from infra import broker
+from services.scenarios import CORE_VERSION
 
 router = APIRouter(tags=["health"])
 
@@ -28,7 +28,7 @@ class Readiness(BaseModel):
 
 @router.get("/healthz", response_model=Health, summary="The process is alive")
 def healthz(request: Request) -> Health:
-    return Health(version=request.app.version, core_version=tcpsim.__version__)
+    return Health(version=request.app.version, core_version=CORE_VERSION)
 
 
 @router.get(

@@ -10,12 +10,15 @@ cache keys, and JSON paths for overrides and sweep axes.
 from __future__ import annotations
 
 from services.scenarios.canonical import cache_key, canonical_dict, canonical_json, key_of_canonical
+from services.scenarios.core import CORE_VERSION, CoreScenarioError
 from services.scenarios.errors import FieldError, ScenarioInvalid
 from services.scenarios.paths import PathError, apply_overrides, expand, get_path, set_path
 from services.scenarios.schema import Scenario
 from services.scenarios.validation import validate_scenario
 
 __all__ = [
+    "CORE_VERSION",
+    "CoreScenarioError",
     "FieldError",
     "PathError",
     "Scenario",
