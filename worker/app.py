@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from celery import Celery
+from kombu import pools
 
 from infra.broker import kombu_url
 from infra.embedded import effective_redis_url
@@ -91,10 +92,12 @@ def configure(settings: Settings) -> Celery:
     """Point the app at other settings (the launcher and the tests, once the embedded servers
     run); drops the connections made with the old ones."""
     app.conf.update(celery_config(settings))
-    # Forget the broker connection pools: the next send connects to the new broker_url.
-    pool, app._pool = app._pool, None
-    if pool is not None:
-        pool.force_close_all()
+    # Forget the broker connection pools: the next send connects to the new broker_url. kombu
+    # keeps its pools in process-wide registries keyed by the connection: closing the app's pool
+    # alone left that closed pool registered, and pointing the app back at the first broker
+    # then handed it out again ("Acquire on closed pool"); reset() closes and forgets them all.
+    pools.reset()
+    app._pool = None  # the app's and its producers' references (tests/infra/test_third_party_internals.py)
     app.amqp._producer_pool = None
     return app
 
