@@ -16,7 +16,6 @@ import uuid
 
 import kombu
 import pgserver
-import pytest
 from celery.app.amqp import AMQP
 
 from infra import broker
@@ -86,8 +85,3 @@ def test_pgserver_still_caches_handles_by_folder_and_registers_an_exit_hook() ->
     assert callable(getattr(pgserver.PostgresServer, "_cleanup", None)), (
         "pgserver.PostgresServer._cleanup is gone: update infra/embedded.py start() (atexit.unregister)"
     )
-
-
-@pytest.mark.parametrize("step", broker.PRIORITY_STEPS[1:])
-def test_queue_keys_spell_kombus_separator(step: int) -> None:
-    assert broker.queue_keys("q")[broker.PRIORITY_STEPS.index(step)] == f"q\x06\x16{step}"

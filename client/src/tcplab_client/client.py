@@ -581,9 +581,7 @@ class Client:
         (`{"flows[0].variant": "cubic", "duration_s": 20}`, or `["duration_s=20"]` as the
         API reads them), preset and status, newest first; archived ones with `archived=True`
         (only them) or `"all"`."""
-        query = self._search_query(name, tags, params, archived) | {"preset": preset, "status": status}
-        query |= {"mine": "true" if mine else None, "limit": limit, "offset": offset}
-        return self._json("GET", "/v1/runs", params=query)["items"]
+        return self._find("/v1/runs", name, tags, params, preset, status, archived, mine, limit, offset)
 
     def find_sweeps(
         self,
@@ -600,9 +598,25 @@ class Client:
     ) -> list[dict[str, Any]]:
         """Sweeps as `find_runs` finds runs (`status`: queued, running, done or cancelled); a
         parameter matches a sweep one of whose points has it."""
+        return self._find("/v1/sweeps", name, tags, params, preset, status, archived, mine, limit, offset)
+
+    def _find(
+        self,
+        path: str,
+        name: str | None,
+        tags: Iterable[str],
+        params: Mapping[str, Any] | Iterable[str] | None,
+        preset: str | None,
+        status: str | None,
+        archived: bool | str,
+        mine: bool,
+        limit: int,
+        offset: int,
+    ) -> list[dict[str, Any]]:
+        """One page of `path`'s list (runs or sweeps) for these criteria."""
         query = self._search_query(name, tags, params, archived) | {"preset": preset, "status": status}
         query |= {"mine": "true" if mine else None, "limit": limit, "offset": offset}
-        return self._json("GET", "/v1/sweeps", params=query)["items"]
+        return self._json("GET", path, params=query)["items"]
 
     @staticmethod
     def _search_query(

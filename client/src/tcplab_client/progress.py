@@ -13,7 +13,15 @@ from typing import Any
 
 from rich.console import Console
 from rich.markup import escape
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    SpinnerColumn,
+    TaskID,
+    TextColumn,
+    TimeElapsedColumn,
+)
 
 Show = Callable[[dict[str, Any]], None]
 
@@ -91,29 +99,39 @@ def reproduction_line(paper: str, state: dict[str, Any]) -> str:
 
 
 @contextlib.contextmanager
-def run_spinner(run_id: str, *, enabled: bool = True, console: Console | None = None) -> Iterator[Show]:
+def _display(
+    *,
+    enabled: bool,
+    console: Console | None,
+    line: Callable[[dict[str, Any]], str],
+    make: Callable[[Console], Progress],
+    description: str,
+    update: Callable[[Progress, TaskID, dict[str, Any]], None],
+) -> Iterator[Show]:
+    """Every display's one shape: nothing when disabled; `line`s (`plain_lines`) when stderr is
+    not a terminal; else the Rich display `make` builds, one task updated by `update`."""
     if not enabled:
-        yield lambda run: None
+        yield lambda state: None
         return
     console = console or Console(stderr=True)
     if not console.is_terminal:
-        with plain_lines(console, lambda run: run_line(run_id, run)) as show:
+        with plain_lines(console, line) as show:
             yield show
         return
-    progress = Progress(
+    progress = make(console)
+    task = progress.add_task(description, total=None, counts="")
+    with progress:
+        yield lambda state: update(progress, task, state)
+
+
+def _spinner(console: Console) -> Progress:
+    return Progress(
         SpinnerColumn(),
         TextColumn("{task.description}"),
         TimeElapsedColumn(),
         console=console,
         transient=True,
     )
-    task = progress.add_task(f"run {_short(run_id)} …", total=None)
-
-    def show(run: dict[str, Any]) -> None:
-        progress.update(task, description=escape(run_line(run_id, run)))
-
-    with progress:
-        yield show
 
 
 def _bar(console: Console) -> Progress:
@@ -128,20 +146,26 @@ def _bar(console: Console) -> Progress:
     )
 
 
-@contextlib.contextmanager
-def sweep_bar(sweep_id: str, *, enabled: bool = True, console: Console | None = None) -> Iterator[Show]:
-    if not enabled:
-        yield lambda sweep: None
-        return
-    console = console or Console(stderr=True)
-    if not console.is_terminal:
-        with plain_lines(console, lambda sweep: sweep_line(sweep_id, sweep)) as show:
-            yield show
-        return
-    progress = _bar(console)
-    task = progress.add_task(f"sweep {_short(sweep_id)}", total=None, counts="")
+def run_spinner(
+    run_id: str, *, enabled: bool = True, console: Console | None = None
+) -> contextlib.AbstractContextManager[Show]:
+    def update(progress: Progress, task: TaskID, run: dict[str, Any]) -> None:
+        progress.update(task, description=escape(run_line(run_id, run)))
 
-    def show(sweep: dict[str, Any]) -> None:
+    return _display(
+        enabled=enabled,
+        console=console,
+        line=lambda run: run_line(run_id, run),
+        make=_spinner,
+        description=f"run {_short(run_id)} …",
+        update=update,
+    )
+
+
+def sweep_bar(
+    sweep_id: str, *, enabled: bool = True, console: Console | None = None
+) -> contextlib.AbstractContextManager[Show]:
+    def update(progress: Progress, task: TaskID, sweep: dict[str, Any]) -> None:
         p = sweep["progress"]
         finished = p["succeeded"] + p["failed"] + p["cancelled"]
         parts = [f"{p['running']} running", f"{p['queued']} queued"]
@@ -157,25 +181,22 @@ def sweep_bar(sweep_id: str, *, enabled: bool = True, console: Console | None = 
             counts=" · ".join(parts),
         )
 
-    with progress:
-        yield show
+    return _display(
+        enabled=enabled,
+        console=console,
+        line=lambda sweep: sweep_line(sweep_id, sweep),
+        make=_bar,
+        description=f"sweep {_short(sweep_id)}",
+        update=update,
+    )
 
 
-@contextlib.contextmanager
-def reproduction_bar(paper: str, *, enabled: bool = True, console: Console | None = None) -> Iterator[Show]:
+def reproduction_bar(
+    paper: str, *, enabled: bool = True, console: Console | None = None
+) -> contextlib.AbstractContextManager[Show]:
     """The runs of a reproduction's sweeps together, and how many sweeps are finished."""
-    if not enabled:
-        yield lambda state: None
-        return
-    console = console or Console(stderr=True)
-    if not console.is_terminal:
-        with plain_lines(console, lambda state: reproduction_line(paper, state)) as show:
-            yield show
-        return
-    progress = _bar(console)
-    task = progress.add_task(f"paper {paper}", total=None, counts="")
 
-    def show(state: dict[str, Any]) -> None:
+    def update(progress: Progress, task: TaskID, state: dict[str, Any]) -> None:
         sweeps = state.get("sweeps") or []
         finished = sum(1 for s in sweeps if s["status"] in ("done", "cancelled"))
         failed = sum(s["progress"]["failed"] for s in sweeps)
@@ -190,5 +211,11 @@ def reproduction_bar(paper: str, *, enabled: bool = True, console: Console | Non
             counts=" · ".join(parts),
         )
 
-    with progress:
-        yield show
+    return _display(
+        enabled=enabled,
+        console=console,
+        line=lambda state: reproduction_line(paper, state),
+        make=_bar,
+        description=f"paper {paper}",
+        update=update,
+    )
