@@ -414,6 +414,14 @@ def test_the_console_script_lists_the_variants_and_its_version():
     assert (version.returncode, version.stdout.strip()) == (0, f"tcpsim {tcpsim.__version__}")
 
 
+def test_the_console_script_prints_the_scenario_schema_the_binding_returns():
+    done = _tcpsim("schema")
+    assert done.returncode == 0
+    printed = json.loads(done.stdout)
+    assert printed == tcpsim.scenario_schema()
+    assert printed["title"] == "Scenario" and "TcpConfig" in printed["$defs"]
+
+
 def test_python_dash_m_tcpsim_is_the_same_command():
     done = subprocess.run([sys.executable, "-m", "tcpsim", "variants"], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0

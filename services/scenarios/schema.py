@@ -1,9 +1,11 @@
 """The scenario format as Pydantic models: the service's mirror of the core's serde structs.
 
-The authority is `simulator/core/src/scenario.rs`: every field, type, default, enum value and
-tagged union here copies it, field for field, and `tests/services/test_scenarios.py` checks
-that they cannot drift (every preset and a set of hand-written scenarios must dump here
-exactly as `tcpsim.normalize` returns them, and every enum must list the core's values).
+The authority is `simulator/core/src/scenario.rs`. The plain string enumerations (variants,
+profiles, trace kinds, ...) are read from the core's generated JSON Schema
+(`services.scenarios.core_schema`); every other field, type, default and tagged union is written
+here, field for field, and `tests/services/test_scenario_drift.py` walks these models beside
+that schema and fails on any difference (a field missing or extra, requiredness, JSON type,
+integer range, union tag or default).
 
 Conventions, all the core's:
 
@@ -24,11 +26,12 @@ Conventions, all the core's:
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, cast, get_args
+from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeAlias
 
 from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, model_validator
 
 import tcpsim
+from services.scenarios.core_schema import definition, strings
 
 __all__ = [
     "APP_TYPES",
@@ -117,42 +120,42 @@ class _Model(BaseModel):
 
 # ---- enumerations ----------------------------------------------------------------------------
 
-Variant = Literal[
-    "tahoe",
-    "reno",
-    "newreno-sbs",
-    "newreno-impatient",
-    "sack",
-    "vegas",
-    "cubic",
-    "bbr",
-    "fack",
-    "rate-halving",
-    "ssdr",
-    "pseudo-rate",
-]
+# Every plain string enumeration is the core's (services.scenarios.core_schema): a value added to
+# the core reaches the service with no edit here. Type checkers see plain strings.
+VARIANTS: tuple[str, ...] = strings(definition("FlowSpec")["properties"]["variant"])
 """The congestion-control variants (`cc::VARIANTS` in the core; `tcpsim.VARIANTS`)."""
+FLOW_TYPES: tuple[str, ...] = strings(definition("FlowKind"))
+RTT_SAMPLING: tuple[str, ...] = strings(definition("RttSampling"))
+RECOVER_GUARDS: tuple[str, ...] = strings(definition("RecoverGuard"))
+REPEATED_TIMEOUT_SSTHRESH: tuple[str, ...] = strings(definition("RepeatedTimeoutSsthresh"))
+SACK_RECOVERIES: tuple[str, ...] = strings(definition("SackRecovery"))
+FACK_RECOVERIES: tuple[str, ...] = strings(definition("FackRecovery"))
+EVENT_SPACINGS: tuple[str, ...] = strings(definition("EventSpacing"))
+TCP_PROFILES: tuple[str, ...] = strings(definition("TcpProfile"))
+TRACE_KINDS: tuple[str, ...] = strings(definition("TraceKind"))
 
-FlowType = Literal["tcp", "udp"]
-RttSampling = Literal["per_rtt", "timestamps"]
-RecoverGuard = Literal["ack_reaches_recover", "ack_passes_recover"]
-RepeatedTimeoutSsthresh = Literal["hold", "halve"]
-SackRecovery = Literal["rfc6675", "ns2_sack1"]
-FackRecovery = Literal["mathis", "ns2_fack"]
-EventSpacing = Literal["random", "periodic"]
-TcpProfile = Literal["ns2", "ns3", "linux", "opnet"]
-TraceKind = Literal["cwnd", "ssthresh", "queue", "throughput", "delay"]
-
-VARIANTS: tuple[str, ...] = get_args(Variant)
-FLOW_TYPES: tuple[str, ...] = get_args(FlowType)
-RTT_SAMPLING: tuple[str, ...] = get_args(RttSampling)
-RECOVER_GUARDS: tuple[str, ...] = get_args(RecoverGuard)
-REPEATED_TIMEOUT_SSTHRESH: tuple[str, ...] = get_args(RepeatedTimeoutSsthresh)
-SACK_RECOVERIES: tuple[str, ...] = get_args(SackRecovery)
-FACK_RECOVERIES: tuple[str, ...] = get_args(FackRecovery)
-EVENT_SPACINGS: tuple[str, ...] = get_args(EventSpacing)
-TCP_PROFILES: tuple[str, ...] = get_args(TcpProfile)
-TRACE_KINDS: tuple[str, ...] = get_args(TraceKind)
+if TYPE_CHECKING:
+    Variant: TypeAlias = str
+    FlowType: TypeAlias = str
+    RttSampling: TypeAlias = str
+    RecoverGuard: TypeAlias = str
+    RepeatedTimeoutSsthresh: TypeAlias = str
+    SackRecovery: TypeAlias = str
+    FackRecovery: TypeAlias = str
+    EventSpacing: TypeAlias = str
+    TcpProfile: TypeAlias = str
+    TraceKind: TypeAlias = str
+else:
+    Variant = Literal[VARIANTS]
+    FlowType = Literal[FLOW_TYPES]
+    RttSampling = Literal[RTT_SAMPLING]
+    RecoverGuard = Literal[RECOVER_GUARDS]
+    RepeatedTimeoutSsthresh = Literal[REPEATED_TIMEOUT_SSTHRESH]
+    SackRecovery = Literal[SACK_RECOVERIES]
+    FackRecovery = Literal[FACK_RECOVERIES]
+    EventSpacing = Literal[EVENT_SPACINGS]
+    TcpProfile = Literal[TCP_PROFILES]
+    TraceKind = Literal[TRACE_KINDS]
 DEFAULT_VARIANT = "newreno-sbs"
 
 
@@ -298,19 +301,25 @@ def _droptail(limit_pkts: int) -> DroptailQueue:
     return DroptailQueue(type="droptail", limit_pkts=limit_pkts)
 
 
-class LinkParams(_Model):
-    """The dumbbell's bottleneck link (duplex; the reverse direction carries ACKs)."""
+class _Link(_Model):
+    """A duplex link's own fields, shared by the dumbbell's bottleneck and a graph's links (the
+    core writes both structs out; tests/services/test_scenario_drift.py keeps them equal)."""
 
     rate_mbps: Annotated[float, Field(gt=0.0, le=1.0e7)]
     """Link rate, Mb/s (10^6 bit/s)."""
     delay_ms: Annotated[float, Field(ge=0.0, le=1.0e6)]
-    """One-way propagation delay, ms. Every dumbbell flow's rtt_ms must be at least twice it."""
+    """One-way propagation delay, ms. On a dumbbell's bottleneck every flow's rtt_ms must be at
+    least twice it."""
     queue: QueueSpec = Field(default_factory=lambda: _droptail(100))
     """Queue of each direction (default Drop-Tail, 100 packets)."""
     loss: LossSpec | None = None
     """Loss module on the forward (data) direction."""
     reverse_loss: LossSpec | None = None
     """Loss module on the reverse (ACK) direction."""
+
+
+class LinkParams(_Link):
+    """The dumbbell's bottleneck link (duplex; the reverse direction carries ACKs)."""
 
 
 class AccessParams(_Model):
@@ -332,7 +341,7 @@ class Dumbbell(_Model):
     access: AccessParams = Field(default_factory=AccessParams)
 
 
-class GraphLink(_Model):
+class GraphLink(_Link):
     """A duplex link of an explicit graph; its reverse direction is named `<name>-rev`."""
 
     name: Name | None = None
@@ -341,16 +350,6 @@ class GraphLink(_Model):
     """Node at the forward direction's start."""
     to: Name
     """Node at the forward direction's end."""
-    rate_mbps: Annotated[float, Field(gt=0.0, le=1.0e7)]
-    """Link rate, Mb/s."""
-    delay_ms: Annotated[float, Field(ge=0.0, le=1.0e6)]
-    """One-way propagation delay, ms."""
-    queue: QueueSpec = Field(default_factory=lambda: _droptail(100))
-    """Queue of each direction (default Drop-Tail, 100 packets)."""
-    loss: LossSpec | None = None
-    """Loss module on the forward direction."""
-    reverse_loss: LossSpec | None = None
-    """Loss module on the reverse direction."""
 
 
 class Graph(_Model):
@@ -572,7 +571,7 @@ class Outputs(_Model):
 
     trace_interval_s: Annotated[float, Field(ge=MIN_TIMER_S)] | None = None
     """Sampling interval of the time series, seconds, at least 1 µs (default: no traces)."""
-    trace: list[TraceKind] = Field(default_factory=lambda: cast(list[TraceKind], ["cwnd", "ssthresh", "queue"]))
+    trace: list[TraceKind] = Field(default_factory=lambda: ["cwnd", "ssthresh", "queue"])
     """Which series to record."""
     trace_flows: list[Name] | None = None
     """Flow names to trace (default: every flow)."""

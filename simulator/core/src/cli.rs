@@ -33,6 +33,8 @@ enum Command {
     },
     /// List the congestion-control variants.
     Variants,
+    /// Print the scenario format as JSON Schema (every field, enum and default).
+    Schema,
 }
 
 fn read(path: &PathBuf) -> Result<String, String> {
@@ -92,6 +94,9 @@ where
         Command::Variants => crate::cc::VARIANTS
             .iter()
             .try_for_each(|(name, about)| print_line(&format!("{name:20} {about}"))),
+        Command::Schema => serde_json::to_string_pretty(&crate::scenario::json_schema())
+            .map_err(|e| e.to_string())
+            .and_then(|text| print_line(&text)),
     };
     match outcome {
         Ok(()) => 0,

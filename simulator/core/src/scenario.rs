@@ -5,6 +5,7 @@
 //! to a default), and every error names the JSON path of the offending field. Defaults follow
 //! ns-2 (what paper 000 used) unless a comment says otherwise; `docs/simulator.md` lists them.
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Result, SimError};
@@ -15,7 +16,7 @@ pub const MAX_NODES: usize = 100_000;
 pub const MAX_TRACE_POINTS: u64 = 1_000_000;
 pub const MAX_DURATION_S: f64 = 1.0e7;
 
-#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Scenario {
     /// Free text for people; ignored by the core.
@@ -41,7 +42,7 @@ fn default_seed() -> u64 {
     1
 }
 
-#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema, PartialEq)]
 #[serde(rename_all = "snake_case", deny_unknown_fields)]
 pub enum Topology {
     Dumbbell(Dumbbell),
@@ -50,7 +51,7 @@ pub enum Topology {
 
 /// N sender/receiver pairs around one bottleneck. Each flow gets its own access links, whose
 /// delays make up the flow's round-trip propagation delay (`rtt_ms`), as in paper 000 §IV-A.
-#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Dumbbell {
     pub bottleneck: LinkParams,
@@ -58,7 +59,7 @@ pub struct Dumbbell {
     pub access: AccessParams,
 }
 
-#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct LinkParams {
     pub rate_mbps: f64,
@@ -74,7 +75,7 @@ pub struct LinkParams {
     pub reverse_loss: Option<LossSpec>,
 }
 
-#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct AccessParams {
     #[serde(default = "default_access_rate")]
@@ -101,14 +102,14 @@ impl Default for AccessParams {
 }
 
 /// An explicit graph: named nodes and duplex links (paper 002's six-node topology).
-#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Graph {
     pub nodes: Vec<String>,
     pub links: Vec<GraphLink>,
 }
 
-#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct GraphLink {
     /// Defaults to "from-to".
@@ -126,7 +127,7 @@ pub struct GraphLink {
     pub reverse_loss: Option<LossSpec>,
 }
 
-#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema, PartialEq)]
 #[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
 pub enum QueueSpec {
     /// FIFO that drops arrivals when `limit_pkts` packets wait (the one in service not counted).
@@ -171,7 +172,7 @@ impl Default for QueueSpec {
 }
 
 /// How `bernoulli_events` spaces its loss events.
-#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, JsonSchema, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
 pub enum EventSpacing {
     /// Each counted packet starts an event with probability p: geometric gaps, mean 1/p.
@@ -184,7 +185,7 @@ pub enum EventSpacing {
     Periodic,
 }
 
-#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema, PartialEq)]
 #[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
 pub enum LossSpec {
     /// Each packet is lost independently with probability `rate`.
@@ -233,9 +234,10 @@ fn default_one() -> f64 {
     1.0
 }
 
-/// A number, or a distribution to draw one per generated flow.
-#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
-#[serde(untagged)]
+/// A number, or a distribution to draw one per generated flow. A key beside `uniform` is refused,
+/// as everywhere else in the format.
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema, PartialEq)]
+#[serde(untagged, deny_unknown_fields)]
 pub enum Value {
     Fixed(f64),
     Uniform { uniform: [f64; 2] },
@@ -250,7 +252,7 @@ impl Value {
     }
 }
 
-#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq, Default)]
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, JsonSchema, PartialEq, Eq, Default)]
 #[serde(rename_all = "snake_case")]
 pub enum FlowKind {
     #[default]
@@ -258,7 +260,7 @@ pub enum FlowKind {
     Udp,
 }
 
-#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct FlowSpec {
     /// Defaults to "flow{i}"; generated flows are named "{name}-{k}".
@@ -271,6 +273,7 @@ pub struct FlowSpec {
     pub kind: FlowKind,
     /// TCP congestion-control variant; see `cc::VARIANTS`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(schema_with = "variant_schema")]
     pub variant: Option<String>,
     /// Round-trip propagation delay (dumbbell only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -300,7 +303,7 @@ fn default_start() -> Value {
     Value::Fixed(0.0)
 }
 
-#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema, PartialEq)]
 #[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
 pub enum AppSpec {
     /// Bulk transfer: unlimited, or `bytes` with the download response time measured.
@@ -362,7 +365,7 @@ impl Default for AppSpec {
 /// `repeated_timeout_ssthresh`, `fack_recovery`, `recovery_keeps_half_window`,
 /// `sack_recovery`) are not ns-2's (docs/simulator.md says which is whose; the
 /// `ns2` profile sets them all).
-#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct TcpConfig {
     /// A reference's TCP defaults for every field the scenario leaves out (`TcpProfile`).
@@ -454,7 +457,7 @@ impl Default for TcpConfig {
     }
 }
 
-#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, JsonSchema, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
 pub enum RttSampling {
     /// One segment timed per round trip, never a retransmitted one (Karn's rule): BSD and
@@ -469,7 +472,7 @@ pub enum RttSampling {
 /// A simulator's or a host's TCP defaults, named on a flow's `tcp` (`"profile": "ns2"`): each
 /// sets the fields below for that reference, and a field the scenario gives still wins. Fields
 /// a profile does not name keep tcpsim's defaults; the variant is the flow's own choice.
-#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, JsonSchema, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
 pub enum TcpProfile {
     /// ns-2.35's `Agent/TCP` and `Agent/TCPSink` (ns-default.tcl, read from Debian's
@@ -545,7 +548,7 @@ impl TcpProfile {
 /// `recover` is the highest segment sent then (RFC 6582 §3.2 step 2; RFC 6675 §5's
 /// RecoveryPoint). It keeps the duplicate ACKs that go-back-N's needless resends draw from
 /// starting a second recovery for the same loss.
-#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, JsonSchema, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
 pub enum RecoverGuard {
     /// Once the cumulative ACK covers everything up to `recover` (RFC 6582's "covers more
@@ -558,7 +561,7 @@ pub enum RecoverGuard {
 }
 
 /// The `fack` variant's loss recovery.
-#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, JsonSchema, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
 pub enum FackRecovery {
     /// Mathis & Mahdavi 1996: cwnd = ssthresh when recovery starts, held until it ends.
@@ -569,7 +572,7 @@ pub enum FackRecovery {
 }
 
 /// The `sack` variant's loss recovery.
-#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, JsonSchema, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
 pub enum SackRecovery {
     /// RFC 6675: pipe from the scoreboard (SetPipe), NextSeg, IsLost after DupThresh SACKs.
@@ -581,7 +584,7 @@ pub enum SackRecovery {
 
 /// What a retransmission timeout does to ssthresh when the segment it resends was already
 /// resent by the timer.
-#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, JsonSchema, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
 pub enum RepeatedTimeoutSsthresh {
     /// Held: RFC 5681 §3.1 sets it only when the segment "has not yet been resent by way of
@@ -593,7 +596,7 @@ pub enum RepeatedTimeoutSsthresh {
 }
 
 /// Brakmo & Peterson's thresholds, in packets queued in the network (ns-2 defaults).
-#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct VegasParams {
     pub alpha: f64,
@@ -611,7 +614,7 @@ impl Default for VegasParams {
     }
 }
 
-#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, JsonSchema, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
 pub enum TraceKind {
     Cwnd,
@@ -623,7 +626,7 @@ pub enum TraceKind {
     Delay,
 }
 
-#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct Outputs {
     /// Sampling interval of the time series; no traces when absent.
@@ -652,13 +655,28 @@ impl Default for Outputs {
     }
 }
 
-#[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq)]
+#[derive(Clone, Debug, Default, Deserialize, Serialize, JsonSchema, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct Limits {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub max_events: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub max_wall_s: Option<f64>,
+}
+
+/// The scenario format as JSON Schema (draft 2020-12), generated from these serde types: the one
+/// description of every field, enum and default that the service's Pydantic mirror
+/// (`services/scenarios/schema.py`) is checked against and that editors can validate with.
+/// Field checks across fields (`Scenario::check`) are not in it.
+pub fn json_schema() -> serde_json::Value {
+    serde_json::to_value(schemars::schema_for!(Scenario)).expect("a JSON Schema serialises")
+}
+
+/// A variant is a string in the format (so an unknown one gets the core's own message), but
+/// its schema lists `cc::VARIANTS`.
+fn variant_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    let names: Vec<&str> = crate::cc::VARIANTS.iter().map(|(name, _)| *name).collect();
+    schemars::json_schema!({ "type": ["string", "null"], "enum": names })
 }
 
 impl Scenario {

@@ -280,6 +280,10 @@ fn bad_values_are_refused_with_the_path_of_the_field() {
             "$.flows[0].rtt_ms.uniform",
         ),
         (
+            json!({"flows": [{"rtt_ms": 40, "start_s": {"uniform": [0, 1], "sead": 3}}]}),
+            "$.flows[0].start_s",
+        ),
+        (
             json!({"flows": [{"rtt_ms": 40, "variant": "sack", "tcp": {"sack": false}}]}),
             "$.flows[0].tcp.sack",
         ),

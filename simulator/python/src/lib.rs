@@ -215,6 +215,13 @@ fn normalize(py: Python<'_>, scenario: &Bound<'_, PyAny>, canonical: bool) -> Py
     Ok(values::canonical_python(py, &value)?.unbind())
 }
 
+/// The scenario format as JSON Schema, generated from the core's serde types
+/// (`tcpsim_core::scenario::json_schema`): what the service's Pydantic mirror is checked against.
+#[pyfunction]
+fn scenario_schema(py: Python<'_>) -> PyResult<Py<PyAny>> {
+    json_loads(py, tcpsim_core::scenario::json_schema().to_string())
+}
+
 /// Runs the `tcpsim` command line with `argv` (program name first) and returns its exit code.
 /// It prints to the process's stdout and stderr itself, exactly as the Rust binary does.
 #[pyfunction]
@@ -235,6 +242,7 @@ fn core_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<StopToken>()?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(normalize, m)?)?;
+    m.add_function(wrap_pyfunction!(scenario_schema, m)?)?;
     m.add_function(wrap_pyfunction!(cli, m)?)?;
     m.add("__version__", tcpsim_core::CORE_VERSION)?;
     let variants = PyDict::new(m.py());

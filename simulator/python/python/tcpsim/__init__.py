@@ -16,6 +16,7 @@ GIL while the core works, and raise ``ScenarioError`` (a ``ValueError``) naming 
 field's JSON path. ``run(scenario, stop=StopToken())`` can be stopped from another thread
 (``token.stop()``: the run raises ``Stopped`` within a few thousand events). ``normalize`` returns the scenario as the core reads it, every default filled
 in (``canonical=True``: integral floats as ints, keys sorted — the form tcplab hashes). ``VARIANTS`` maps each congestion-control variant to a one-line description; ``TCP_PROFILES`` each TCP profile (``"tcp": {"profile": "ns2"}``) to the fields it sets.
+``scenario_schema()`` is the scenario format as JSON Schema, generated from the core's types.
 
 ``run(scenario, columns=True)`` builds the result directly from the core's (no JSON text in
 between) and gives the per-flow table as columns and the traces' series as numpy arrays::
@@ -32,7 +33,7 @@ returns, bit for bit. ``columns=True`` needs numpy (``ModuleNotFoundError`` with
 """
 
 from tcpsim._columns import to_records
-from tcpsim._core import TCP_PROFILES, VARIANTS, StopToken, __version__, normalize, run, validate
+from tcpsim._core import TCP_PROFILES, VARIANTS, StopToken, __version__, normalize, run, scenario_schema, validate
 from tcpsim._errors import ErrorKind, InternalError, LimitExceeded, ScenarioError, Stopped
 
 __all__ = [
@@ -47,6 +48,7 @@ __all__ = [
     "__version__",
     "normalize",
     "run",
+    "scenario_schema",
     "to_records",
     "validate",
 ]

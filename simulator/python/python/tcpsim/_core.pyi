@@ -7,8 +7,9 @@ __version__: Final[str]
 """The core's version (the Rust crate's); results carry it as ``core_version``."""
 
 VARIANTS: Final[dict[str, str]]
-TCP_PROFILES: Final[dict[str, dict[str, object]]]
 """Congestion-control variant name -> one-line description."""
+TCP_PROFILES: Final[dict[str, dict[str, object]]]
+"""TCP profile name -> the TcpConfig fields it sets."""
 
 class StopToken:
     """Stops a run in progress from another thread: ``run(scenario, stop=token)``, then
@@ -45,6 +46,11 @@ def run(scenario: str | dict[str, Any], *, stop: StopToken | None = None, column
     neither a str nor a dict (or the dict holds something ``json.dumps`` cannot write), and
     ``tcpsim.InternalError`` (a ``RuntimeError``) if the core itself fails (a bug).
     """
+
+def scenario_schema() -> dict[str, Any]:
+    """The scenario format as JSON Schema (draft 2020-12), generated from the core's serde types:
+    every field, its type, enum values and default (a fresh dict on every call). Checks across
+    fields (warm-up below duration, RED thresholds in order, ...) are not in it."""
 
 def validate(scenario: str | dict[str, Any]) -> None:
     """Check a scenario completely without running it; raise like ``run``."""
