@@ -418,7 +418,7 @@ pub struct TcpConfig {
     /// `ssthresh_ = (int) halfwin` and `cwnd_ = halfwin` (tcp.cc), and Reno and NewReno leave
     /// recovery with that cwnd_ (tcp-reno.cc, tcp-newreno.cc). Linux keeps both whole.
     pub recovery_keeps_half_window: bool,
-    /// How the `sack` variant recovers.
+    /// How the variants that recover with SACK (`sack`, `cubic`, `bbr`) do it.
     pub sack_recovery: SackRecovery,
     pub vegas: VegasParams,
 }
@@ -515,13 +515,13 @@ impl TcpProfile {
                 "delayed_ack": true, "delack_timeout_s": 0.2, "sack": true, "dupack_threshold": 3,
                 "initial_rto_s": 1.0, "min_rto_s": 1.0, "rtt_gain": 0.125, "rttvar_gain": 0.25,
                 "rttvar_k": 4.0, "timer_granularity_s": 0.001, "rtt_sampling": "timestamps",
-                "limited_transmit": true
+                "limited_transmit": true, "sack_recovery": "prr"
             }),
             TcpProfile::Linux => json!({
                 "mss_bytes": 1448, "header_bytes": 52, "initial_cwnd_pkts": 10, "max_window_pkts": 4344,
                 "delayed_ack": true, "delack_timeout_s": 0.04, "sack": true, "dupack_threshold": 3,
                 "initial_rto_s": 1.0, "min_rto_s": 0.2, "max_rto_s": 120.0, "timer_granularity_s": 0.001,
-                "rtt_sampling": "timestamps", "integer_ssthresh": true
+                "rtt_sampling": "timestamps", "integer_ssthresh": true, "sack_recovery": "prr"
             }),
             TcpProfile::Opnet => json!({
                 "mss_bytes": 1460, "header_bytes": 40, "initial_cwnd_pkts": 1, "max_window_pkts": 44,
@@ -571,15 +571,20 @@ pub enum FackRecovery {
     Ns2Fack,
 }
 
-/// The `sack` variant's loss recovery.
+/// The loss recovery of the variants that recover with SACK (`sack`, `cubic`, `bbr`).
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, JsonSchema, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
 pub enum SackRecovery {
-    /// RFC 6675: pipe from the scoreboard (SetPipe), NextSeg, IsLost after DupThresh SACKs.
+    /// RFC 6675: pipe from the scoreboard (SetPipe), NextSeg, IsLost after DupThresh SACKs;
+    /// cwnd = ssthresh as recovery begins.
     Rfc6675,
     /// ns-2.35's `Agent/TCP/Sack1` (tcp-sack1.cc): a pipe counter set at entry and moved by
     /// ACKs and sends, every hole below the highest SACK taken as lost (`tcp/recovery/sack1.rs`).
     Ns2Sack1,
+    /// RFC 6675's detection and NextSeg with Proportional Rate Reduction (RFC 6937, PRR-SSRB)
+    /// setting cwnd through the recovery (`tcp/recovery/prr.rs`): Linux's since 3.2 and ns-3's
+    /// default (`TcpPrrRecovery`).
+    Prr,
 }
 
 /// What a retransmission timeout does to ssthresh when the segment it resends was already

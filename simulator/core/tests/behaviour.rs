@@ -1054,3 +1054,77 @@ fn with_an_odd_window_ns2_leaves_recovery_with_the_halved_window_not_its_whole_p
     assert_eq!(exit_cwnd(false), 14.0);
     assert_eq!(exit_cwnd(true), 14.5);
 }
+
+// ---- PRR (RFC 6937) ---------------------------------------------------------------------------
+
+/// The traced cwnd during the flow's first recovery: (time, cwnd) from the first reduction on,
+/// for one round trip.
+fn first_recovery_round(r: &RunResult) -> Vec<(f64, f64)> {
+    let trace = cwnd_trace(r);
+    let (at, _) = first_reduction(&trace);
+    trace.into_iter().filter(|p| p.0 >= at && p.0 < at + RTT_S).collect()
+}
+
+#[test]
+fn with_one_drop_prr_brings_cwnd_down_to_ssthresh_over_a_round_trip_where_rfc6675_drops_it_at_once() {
+    let prr = json!({"sack_recovery": "prr"});
+    let r = run(&scenario("sack", ONE_DROP, prr.clone()));
+    let f = flow(&r);
+    assert_eq!((f.fast_recoveries, f.timeouts, f.retransmits), (1, 0, 1), "{f:?}");
+    let (_, peak) = first_reduction(&cwnd_trace(&r));
+    let round = first_recovery_round(&r);
+    // RFC 6937 §3: cwnd = pipe + sndcnt, pipe shrinking by one per two ACKs, from about the
+    // old flight to ssthresh (half of it).
+    assert!(
+        round[0].1 > 0.75 * peak,
+        "PRR starts near the old window: {round:?}, peak {peak}"
+    );
+    assert!(
+        round.windows(2).all(|w| w[1].1 <= w[0].1 + 1.0),
+        "and comes down: {round:?}"
+    );
+    let after = min_cwnd_after(&r, round[0].0);
+    assert!(
+        (after - peak / 2.0).abs() <= 1.0,
+        "to ssthresh, half the window: {after} vs {peak}"
+    );
+
+    let classic = run(&scenario("sack", ONE_DROP, json!({})));
+    let classic_round = first_recovery_round(&classic);
+    assert!(
+        (classic_round[0].1 - peak / 2.0).abs() <= 1.0,
+        "RFC 6675 sets ssthresh at once: {classic_round:?}"
+    );
+    // Sending through the recovery, PRR is never slower to finish the download.
+    assert!(download_time(&r) <= download_time(&classic) + 1e-9);
+}
+
+#[test]
+fn with_three_drops_in_a_window_prr_repairs_them_in_about_one_rtt() {
+    let r = run(&scenario("sack", THREE_DROPS, json!({"sack_recovery": "prr"})));
+    let f = flow(&r);
+    assert_eq!((f.fast_recoveries, f.timeouts, f.retransmits), (1, 0, 3), "{f:?}");
+    let rtts = recovery_length_rtts(f);
+    assert!(rtts < 1.6, "{rtts:.2} RTTs");
+}
+
+#[test]
+fn when_losses_leave_pipe_below_ssthresh_prr_repairs_every_hole_in_one_recovery_without_a_timeout() {
+    // Twelve of the window's ~40 segments lost: pipe falls below ssthresh (about 20), where
+    // PRR-SSRB sends up to ssthresh − pipe, at most one segment more than each ACK delivers.
+    let drops: Vec<u64> = (100..124).step_by(2).collect();
+    let r = run(&scenario("sack", &drops, json!({"sack_recovery": "prr"})));
+    let f = flow(&r);
+    assert_eq!((f.fast_recoveries, f.timeouts, f.retransmits), (1, 0, 12), "{f:?}");
+    let rtts = recovery_length_rtts(f);
+    assert!(rtts < 2.0, "{rtts:.2} RTTs");
+    let (_, peak) = first_reduction(&cwnd_trace(&r));
+    let low = min_cwnd_after(&r, 0.5);
+    assert!(
+        low >= peak / 2.0 - 1.0,
+        "never below ssthresh's neighbourhood: {low} vs {peak}"
+    );
+    let classic = run(&scenario("sack", &drops, json!({})));
+    let (ours, theirs) = (download_time(&r), download_time(&classic));
+    assert!(ours <= theirs + RTT_S, "PRR {ours} s vs RFC 6675 {theirs} s");
+}

@@ -219,6 +219,11 @@ impl Scoreboard {
         self.sacked > 0
     }
 
+    /// Segments SACKed above the cumulative ACK point.
+    pub fn sacked(&self) -> u32 {
+        self.sacked
+    }
+
     /// One past the highest SACKed segment.
     fn sacked_end(&self) -> Option<u32> {
         self.sacked_ranges.last_key_value().map(|(_, &end)| end)

@@ -87,6 +87,7 @@ impl TcpSender {
         let cc = cc::build(variant, &cfg).expect("variant names are validated before a run");
         let recovery = match cc.recovery() {
             Recovery::Sack if cfg.sack_recovery == SackRecovery::Ns2Sack1 => Recovery::Sack1,
+            Recovery::Sack if cfg.sack_recovery == SackRecovery::Prr => Recovery::Prr,
             recovery => recovery,
         };
         let sack = cfg.sack.unwrap_or(recovery.needs_sack());

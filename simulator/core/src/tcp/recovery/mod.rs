@@ -3,11 +3,12 @@
 //! interface (`LossRecovery`) with one module per behaviour. The sender keeps what every
 //! recovery shares — detecting the loss, ssthresh, RFC 6582's `recover`, the retransmit
 //! timer, leaving recovery — and asks the recovery what to retransmit, how cwnd moves and what
-//! may be sent meanwhile. A new recovery (PRR, RACK) is a new module here.
+//! may be sent meanwhile. A new recovery (PRR was the last) is a new module here.
 
 mod dynamic;
 mod fack;
 mod newreno;
+mod prr;
 mod reno;
 mod sack;
 mod sack1;
@@ -31,6 +32,9 @@ pub enum Recovery {
     Sack,
     /// ns-2.35's `Sack1`: SACK recovery on a pipe counter (`sack_recovery: ns2_sack1`).
     Sack1,
+    /// RFC 6675's recovery with cwnd set by Proportional Rate Reduction (RFC 6937, PRR-SSRB):
+    /// Linux's and ns-3's (`sack_recovery: prr`).
+    Prr,
     /// Forward-acknowledgment recovery (Mathis & Mahdavi 1996): snd.fack is the highest
     /// segment the receiver holds, awnd = snd.nxt − snd.fack + retran_data estimates what is in
     /// the network, and the sender sends while awnd < cwnd. Recovery also starts as soon as
@@ -47,7 +51,10 @@ pub enum Recovery {
 impl Recovery {
     /// Whether the recovery reads SACK blocks (the receiver must send them).
     pub fn needs_sack(self) -> bool {
-        matches!(self, Recovery::Sack | Recovery::Sack1 | Recovery::Fack(_))
+        matches!(
+            self,
+            Recovery::Sack | Recovery::Sack1 | Recovery::Prr | Recovery::Fack(_)
+        )
     }
 
     /// Whether go-back-N after a timeout skips segments the receiver SACKed (not ns-2's Sack1,
@@ -70,6 +77,7 @@ impl Recovery {
             Recovery::NewReno(timer) => Box::new(newreno::NewReno { timer }),
             Recovery::Sack => Box::new(sack::Sack),
             Recovery::Sack1 => Box::new(sack1::Sack1::default()),
+            Recovery::Prr => Box::new(prr::Prr::default()),
             Recovery::Fack(reduction) => Box::new(fack::Fack::new(reduction)),
             Recovery::Dynamic => Box::new(dynamic::Dynamic::default()),
         }

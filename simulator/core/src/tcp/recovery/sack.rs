@@ -26,28 +26,37 @@ impl LossRecovery for Sack {
 
     /// §5 step (C): while cwnd − pipe ≥ 1 segment, send NextSeg().
     fn send(&mut self, tx: &mut TcpSender, now: SimTime, out: &mut Vec<Packet>) -> bool {
-        let dupthresh = tx.cfg.dupack_threshold;
-        let mut pipe = tx.board.pipe(tx.s.high_tx, dupthresh) as f64;
-        while tx.s.cwnd - pipe >= 1.0 {
-            if tx.pacing_holds(now) {
-                break;
-            }
-            let next = if let Some(seq) = tx.board.next_hole(true, dupthresh) {
-                seq // rule (1): a lost hole
-            } else if tx.may_send_new_data() {
-                tx.s.snd_nxt += 1;
-                tx.s.high_tx // rule (2): new data
-            } else if let Some(seq) = tx.board.next_hole(false, dupthresh) {
-                seq // rule (3): an unSACKed hole below SACKed data
-            } else {
-                break;
-            };
-            if next < tx.s.high_tx {
-                tx.board.mark_retransmitted(next);
-            }
-            tx.transmit(next, now, out);
-            pipe += 1.0;
-        }
+        send_next_segments(tx, now, out);
         true
     }
+}
+
+/// RFC 6675 §5 step (C), shared with PRR: while cwnd − pipe ≥ 1 segment, send NextSeg();
+/// returns how many segments went out.
+pub(super) fn send_next_segments(tx: &mut TcpSender, now: SimTime, out: &mut Vec<Packet>) -> u32 {
+    let dupthresh = tx.cfg.dupack_threshold;
+    let mut pipe = tx.board.pipe(tx.s.high_tx, dupthresh) as f64;
+    let mut sent = 0;
+    while tx.s.cwnd - pipe >= 1.0 {
+        if tx.pacing_holds(now) {
+            break;
+        }
+        let next = if let Some(seq) = tx.board.next_hole(true, dupthresh) {
+            seq // rule (1): a lost hole
+        } else if tx.may_send_new_data() {
+            tx.s.snd_nxt += 1;
+            tx.s.high_tx // rule (2): new data
+        } else if let Some(seq) = tx.board.next_hole(false, dupthresh) {
+            seq // rule (3): an unSACKed hole below SACKed data
+        } else {
+            break;
+        };
+        if next < tx.s.high_tx {
+            tx.board.mark_retransmitted(next);
+        }
+        tx.transmit(next, now, out);
+        pipe += 1.0;
+        sent += 1;
+    }
+    sent
 }
