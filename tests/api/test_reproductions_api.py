@@ -14,6 +14,7 @@ from sqlalchemy import select
 import tcpsim
 from services.db.models import Run, RunStatus
 from services.runs.service import claim, complete
+from services.settings import get_settings
 from tests.support import make_user, user_client
 
 SHORT = {"experiments": ["exp2-low", "exp2-high"], "overrides": {"duration_s": 4}}
@@ -35,7 +36,7 @@ def simulate_queued(db_session: Any, sweep_ids: list[str]) -> int:
         .all()
     )
     for run_id in ids:
-        scenario = claim(db_session, run_id, "test")
+        scenario = claim(db_session, run_id, "test", get_settings())
         db_session.commit()
         complete(db_session, run_id, tcpsim.run(scenario))
         db_session.commit()
