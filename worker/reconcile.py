@@ -100,7 +100,7 @@ def reconcile(settings: Settings | None = None, *, now: dt.datetime | None = Non
     settings = settings or get_settings()
     now = now or dt.datetime.now(dt.UTC)
     with session_scope() as session:
-        reclaimed = reclaim_abandoned(session)
+        reclaimed = reclaim_abandoned(session, settings)
     _send(reclaimed)
     if reclaimed:
         log.warning("handed on %d run(s) whose worker fell silent: %s", len(reclaimed), _short(reclaimed))

@@ -32,7 +32,7 @@ from sqlalchemy.exc import DBAPIError, OperationalError
 import tcpsim
 from services import sweeps
 from services.runs import claim_batch, complete_batch, fail_batch, give_back, release_batch
-from services.settings import get_settings
+from services.settings import Settings, get_settings
 from worker.app import app
 from worker.db import get_session_factory, session_scope
 from worker.enqueue import SIMULATE, fill_window, send
@@ -66,13 +66,14 @@ def simulate(self: Any, *run_ids: str) -> None:
     """Simulates a batch of runs (one run is a batch of one)."""
     ids = [uuid.UUID(run_id) for run_id in run_ids]
     worker = self.request.hostname or socket.gethostname()
+    settings = get_settings()
     with session_scope() as session:
-        scenarios = claim_batch(session, ids, worker)
+        scenarios = claim_batch(session, ids, worker, settings)
     # Runs not claimed are finished or cancelled already (a redelivery, a retry after the
     # database went away, a cancelled run's message): only what follows them may be owed.
     if scenarios:
         started = time.monotonic()
-        outcomes = _simulate(scenarios, worker)
+        outcomes = _simulate(scenarios, worker, settings)
         released = _store(outcomes, worker)
         # One line per batch; `run_ids` names every run it claimed, so that a run's task is
         # found in the log whatever its place in the batch (the task's run_id is the first's).
@@ -88,12 +89,11 @@ def simulate(self: Any, *run_ids: str) -> None:
         if released:
             log.info("%d run(s) given back to the queue: this worker is shutting down", len(released))
             send([released])
-    _after_runs(ids)
+    _after_runs(ids, settings)
 
 
-def _simulate(scenarios: dict[uuid.UUID, str], worker: str) -> _Outcomes:
+def _simulate(scenarios: dict[uuid.UUID, str], worker: str, settings: Settings) -> _Outcomes:
     """Runs the batch's simulations one after another, under one watch."""
-    settings = get_settings()
     budget_s = 2 * settings.batch_target_s
     outcomes = _Outcomes()
     ids = list(scenarios)
@@ -142,11 +142,11 @@ def _store(outcomes: _Outcomes, worker: str) -> list[uuid.UUID]:
     return released
 
 
-def _after_runs(run_ids: list[uuid.UUID]) -> None:
+def _after_runs(run_ids: list[uuid.UUID], settings: Settings) -> None:
     """The batch has left the window. A sweep with a stopping rule may want more replications
     of its points (decided in a transaction of its own, after the results are safe); they wait
     in PostgreSQL like any run. Then the dispatcher fills the freed slot at once, with whoever's
     turn it is. A database error here propagates: the task is retried, and does this again."""
     with session_scope() as session:
-        sweeps.after_runs(session, run_ids)
-    fill_window(get_session_factory(), get_settings())
+        sweeps.after_runs(session, run_ids, settings)
+    fill_window(get_session_factory(), settings)

@@ -235,7 +235,7 @@ def extend_sweep(
     """More replications (`replications`: the new total per point) and/or more values on
     existing axes (`axes`: [{path, values}]). Only the new (point, replication) pairs become
     runs; everything already computed is reused. `created` gives the counts."""
-    sweep, created = sweeps.extend(session, sweep_id, body, viewer, max_queued=settings.max_queued_runs)
+    sweep, created = sweeps.extend(session, sweep_id, body, viewer, settings, max_queued=settings.max_queued_runs)
     _enqueue_after_commit(session, created, enqueue)
     return _out(session, sweep, created)
 

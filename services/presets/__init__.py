@@ -16,10 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from services.presets.paper000 import PRESETS as _PAPER000
-from services.presets.paper002 import PRESETS as _PAPER002
-from services.presets.paper003 import PRESETS as _PAPER003
-from services.presets.paper004 import PRESETS as _PAPER004
+from services.presets import paper000, paper002, paper003, paper004
 from services.presets.registry import (
     Column,
     Parameter,
@@ -46,8 +43,9 @@ __all__ = [
     "list_presets",
 ]
 
-PRESETS: dict[str, Preset] = {p.name: p for p in (*_PAPER000, *_PAPER002, *_PAPER003, *_PAPER004)}
-"""Every preset by name, in the order the papers present them."""
+PRESETS: dict[str, Preset] = {p.name: p for paper in (paper000, paper002, paper003, paper004) for p in paper.PRESETS}
+"""Every preset by name: paper by paper in the papers' order (a new paper adds its module to the
+import and the tuple, as `services/reproductions/registry.py` does), each in its module's order."""
 
 
 def list_presets() -> list[Preset]:

@@ -26,8 +26,10 @@ from services.presets.registry import (
 )
 
 __all__ = [
+    "BACKGROUND_FLOWS",
     "BACKGROUND_FTP_INDEX",
     "BACKGROUND_HTTP_INDEX",
+    "LOSS_M",
     "PRESETS",
     "background_scenario",
     "fig2_scenario",
@@ -38,6 +40,11 @@ CITATION = 'K. N. Parvez, A. Mahanti, C. Williamson, "TCP NewReno: Slow-but-Stea
 FIG2_FILE = "000_fig2_and_regions.json"
 TABLE2_FILE = "000_table2_sbs_droptail.csv"
 SOURCE = "paper 000 (Parvez, Mahanti & Williamson, ICC 2006), transcribed in services/presets/data/{}"
+
+LOSS_M = "flows[*].loss.m"
+"""Packets per loss event on both foreground flows: Fig. 2's x axis (the Fig. 2 presets)."""
+BACKGROUND_FLOWS = "background_flows"
+"""The background presets' own parameter: background flows in all, Table II's rows."""
 
 # The paper measures the last 750 of its 1000 simulated seconds.
 NS2_TCP = {"profile": "ns2", "max_window_pkts": 100_000}
@@ -176,7 +183,7 @@ def _fig2_preset(panel: str) -> Preset:
         reference=Reference(paper="000", citation=CITATION, where=f"§IV-B, Fig. 2({panel}); regions: §V, Fig. 4"),
         parameters=(
             Parameter(
-                "flows[*].loss.m",
+                LOSS_M,
                 "packets dropped per loss event, on both foreground flows: Fig. 2's x axis",
                 "packets",
                 10,
@@ -390,7 +397,7 @@ def _background_parameters(queue_parameters: tuple[Parameter, ...]) -> tuple[Par
     sizes = tuple(int(r["background_flows"]) for r in rows)
     return (
         Parameter(
-            "background_flows",
+            BACKGROUND_FLOWS,
             "background flows in all, 25 % FTP and 75 % HTTP: the x axis of Fig. 3 and Table II",
             "flows",
             DEFAULT_BACKGROUND_FLOWS,
@@ -461,7 +468,7 @@ def _background_preset(red: bool) -> Preset:
         published=_background_published(with_table=not red),
         template=scenario,
         warmup_fraction=WARMUP_FRACTION,
-        expanders={"background_flows": _expand_background},
+        expanders={BACKGROUND_FLOWS: _expand_background},
     )
 
 

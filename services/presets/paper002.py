@@ -26,10 +26,15 @@ from services.presets.registry import Parameter, Preset, Published, PublishedCol
 
 __all__ = [
     "BOTTLENECK",
+    "BUFFER",
+    "CBR_BYTES",
+    "CBR_RATE",
     "DATA_FILE",
     "LINK_DELAY_MS",
     "NS2_RED",
     "PRESETS",
+    "SECOND_VARIANT",
+    "VARIANT",
     "VARIANTS",
     "congestion_scenario",
     "fairness_scenario",
@@ -58,6 +63,22 @@ LINKS: tuple[tuple[str, str], ...] = (("n1", "n2"), ("n5", "n2"), ("n2", "n3"), 
 flows' endpoints in §2.3-2.4: TCP N1->N4, TCP N5->N6, CBR N2->N3)."""
 BOTTLENECK = 2
 """Index of N2-N3 in `topology.graph.links`: the link every flow crosses."""
+
+# The override paths the presets declare and the reproduction sweeps
+# (services/reproductions/paper002.py): spelled here only.
+VARIANT = "flows[0].variant"
+"""The TCP flow (experiments 1 and 3), the first TCP flow (experiment 2)."""
+SECOND_VARIANT = "flows[1].variant"
+"""Experiment 2's second TCP flow."""
+CBR_RATE = "flows[1].app.rate_mbps"
+"""The CBR flow's rate in experiments 1 and 3 (flow 1 is the CBR there)."""
+CBR_BYTES = "flows[1].app.packet_bytes"
+"""The CBR flow's packet size in experiments 1 and 3."""
+EXP2_CBR_RATE = "flows[2].app.rate_mbps"
+"""Experiment 2's CBR rate (flow 2 there, after the two TCP flows)."""
+EXP2_CBR_BYTES = "flows[2].app.packet_bytes"
+BUFFER = f"topology.graph.links[{BOTTLENECK}].queue.limit_pkts"
+"""The N2-N3 buffer."""
 
 LINK_DELAY_MS = 1.0
 """Not given. The paper's Vegas latency at CBR 2 Mb/s, about 5 ms over three hops of which
@@ -293,7 +314,7 @@ def _conclusions(*ids: str) -> tuple[dict[str, Any], ...]:
 
 def _variant_table(name: str, caption: str, values: dict[str, Any], unit: str) -> PublishedTable:
     row = {k: v for k, v in values.items() if v is not None}
-    columns = tuple(PublishedColumn(k, f"TCP {k} (flows[0].variant = {VARIANTS[k]})", unit) for k in row)
+    columns = tuple(PublishedColumn(k, f"TCP {k} ({VARIANT} = {VARIANTS[k]})", unit) for k in row)
     return PublishedTable(name=name, caption=caption, columns=columns, rows=(row,))
 
 
@@ -420,28 +441,28 @@ def _exp1_preset() -> Preset:
         reference=Reference(paper="002", citation=CITATION, where=exp1["where"]),
         parameters=(
             Parameter(
-                "flows[0].variant",
+                VARIANT,
                 "TCP variant: Tahoe, Reno, NewReno (newreno-sbs), Vegas",
                 None,
                 "reno",
                 paper_values=("tahoe", "reno", "newreno-sbs", "vegas"),
             ),
             Parameter(
-                "flows[1].app.rate_mbps",
+                CBR_RATE,
                 "CBR rate: Figs. 2-3's x axis",
                 "Mb/s",
                 7.0,
                 paper_range=tuple(exp1["cbr_rate_range_mbps"]),
             ),
             Parameter(
-                "flows[1].app.packet_bytes",
+                CBR_BYTES,
                 "CBR packet size (3,000 bytes for Figs. 2-3)",
                 "bytes",
                 exp1["cbr_packet_bytes"],
                 paper_range=tuple(exp1["cbr_packet_bytes_range"]),
             ),
             Parameter(
-                f"topology.graph.links[{BOTTLENECK}].queue.limit_pkts",
+                BUFFER,
                 "N2-N3 buffer (ns-2's default)",
                 "packets",
                 NS2_QUEUE_LIMIT,
@@ -467,14 +488,14 @@ def _exp2_preset(level: str) -> Preset:
         reference=Reference(paper="002", citation=CITATION, where=f"{exp2['where']}; §4.{1 if level == 'low' else 2}"),
         parameters=(
             Parameter(
-                "flows[0].variant",
+                VARIANT,
                 "variant of the first TCP flow (N1->N4)",
                 None,
                 "newreno-sbs",
                 paper_values=("reno", "newreno-sbs", "vegas"),
             ),
             Parameter(
-                "flows[1].variant",
+                SECOND_VARIANT,
                 "variant of the second TCP flow (N5->N6)",
                 None,
                 "vegas",
@@ -482,14 +503,14 @@ def _exp2_preset(level: str) -> Preset:
             ),
             Parameter("flows[1].start_s", "start of the second TCP flow (§2.4 also starts one later)", "s", 0.0),
             Parameter(
-                "flows[2].app.rate_mbps",
+                EXP2_CBR_RATE,
                 "CBR rate",
                 "Mb/s",
                 float(cbr["cbr_rate_mbps"]),
                 paper_values=(float(cbr["cbr_rate_mbps"]),),
             ),
             Parameter(
-                "flows[2].app.packet_bytes",
+                EXP2_CBR_BYTES,
                 "CBR packet size",
                 "bytes",
                 cbr["cbr_packet_bytes"],
@@ -531,15 +552,15 @@ def _exp3_preset(red: bool) -> Preset:
         description=EXP3_DESCRIPTION.format(queue_text="RED" if red else "Drop-Tail", red_text=RED_TEXT if red else ""),
         reference=Reference(paper="002", citation=CITATION, where=exp3["where"]),
         parameters=(
-            Parameter("flows[0].variant", "TCP variant: Reno or SACK", None, "reno", paper_values=("reno", "sack")),
+            Parameter(VARIANT, "TCP variant: Reno or SACK", None, "reno", paper_values=("reno", "sack")),
             Parameter(
-                f"topology.graph.links[{BOTTLENECK}].queue.limit_pkts",
+                BUFFER,
                 "N2-N3 buffer",
                 "packets",
                 100,
                 paper_values=tuple(exp3["buffers_pkts"]),
             ),
-            Parameter("flows[1].app.rate_mbps", "CBR rate (not given by the paper)", "Mb/s", EXP3_CBR_MBPS),
+            Parameter(CBR_RATE, "CBR rate (not given by the paper)", "Mb/s", EXP3_CBR_MBPS),
             Parameter(
                 "flows[1].start_s",
                 "CBR start (§2.5: 4 s)",

@@ -22,9 +22,16 @@ from services.presets.published import read_json
 from services.presets.registry import Parameter, Preset, Published, PublishedColumn, PublishedTable, Reference
 
 __all__ = [
+    "BUFFER",
+    "CONNECTIONS",
     "DATA_FILE",
+    "ERROR_RATE",
+    "EVERY_VARIANT",
+    "FIRST_COUNT",
+    "FIRST_VARIANT",
     "FINDINGS_FILE",
     "PRESETS",
+    "SECOND_VARIANT",
     "VARIANTS",
     "access_rtt_ms",
     "fig4_topology",
@@ -56,6 +63,24 @@ VARIANTS: dict[str, str] = {
 newreno-sbs, RFC 3782's Slow-but-Steady; ns-2.35's Agent/TCP/Newreno defaults to Impatient
 (`newreno_changes1_` 1) and the paper's older ns may have differed. Tahoe is in Table 1 but in
 none of the results; Fig. 5's experiment runs it beside the others."""
+
+# The override paths the presets declare and the reproduction sweeps
+# (services/reproductions/paper003.py): spelled here only.
+FIRST_VARIANT = "flows[0].variant"
+"""The first flow group's algorithm: Fig. 5's only group, Table 4's Reno."""
+SECOND_VARIANT = "flows[1].variant"
+"""The second flow group's algorithm: Table 4's algorithm beside Reno."""
+FIRST_COUNT = "flows[0].count"
+"""Connections in the first flow group: all of Fig. 5's, Table 3's n old ones."""
+SECOND_COUNT = "flows[1].count"
+EVERY_VARIANT = "variant"
+"""Tables 2-3's own parameter: the algorithm of both flow groups."""
+CONNECTIONS = "connections"
+"""Tables 2 and 4's own parameter: n connections, half in each group."""
+ERROR_RATE = "topology.dumbbell.bottleneck.loss.rate"
+"""The link error rate on A->B: Fig. 5's x axis."""
+BUFFER = "topology.dumbbell.bottleneck.queue.limit_pkts"
+"""The bottleneck buffer (ours: 10 packets; the reproduction also runs ns's 50)."""
 
 PACKET_BYTES = 512
 """§4: "packet size is fixed at a length of 512 bytes" — ns's packetSize_, the payload; ns adds
@@ -138,35 +163,35 @@ def _variant_name(value: Any) -> str:
 
 def _both_variants(value: Any) -> dict[str, Any]:
     """`variant`: the algorithm of every connection (Tables 2-3 run one algorithm at a time)."""
-    return {"flows[0].variant": _variant_name(value), "flows[1].variant": value}
+    return {FIRST_VARIANT: _variant_name(value), SECOND_VARIANT: value}
 
 
 def _halves(value: Any) -> dict[str, Any]:
     """`connections`: n of Tables 2 and 4, half in each flow group."""
     if isinstance(value, bool) or not isinstance(value, int) or value < 2 or value % 2:
         raise ValueError(f"connections must be an even number >= 2, got {value!r}")
-    return {"flows[0].count": value // 2, "flows[1].count": value // 2}
+    return {FIRST_COUNT: value // 2, SECOND_COUNT: value // 2}
 
 
 def _variant_parameter(default: str) -> Parameter:
     return Parameter(
-        "variant",
+        EVERY_VARIANT,
         "the algorithm of every connection",
         None,
         default,
         paper_values=tuple(v for v in VARIANTS.values() if v != "tahoe"),
-        expands_to=("flows[0].variant", "flows[1].variant"),
+        expands_to=(FIRST_VARIANT, SECOND_VARIANT),
     )
 
 
 def _connections_parameter(where: str) -> Parameter:
     return Parameter(
-        "connections",
+        CONNECTIONS,
         f"n, the number of connections, half in each group ({where})",
         None,
         2,
         paper_values=(2, 4),
-        expands_to=("flows[0].count", "flows[1].count"),
+        expands_to=(FIRST_COUNT, SECOND_COUNT),
     )
 
 
@@ -363,15 +388,15 @@ def _fig5_preset() -> Preset:
         description=FIG5_DESCRIPTION,
         reference=_reference("fig5"),
         parameters=(
-            Parameter("flows[0].variant", "the TCP algorithm", None, "reno", paper_values=tuple(VARIANTS.values())),
+            Parameter(FIRST_VARIANT, "the TCP algorithm", None, "reno", paper_values=tuple(VARIANTS.values())),
             Parameter(
-                "topology.dumbbell.bottleneck.loss.rate",
+                ERROR_RATE,
                 "link error rate: the probability that A->B loses "
                 "a data packet (Fig. 5's x axis; its values are not given)",
                 "probability",
                 DEFAULT_ERROR_RATE,
             ),
-            Parameter("flows[0].count", "connections of the algorithm (not given)", None, 2),
+            Parameter(FIRST_COUNT, "connections of the algorithm (not given)", None, 2),
             Parameter("duration_s", "simulated seconds (Fig. 5: 1000 s)", "s", 1000.0, paper_values=(1000.0,)),
             SEED_PARAMETER,
         ),
@@ -415,7 +440,7 @@ def _table2_preset() -> Preset:
         ),
         published=_table2(),
         template=scenario,
-        expanders={"variant": _both_variants, "connections": _halves},
+        expanders={EVERY_VARIANT: _both_variants, CONNECTIONS: _halves},
     )
 
 
@@ -440,7 +465,7 @@ def _table3_preset() -> Preset:
         reference=_reference("table3"),
         parameters=(
             _variant_parameter("reno"),
-            Parameter("flows[0].count", "n, the old connections (Table 3: 1, 2, 3)", None, 1, paper_values=(1, 2, 3)),
+            Parameter(FIRST_COUNT, "n, the old connections (Table 3: 1, 2, 3)", None, 1, paper_values=(1, 2, 3)),
             Parameter(
                 "flows[1].start_s",
                 "arrival of the new connection (§4.3: 10 s)",
@@ -454,7 +479,7 @@ def _table3_preset() -> Preset:
         ),
         published=_table3(),
         template=scenario,
-        expanders={"variant": _both_variants},
+        expanders={EVERY_VARIANT: _both_variants},
     )
 
 
@@ -475,7 +500,7 @@ def _table4_preset() -> Preset:
         reference=_reference("table4"),
         parameters=(
             Parameter(
-                "flows[1].variant",
+                SECOND_VARIANT,
                 "the algorithm beside Reno",
                 None,
                 "sack",
@@ -487,7 +512,7 @@ def _table4_preset() -> Preset:
         ),
         published=_table4(),
         template=scenario,
-        expanders={"connections": _halves},
+        expanders={CONNECTIONS: _halves},
     )
 
 

@@ -24,10 +24,12 @@ from services.presets.registry import Parameter, Preset, Published, PublishedCol
 
 __all__ = [
     "ATTENUATION_S",
+    "CLOUD_LATENCY",
     "DATA_FILE",
     "LOSS_FRACTION",
     "MSS_BYTES",
     "PRESETS",
+    "VARIANT",
     "VARIANTS",
     "WIRED_FILE_BYTES",
     "WIRELESS_FILE_BYTES",
@@ -47,6 +49,13 @@ VARIANTS: dict[str, str] = {"Tahoe": "tahoe", "Reno": "reno", "SACK": "sack", "N
 """The paper's names (and the data file's keys) -> the core's variants. NewReno is RFC 3782's
 Slow-but-Steady, the core's default; with one or two losses per window the Impatient variant
 behaves identically (docs/simulator.md)."""
+
+# The override keys the presets declare and the reproduction sweeps or sets
+# (services/reproductions/paper004.py): spelled here only.
+VARIANT = "flows[0].variant"
+"""The one flow's variant: what every experiment of the paper sweeps."""
+CLOUD_LATENCY = "cloud_latency_ms"
+"""The wired presets' own parameter: one-way latency through the Internet cloud."""
 
 # Not given by the paper: Ethernet's 1460-byte segments (OPNET sizes the MSS from the
 # interface MTU) and decimal megabytes.
@@ -351,7 +360,7 @@ and base-station buffers of 100 packets (none is given).
 TABLE_COLUMNS = tuple(
     PublishedColumn(
         paper,
-        f"download response time with TCP {'Reno with SACK' if paper == 'SACK' else paper} (flows[0].variant = {core})",
+        f"download response time with TCP {'Reno with SACK' if paper == 'SACK' else paper} ({VARIANT} = {core})",
         "s",
     )
     for paper, core in VARIANTS.items()
@@ -515,7 +524,7 @@ def _common_parameters(seeded: bool) -> tuple[Parameter, ...]:
     table = read_json(DATA_FILE)["tcp_parameters"]
     params = [
         Parameter(
-            "flows[0].variant",
+            VARIANT,
             "TCP variant: the paper's Tahoe (tahoe), Reno (reno), Reno with SACK (sack), NewReno (newreno-sbs)",
             None,
             "reno",
@@ -555,7 +564,7 @@ def _common_parameters(seeded: bool) -> tuple[Parameter, ...]:
 
 
 CLOUD_PARAMETER = Parameter(
-    "cloud_latency_ms",
+    CLOUD_LATENCY,
     "one-way latency through the Internet cloud, split over its two 1.5 Mb/s links (§4.2.3: 1 ms); "
     "a few hundred ms make the path window-limited near the paper's 0.5 Mb/s",
     "ms",
@@ -654,7 +663,7 @@ def _wired_preset(kind: str) -> Preset:
         )
         seeded = True
     scenario = wired_scenario(loss, name=name)
-    scenario["description"] = f"Paper 004 {where}: reno; sweep flows[0].variant for the four variants."
+    scenario["description"] = f"Paper 004 {where}: reno; sweep {VARIANT} for the four variants."
     return Preset(
         name=name,
         title=title,
@@ -663,7 +672,7 @@ def _wired_preset(kind: str) -> Preset:
         parameters=(loss_param, CLOUD_PARAMETER, *_common_parameters(seeded)),
         published=published,
         template=scenario,
-        expanders={"cloud_latency_ms": _expand_cloud_latency},
+        expanders={CLOUD_LATENCY: _expand_cloud_latency},
     )
 
 
@@ -671,7 +680,7 @@ def _wireless_preset() -> Preset:
     name, where = "paper004-table2-wireless-attenuation", "§4.1, Table 2, Figs. 3-5"
     start, end = ATTENUATION_S
     scenario = wireless_scenario(name=name)
-    scenario["description"] = f"Paper 004 {where}: reno; sweep flows[0].variant for the four variants."
+    scenario["description"] = f"Paper 004 {where}: reno; sweep {VARIANT} for the four variants."
     published = _published(
         "wireless",
         0,

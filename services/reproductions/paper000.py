@@ -16,6 +16,7 @@ from typing import Any
 
 from services.comparisons.paper import A_BETTER, B_BETTER, NO_DIFFERENCE, against_paper
 from services.presets import get_preset
+from services.presets.paper000 import BACKGROUND_FLOWS, LOSS_M
 from services.reproductions.model import (
     AGREE,
     DISAGREE,
@@ -33,7 +34,6 @@ from services.reproductions.model import (
     weighed,
 )
 
-M_AXIS = "flows[*].loss.m"
 TABLE2_SIZES = [4, 8, 12, 16, 24, 32, 48, 64, 96, 128, 160, 180, 192, 224, 256]
 SEEDS = 5
 
@@ -42,21 +42,21 @@ EXPERIMENTS = (
         "fig2a",
         "Fig. 2(a): SBS and IMP against m, p = 0.05 % (§IV-B)",
         "paper000-fig2a",
-        ({"path": M_AXIS, "values": list(range(1, 41))},),
+        ({"path": LOSS_M, "values": list(range(1, 41))},),
         replications=SEEDS,
     ),
     Experiment(
         "fig2b",
         "Fig. 2(b): SBS and IMP against m, p = 0.1 % (§IV-B)",
         "paper000-fig2b",
-        ({"path": M_AXIS, "values": list(range(1, 36))},),
+        ({"path": LOSS_M, "values": list(range(1, 36))},),
         replications=SEEDS,
     ),
     Experiment(
         "table2",
         "Table II: the SBS flow among FTP/HTTP background traffic, Drop-Tail (§IV-C)",
         "paper000-table2-droptail",
-        ({"path": "background_flows", "values": TABLE2_SIZES},),
+        ({"path": BACKGROUND_FLOWS, "values": TABLE2_SIZES},),
         replications=SEEDS,
     ),
 )

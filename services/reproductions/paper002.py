@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from typing import Any, cast
 
 from services.presets import get_preset
-from services.presets.paper002 import BOTTLENECK, EXP3_CBR_MBPS
+from services.presets.paper002 import BUFFER, CBR_BYTES, CBR_RATE, EXP3_CBR_MBPS, SECOND_VARIANT, VARIANT
 from services.presets.published import read_json
 from services.reproductions.model import (
     AGREE,
@@ -33,12 +33,6 @@ from services.reproductions.model import (
     Table,
     share,
 )
-
-VARIANT = "flows[0].variant"
-SECOND = "flows[1].variant"
-CBR_RATE = "flows[1].app.rate_mbps"
-CBR_BYTES = "flows[1].app.packet_bytes"
-BUFFER = f"topology.graph.links[{BOTTLENECK}].queue.limit_pkts"
 
 EXP1_VARIANTS = {"Tahoe": "tahoe", "Reno": "reno", "NewReno": "newreno-sbs", "Vegas": "vegas"}
 CORE = {**EXP1_VARIANTS, "SACK": "sack"}
@@ -75,7 +69,7 @@ EXPERIMENTS = (
             # pairs and two more (Reno/Vegas, Vegas/Reno).
             (
                 {"path": VARIANT, "values": ["reno", "newreno-sbs", "vegas"]},
-                {"path": SECOND, "values": ["reno", "vegas"]},
+                {"path": SECOND_VARIANT, "values": ["reno", "vegas"]},
             ),
         )
         for i, level in ((1, "low"), (2, "high"))
@@ -370,7 +364,7 @@ def _exp2(levels: Mapping[str, Cells]) -> tuple[list[Table], list[Judged]]:
         results[level] = {}
         rows = []
         for a, b in PAIRS:
-            at = {VARIANT: CORE[a], SECOND: CORE[b]}
+            at = {VARIANT: CORE[a], SECOND_VARIANT: CORE[b]}
             g1, g2 = cells.mean("first", "goodput_bps", at), cells.mean("second", "goodput_bps", at)
             d1, d2 = cells.mean("first", "drops", at), cells.mean("second", "drops", at)
             if g1 is None or g2 is None:

@@ -19,7 +19,17 @@ import itertools
 from collections.abc import Mapping, Sequence
 from typing import Any, cast
 
-from services.presets.paper003 import VARIANTS, conclusions
+from services.presets.paper003 import (
+    BUFFER,
+    CONNECTIONS,
+    ERROR_RATE,
+    EVERY_VARIANT,
+    FIRST_COUNT,
+    FIRST_VARIANT,
+    SECOND_VARIANT,
+    VARIANTS,
+    conclusions,
+)
 from services.presets.published import read_json
 from services.reproductions.model import (
     AGREE,
@@ -40,13 +50,6 @@ from services.reproductions.model import (
 )
 from services.stats import differs, paired_difference, significant_direction, summarize
 
-VARIANT = "flows[0].variant"
-ERROR_RATE = "topology.dumbbell.bottleneck.loss.rate"
-CONNECTIONS = "connections"
-OLD = "flows[0].count"
-OTHER = "flows[1].variant"
-BUFFER = "topology.dumbbell.bottleneck.queue.limit_pkts"
-
 NAME = {v: k for k, v in VARIANTS.items()}
 RANKED = [n for n in VARIANTS if n != "Tahoe"]
 """The eight algorithms of Fig. 5's ranking and Tables 2-3."""
@@ -65,7 +68,7 @@ EXPERIMENTS = (
         "fig5",
         "Fig. 5: MT of each algorithm against the link error rate (§4.1)",
         "paper003-fig5-link-errors",
-        ({"path": VARIANT, "values": list(VARIANTS.values())}, {"path": ERROR_RATE, "values": ERROR_RATES}),
+        ({"path": FIRST_VARIANT, "values": list(VARIANTS.values())}, {"path": ERROR_RATE, "values": ERROR_RATES}),
         replications=FIG5_SEEDS,
     ),
     *(
@@ -75,20 +78,26 @@ EXPERIMENTS = (
                 "table2",
                 "Table 2: short and long connections, UF (§4.2)",
                 "paper003-table2-distinct-delays",
-                ({"path": "variant", "values": [VARIANTS[n] for n in RANKED]}, {"path": CONNECTIONS, "values": [2, 4]}),
+                (
+                    {"path": EVERY_VARIANT, "values": [VARIANTS[n] for n in RANKED]},
+                    {"path": CONNECTIONS, "values": [2, 4]},
+                ),
             ),
             (
                 "table3",
                 "Table 3: a new connection at 10 s among n old ones (§4.3)",
                 "paper003-table3-new-arrival",
-                ({"path": "variant", "values": [VARIANTS[n] for n in RANKED]}, {"path": OLD, "values": [1, 2, 3]}),
+                (
+                    {"path": EVERY_VARIANT, "values": [VARIANTS[n] for n in RANKED]},
+                    {"path": FIRST_COUNT, "values": [1, 2, 3]},
+                ),
             ),
             (
                 "table4",
                 "Table 4: each algorithm with Reno (§4.4)",
                 "paper003-table4-reno-interop",
                 (
-                    {"path": OTHER, "values": [VARIANTS[n] for n in RANKED if n != "Reno"]},
+                    {"path": SECOND_VARIANT, "values": [VARIANTS[n] for n in RANKED if n != "Reno"]},
                     {"path": CONNECTIONS, "values": [2, 4]},
                 ),
             ),
@@ -272,7 +281,7 @@ def _fig5(cells: Cells) -> tuple[list[Table], list[Judged]]:
     rows, mt = [], {}
     for rate in rates:
         for name, core in VARIANTS.items():
-            at = {VARIANT: core, ERROR_RATE: rate}
+            at = {FIRST_VARIANT: core, ERROR_RATE: rate}
             xs = _per_seed(cells, "tcp", at)
             mt[(name, rate)] = xs
             rows.append(
@@ -383,7 +392,7 @@ def _table2(cells: Cells, key: str) -> tuple[list[Table], list[Judged]]:
     for n in ns:
         rows = []
         for name in RANKED:
-            at = {"variant": VARIANTS[name], CONNECTIONS: n}
+            at = {EVERY_VARIANT: VARIANTS[name], CONNECTIONS: n}
             s, lg = _per_seed(cells, "short", at), _per_seed(cells, "long", at)
             ufs = [uf(a, b) for a, b in zip(s, lg, strict=False) if a is not None and b is not None]
             res[(name, n)] = {"short": s, "long": lg, "uf": ufs}
@@ -541,13 +550,13 @@ def _table3(cells: Cells, key: str) -> tuple[list[Table], list[Judged]]:
     if not cells:
         return [], _not_run("table3", key)
     published = read_json("003_tables.json")["table3_new_arrival_at_10s_mt_10_to_50s"]
-    ns = sorted(n for n in cells.axis(OLD) if n is not None)
+    ns = sorted(n for n in cells.axis(FIRST_COUNT) if n is not None)
     ratio: dict[tuple[str, int], list[float]] = {}
     tables = []
     for n in ns:
         rows = []
         for name in RANKED:
-            at = {"variant": VARIANTS[name], OLD: n}
+            at = {EVERY_VARIANT: VARIANTS[name], FIRST_COUNT: n}
             new, old = _per_seed(cells, "new", at), _per_seed(cells, "old", at)
             ratio[(name, n)] = _ratio(new, old)
             p = published[f"n{n}"][name]
@@ -620,7 +629,7 @@ def _table4(cells: Cells, key: str) -> tuple[list[Table], list[Judged]]:
     for n in ns:
         rows = []
         for name in RANKED[1:]:
-            at = {OTHER: VARIANTS[name], CONNECTIONS: n}
+            at = {SECOND_VARIANT: VARIANTS[name], CONNECTIONS: n}
             reno, other = _per_seed(cells, "reno", at), _per_seed(cells, "other", at)
             res[(name, n)] = (reno, other)
             ratio = _ratio(other, reno)

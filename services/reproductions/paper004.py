@@ -17,9 +17,11 @@ from typing import Any
 
 from services.presets import get_preset
 from services.presets.paper004 import (
+    CLOUD_LATENCY,
     CONCLUSIONS,
     HEADER_BYTES,
     MSS_BYTES,
+    VARIANT,
     VARIANTS,
     WIRED_FILE_BYTES,
     WIRELESS_FILE_BYTES,
@@ -42,10 +44,9 @@ from services.reproductions.model import (
 )
 from services.stats import paired_difference, significant_direction, summarize
 
-VARIANT = "flows[0].variant"
 NAMES = {v: k for k, v in VARIANTS.items()}
 SEEDS = 10
-SLOW_CLOUD = {"cloud_latency_ms": 300.0, "duration_s": 1200.0}
+SLOW_CLOUD = {CLOUD_LATENCY: 300.0, "duration_s": 1200.0}
 TIE = 0.001
 """Means closer than this (relative to the mean compared against) are a tie: below every
 difference the paper's tables make. Deliberately not `services.stats.differs` (relative to the

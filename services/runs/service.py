@@ -19,7 +19,7 @@ from services.experiments.search import Search, run_conditions
 from services.presets import UnknownPreset, build_scenario
 from services.runs import repository as repo
 from services.scenarios import Scenario, key_of_canonical, validate_scenario
-from services.settings import get_settings
+from services.settings import Settings
 from services.users import Identity, check_modifiable, check_visible, visible_to
 
 
@@ -124,22 +124,24 @@ def set_shared(session: Session, run_id: uuid.UUID, viewer: Identity, shared: bo
     return run
 
 
-def claim(session: Session, run_id: uuid.UUID, worker: str) -> dict[str, Any] | None:
+def claim(session: Session, run_id: uuid.UUID, worker: str, settings: Settings) -> dict[str, Any] | None:
     """Marks the run running for `worker` and returns its scenario as the core must run it;
     None when there is nothing to do (see `claim_batch`)."""
-    text = claim_batch(session, [run_id], worker).get(_uuid(run_id))
+    text = claim_batch(session, [run_id], worker, settings).get(_uuid(run_id))
     return None if text is None else json.loads(text)
 
 
-def claim_batch(session: Session, run_ids: Sequence[uuid.UUID], worker: str) -> dict[uuid.UUID, str]:
+def claim_batch(
+    session: Session, run_ids: Sequence[uuid.UUID], worker: str, settings: Settings
+) -> dict[uuid.UUID, str]:
     """Marks the runs running for `worker` (their first heartbeat) and returns the scenarios to
     simulate, in `run_ids`' order, as JSON text for the core — each scenario's limits the
     tighter of its own and the caps as they stand now: the server's wall-clock time and events
-    (TCPLAB_RUN_MAX_WALL_S, TCPLAB_RUN_MAX_EVENTS) and its owner's quota of events. A run is
-    left out when there is nothing to do: it is finished or cancelled (a duplicate or late
-    delivery), or another worker is running it and alive (a redelivered message of a run the
-    reconciler already handed on). A running run whose worker fell silent is taken over."""
-    settings = get_settings()
+    (`settings`' TCPLAB_RUN_MAX_WALL_S, TCPLAB_RUN_MAX_EVENTS) and its owner's quota of events.
+    A run is left out when there is nothing to do: it is finished or cancelled (a duplicate or
+    late delivery), or another worker is running it and alive (a redelivered message of a run
+    the reconciler already handed on). A running run whose worker fell silent (for
+    TCPLAB_WORKER_DEAD_AFTER_S) is taken over."""
     run_ids = _uuids(run_ids)
     claimed = dict(
         repo.claim_runs(
@@ -205,12 +207,12 @@ def give_back(session: Session, run_ids: Sequence[uuid.UUID], worker: str) -> li
     return repo.give_back(session, _uuids(run_ids), worker)
 
 
-def reclaim_abandoned(session: Session) -> list[uuid.UUID]:
-    """Running runs whose worker has been silent for TCPLAB_WORKER_DEAD_AFTER_S (killed, its
-    machine gone) go back to the queue, keeping their place in the dispatch window; returns
-    them, for the caller to send once this is committed. Their old message may come back
-    later: `claim` then finds them finished or running elsewhere and skips it."""
-    return repo.requeue_silent(session, get_settings().worker_dead_after_s)
+def reclaim_abandoned(session: Session, settings: Settings) -> list[uuid.UUID]:
+    """Running runs whose worker has been silent for `settings`' TCPLAB_WORKER_DEAD_AFTER_S
+    (killed, its machine gone) go back to the queue, keeping their place in the dispatch
+    window; returns them, for the caller to send once this is committed. Their old message may
+    come back later: `claim` then finds them finished or running elsewhere and skips it."""
+    return repo.requeue_silent(session, settings.worker_dead_after_s)
 
 
 def complete(session: Session, run_id: uuid.UUID, result: dict[str, Any]) -> None:

@@ -21,7 +21,7 @@ from services.experiments.search import Search, SweepStatus, sweep_conditions, s
 from services.runs import repository as runs_repo
 from services.runs.service import check_scenario_size
 from services.scenarios.canonical import SeedTemplate
-from services.settings import get_settings
+from services.settings import Settings
 from services.stats import summarize, t_quantile
 from services.sweeps import aggregates
 from services.sweeps import repository as repo
@@ -165,6 +165,7 @@ def extend(
     sweep_id: uuid.UUID,
     extension: SweepExtension,
     viewer: Identity,
+    settings: Settings,
     *,
     max_queued: int | None = None,
 ) -> tuple[Sweep, Created]:
@@ -176,7 +177,7 @@ def extend(
     check_modifiable(sweep, viewer, "sweep", "extend")
     if sweep.cancelled_at is not None:
         repo.finish_cancel(session, sweep.id)  # its waiting runs stay cancelled once it reopens
-    owner = _owner(sweep, viewer)
+    owner = _owner(sweep, viewer, settings)
     spec = SweepSpec.model_validate(sweep.spec)
     replications = extension.replications or spec.replications
     if replications < spec.replications:
@@ -219,12 +220,13 @@ def extend(
     return sweep, created
 
 
-def _owner(sweep: Sweep, viewer: Identity | None) -> Identity | None:
+def _owner(sweep: Sweep, viewer: Identity | None, settings: Settings) -> Identity | None:
     """Whose quota the sweep's new runs count against: its owner's (an admin extending
-    another's sweep adds runs of the owner); nobody's for a sweep from before users."""
+    another's sweep adds runs of the owner, with the quotas `settings` give them); nobody's
+    for a sweep from before users."""
     if viewer is not None and viewer.owns(sweep.owner_id):
         return viewer
-    return identity_of(sweep.owner, get_settings()) if sweep.owner is not None else None
+    return identity_of(sweep.owner, settings) if sweep.owner is not None else None
 
 
 def _apply_rule(
@@ -560,7 +562,7 @@ def cancel(session: Session, sweep_id: uuid.UUID, viewer: Identity) -> tuple[Swe
 # ---- the stopping rule ------------------------------------------------------------------------------
 
 
-def after_run(session: Session, run_id: uuid.UUID) -> list[uuid.UUID]:
+def after_run(session: Session, run_id: uuid.UUID, settings: Settings) -> list[uuid.UUID]:
     """Called once a sweep run has finished: applies the sweep's stopping rule to the run's
     point and returns the ids of the replications it added (to enqueue after commit).
 
@@ -575,12 +577,13 @@ def after_run(session: Session, run_id: uuid.UUID) -> list[uuid.UUID]:
     point where nothing fits stops, its `stop_reason` naming the limit ("capped: quota"). Every
     stop says why on the point (`StopReason`); an extension resumes a capped point.
     """
-    return after_runs(session, [run_id])
+    return after_runs(session, [run_id], settings)
 
 
-def after_runs(session: Session, run_ids: Sequence[uuid.UUID]) -> list[uuid.UUID]:
+def after_runs(session: Session, run_ids: Sequence[uuid.UUID], settings: Settings) -> list[uuid.UUID]:
     """`after_run` for a worker's batch of runs: each sweep's rule is read once and each of
-    their points looked at once, however many of the batch's runs it holds."""
+    their points looked at once, however many of the batch's runs it holds. `settings` give
+    the server's queue limit and the quotas of owners who have none of their own."""
     points: dict[uuid.UUID, set[int]] = {}
     for sweep_id, index in runs_repo.sweep_points_of(session, run_ids):
         points.setdefault(sweep_id, set()).add(index)
@@ -595,7 +598,7 @@ def after_runs(session: Session, run_ids: Sequence[uuid.UUID]) -> list[uuid.UUID
         rule = SweepSpec.model_validate(sweep.spec).stopping
         if rule is None or sweep.cancelled_at is not None:
             continue
-        owner, max_queued = _owner(sweep, None), get_settings().max_queued_runs
+        owner, max_queued = _owner(sweep, None, settings), settings.max_queued_runs
         for index in sorted(indexes):
             to_enqueue += _grow_point(session, sweep, rule, index, owner=owner, max_queued=max_queued).to_enqueue
     return to_enqueue

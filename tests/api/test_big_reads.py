@@ -23,6 +23,7 @@ import tcpsim
 from services.runs import trace_codec
 from services.runs.service import claim, complete
 from services.runs.traces import downsample
+from services.settings import get_settings
 from tests.support import wait_for
 
 SCENARIO = {
@@ -57,7 +58,7 @@ def run_with(client: Any, db_session: Any, traces: dict[str, Any] | None, seed: 
     r = client.post("/v1/runs", json={"scenario": {**SCENARIO, "seed": seed}})
     assert r.status_code == 201, r.text
     run_id = r.json()["id"]
-    scenario = claim(db_session, run_id, "test")
+    scenario = claim(db_session, run_id, "test", get_settings())
     db_session.commit()
     result = tcpsim.run(scenario)
     result["traces"] = traces

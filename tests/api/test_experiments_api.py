@@ -16,6 +16,7 @@ from services.db.models import FlowResult, PendingCancel, Result, Run, Sweep, Sw
 from services.db.session import create_session_factory, session_scope
 from services.runs import claim_batch, complete
 from services.runs.repository import queued_count
+from services.settings import get_settings
 from tests.support import make_user, user_client
 
 FIG2 = {"preset": "paper000-fig2a", "overrides": {"duration_s": 5, "warmup_s": 1}}
@@ -30,7 +31,7 @@ def simulate(engine: Engine, run_ids: list[str]) -> None:
     factory = create_session_factory(engine)
     for rid in map(uuid.UUID, run_ids):
         with session_scope(factory) as session:
-            scenario = claim_batch(session, [rid], "test").get(rid)
+            scenario = claim_batch(session, [rid], "test", get_settings()).get(rid)
         if scenario is None:
             continue
         with session_scope(factory) as session:

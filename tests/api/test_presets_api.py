@@ -28,7 +28,7 @@ def test_the_list_has_every_preset_with_its_metadata_but_not_its_scenario(client
     assert [p["name"] for p in body] == NAMES
     for p in body:
         assert {"name", "title", "description", "reference", "tcp_profile", "parameters", "published"} <= set(p)
-        assert p["tcp_profile"] == ("opnet" if p["reference"]["paper"] == "004" else "ns2")
+        assert p["tcp_profile"] == get_preset(p["name"]).tcp_profile
         assert "scenario" not in p
         assert p["reference"]["paper"] == p["name"][5:8]  # paperNNN-...
         assert p["parameters"] and all("name" in q and "meaning" in q for q in p["parameters"])

@@ -13,7 +13,9 @@ from sqlalchemy import select
 
 import tcpsim
 from services.db.models import Run, RunStatus
+from services.reproductions import PAPERS
 from services.runs.service import claim, complete
+from services.settings import get_settings
 from tests.support import make_user, user_client
 
 SHORT = {"experiments": ["exp2-low", "exp2-high"], "overrides": {"duration_s": 4}}
@@ -35,7 +37,7 @@ def simulate_queued(db_session: Any, sweep_ids: list[str]) -> int:
         .all()
     )
     for run_id in ids:
-        scenario = claim(db_session, run_id, "test")
+        scenario = claim(db_session, run_id, "test", get_settings())
         db_session.commit()
         complete(db_session, run_id, tcpsim.run(scenario))
         db_session.commit()
@@ -50,7 +52,7 @@ def test_every_reproduction_endpoint_needs_a_token(anonymous_client) -> None:
 
 def test_before_any_run_every_conclusion_is_not_yet_run(client) -> None:
     papers = client.get("/v1/reproductions").json()
-    assert [p["paper"] for p in papers] == ["000", "002", "003", "004"]
+    assert [p["paper"] for p in papers] == sorted(PAPERS)  # every paper, in the papers' order
     assert all(p["reproduction"] == {"status": "none"} for p in papers)
     body = client.get("/v1/reproductions/002").json()
     assert (body["status"], body["reproduction"], body["tables"], body["sources"]) == ("none", None, [], [])

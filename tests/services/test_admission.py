@@ -22,6 +22,7 @@ from services.errors import QuotaExceededError
 from services.runs import claim, complete
 from services.runs.dispatch import ONE_RUN, pick_batches
 from services.schedules import ScheduleSpec
+from services.settings import get_settings
 from services.sweeps import SweepExtension, SweepSpec
 from tests.services.test_schedules import at, firings_of, identity, make_user, tiny_template
 from tests.support import wait_for
@@ -65,7 +66,7 @@ def run_id(factory: sessionmaker[Session], sweep_id: uuid.UUID, point: int, repl
 
 def start(factory: sessionmaker[Session], rid: uuid.UUID) -> dict[str, Any]:
     with session_scope(factory) as session:
-        scenario = claim(session, rid, "test")
+        scenario = claim(session, rid, "test", get_settings())
     assert scenario is not None
     return scenario
 
@@ -76,7 +77,7 @@ def finish(factory: sessionmaker[Session], rid: uuid.UUID, scenario: dict[str, A
     with session_scope(factory) as session:
         complete(session, rid, result)
     with session_scope(factory) as session:
-        sweeps.after_run(session, rid)
+        sweeps.after_run(session, rid, get_settings())
 
 
 def queued_of(factory: sessionmaker[Session], owner_id: uuid.UUID) -> int:
@@ -147,7 +148,12 @@ def test_the_stopping_rule_never_queues_past_the_owners_quota_and_a_point_withou
     # An extension (even of nothing new) resumes the capped point, within the quota again.
     with session_scope(factory) as session:
         _, created = sweeps.extend(
-            session, sid, SweepExtension(replications=2), identity(session, ana, test_settings), max_queued=None
+            session,
+            sid,
+            SweepExtension(replications=2),
+            identity(session, ana, test_settings),
+            test_settings,
+            max_queued=None,
         )
     assert created.as_dict() == {"runs": 4, "cached": 0, "enqueued": 4}
     assert points(factory, sid) == {0: (8, "max_replications reached, target not met"), 1: (6, None)}
@@ -185,7 +191,9 @@ def test_an_admin_extending_anothers_sweep_adds_runs_within_the_owners_quota(fac
     root = make_user(factory, "root", is_admin=True)
     sid = create_sweep(factory, ana, rule_sweep(points=2, replications=2, max_replications=8), test_settings)
     with pytest.raises(QuotaExceededError, match="ana would have 6 runs queued"), session_scope(factory) as session:
-        sweeps.extend(session, sid, SweepExtension(replications=3), identity(session, root, test_settings))
+        sweeps.extend(
+            session, sid, SweepExtension(replications=3), identity(session, root, test_settings), test_settings
+        )
     assert queued_of(factory, ana) == 4
 
 
@@ -231,7 +239,7 @@ def test_the_stopping_rule_waits_for_a_cancel_in_progress_and_then_adds_nothing(
     def stopping_rule() -> None:
         try:
             with session_scope(factory) as session:
-                outcome["added"] = sweeps.after_run(session, first)
+                outcome["added"] = sweeps.after_run(session, first, test_settings)
         except Exception as e:  # noqa: BLE001 - reported below
             outcome["error"] = e
 

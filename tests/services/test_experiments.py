@@ -44,7 +44,7 @@ def test_a_sweep_deleted_after_its_cancel_frees_the_queue_and_the_window_and_its
     sent = dispatch(factory, window=2)
     assert len(sent) == 2
     with session_scope(factory) as session:  # a worker runs the first two: one done, one still simulating
-        scenarios = claim_batch(session, sent, "w1")
+        scenarios = claim_batch(session, sent, "w1", test_settings)
     result = tcpsim.run(scenarios[sent[0]])
     with session_scope(factory) as session:
         complete_batch(session, [(sent[0], result)])
@@ -131,7 +131,7 @@ def test_deleting_a_finished_sweep_leaves_the_dispatcher_free_and_a_pending_canc
     pending, _ = create(factory, ana, tiny_sweep(points=2, replications=2), test_settings)
     with session_scope(factory) as session:
         ids = [r.id for r in session.execute(select(Run).where(Run.sweep_id == done)).scalars()]
-        scenarios = claim_batch(session, ids, "w1")
+        scenarios = claim_batch(session, ids, "w1", test_settings)
     with session_scope(factory) as session:
         complete_batch(session, [(rid, tcpsim.run(scenarios[rid])) for rid in ids])
         sweeps.cancel(session, pending, identity(session, ana, test_settings))

@@ -48,9 +48,12 @@ def flow(result: dict[str, Any], name: str) -> dict[str, Any]:
     return next(f for f in result["flows"] if f["name"] == name)
 
 
-def test_the_presets_follow_paper_000s_in_the_papers_order():
-    names = [n for n in PRESETS if not n.startswith("paper003-")]  # paper 003: test_presets_003.py
-    assert names[4:] == P002 + P004
+def test_each_papers_presets_are_registered_in_the_papers_order_with_its_simulators_tcp_profile():
+    """Paper 002 ran ns-2, paper 004 OPNET Modeler."""
+    assert [n for n in PRESETS if n.startswith("paper002-")] == P002
+    assert [n for n in PRESETS if n.startswith("paper004-")] == P004
+    assert {get_preset(n).tcp_profile for n in P002} == {"ns2"}
+    assert {get_preset(n).tcp_profile for n in P004} == {"opnet"}
 
 
 @pytest.mark.parametrize("name", P002 + P004)

@@ -36,9 +36,9 @@ def goodput(result: dict[str, Any], prefix: str) -> float:
     return sum(f["goodput_bps"] for f in flows) / len(flows)
 
 
-def test_the_presets_sit_between_paper_002s_and_004s():
-    names = list(PRESETS)
-    assert names[names.index("paper002-exp3-red") + 1 : names.index("paper004-table2-wireless-attenuation")] == P003
+def test_the_presets_are_registered_in_the_papers_order_with_ns2s_tcp_profile():
+    assert [n for n in PRESETS if n.startswith("paper003-")] == P003
+    assert {get_preset(n).tcp_profile for n in P003} == {"ns2"}
 
 
 @pytest.mark.parametrize("name", P003)

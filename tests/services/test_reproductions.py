@@ -11,10 +11,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from services.presets.paper002 import CBR_RATE, SECOND_VARIANT, VARIANT
 from services.presets.published import read_json
 from services.reproductions import PAPERS, get_paper
 from services.reproductions.local import observations_of
-from services.reproductions.paper002 import CBR_RATE, SECOND, VARIANT
 from services.reproductions.paper004 import judge
 from services.sweeps import Observation
 
@@ -37,7 +37,7 @@ def obs(flow: str, values: dict[str, Any], replication: int = 0, **metrics: floa
 def exp2(goodput: dict[tuple[str, str], tuple[float, float]]) -> list[Observation]:
     out = []
     for (a, b), (g1, g2) in goodput.items():
-        at = {VARIANT: a, SECOND: b}
+        at = {VARIANT: a, SECOND_VARIANT: b}
         out += [obs("first", at, goodput_bps=g1, drops=0), obs("second", at, goodput_bps=g2, drops=0)]
     return out
 
@@ -143,6 +143,19 @@ def test_each_experiment_is_a_valid_sweep_of_its_preset() -> None:
             points = grid_points(axis_values(spec), spec.combine)
             assert len(points) * spec.replications == e.runs
             plan_point(spec, points[0])  # the core accepts it
+
+
+def test_every_axis_a_reproduction_sweeps_is_a_parameter_its_preset_declares() -> None:
+    from services.presets import get_preset
+
+    undeclared = [
+        (paper.number, e.key, e.preset, axis["path"])
+        for paper in PAPERS.values()
+        for e in paper.experiments
+        for axis in e.axes
+        if get_preset(e.preset).parameter(axis["path"]) is None
+    ]
+    assert undeclared == [], "(paper, experiment, preset, axis path) not among the preset's parameters"
 
 
 def test_a_runs_flows_become_one_observation_per_group() -> None:

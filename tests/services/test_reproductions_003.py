@@ -5,15 +5,11 @@ from __future__ import annotations
 
 import uuid
 
-from services.presets.paper003 import VARIANTS
+from services.presets.paper003 import CONNECTIONS, ERROR_RATE, EVERY_VARIANT, FIRST_VARIANT, SECOND_VARIANT, VARIANTS
 from services.presets.published import read_json
 from services.reproductions import get_paper
 from services.reproductions.paper003 import (
-    CONNECTIONS,
-    ERROR_RATE,
     EXPERIMENTS,
-    OTHER,
-    VARIANT,
     judge_gaps,
     judge_ranking,
     paired,
@@ -84,7 +80,7 @@ def test_gaps_widen_only_when_the_spread_grows() -> None:
 
 def fig5(mt: dict[str, float]) -> list[Observation]:
     return [
-        obs("tcp", {VARIANT: VARIANTS[n], ERROR_RATE: rate}, r, mt.get(n, 4e5) * (1 - 10 * rate) + r)
+        obs("tcp", {FIRST_VARIANT: VARIANTS[n], ERROR_RATE: rate}, r, mt.get(n, 4e5) * (1 - 10 * rate) + r)
         for n in VARIANTS
         for rate in (0.0, 0.01, 0.05)
         for r in range(3)
@@ -102,7 +98,7 @@ def table4(ratio: dict[str, float], key_n=(2, 4)) -> list[Observation]:
     out = []
     for name in [n for n in VARIANTS if n not in ("Tahoe", "Reno")]:
         for n in key_n:
-            at = {OTHER: VARIANTS[name], CONNECTIONS: n}
+            at = {SECOND_VARIANT: VARIANTS[name], CONNECTIONS: n}
             for r in range(3):
                 out += [obs("reno", at, r, 5e5 + r * 1e3), obs("other", at, r, 5e5 * ratio.get(name, 1.0) + r * 1e3)]
     return out
@@ -126,7 +122,7 @@ def test_reno_robbing_vegas_flips_with_the_numbers() -> None:
 
 def table2(short: dict[str, float], long: dict[str, float]) -> list[Observation]:
     return [
-        obs(flow, {"variant": VARIANTS[n], CONNECTIONS: c}, r, x[n] + r)
+        obs(flow, {EVERY_VARIANT: VARIANTS[n], CONNECTIONS: c}, r, x[n] + r)
         for n in short
         for c in (2, 4)
         for r in range(3)

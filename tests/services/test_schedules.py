@@ -29,7 +29,7 @@ from services.runs import claim, complete, submit
 from services.scenarios import ScenarioInvalid
 from services.schedules import ScheduleSpec, ScheduleUpdate, check_cron, exact_shift, next_fire, welch_shift
 from services.schedules.builtin import BUILTIN_SCHEDULES, CORE_BENCHMARK, REFERENCE_DUMBBELL
-from services.settings import REPO_ROOT, Settings
+from services.settings import REPO_ROOT, Settings, get_settings
 from services.sweeps import SweepSpec
 from services.users import identity_of
 
@@ -112,7 +112,7 @@ def simulate(factory: sessionmaker[Session], run_ids: list[uuid.UUID]) -> None:
     """What a worker does, in this process: claim, run the core, complete."""
     for run_id in run_ids:
         with session_scope(factory) as session:
-            scenario = claim(session, run_id, "test")
+            scenario = claim(session, run_id, "test", get_settings())
         assert scenario is not None
         result = tcpsim.run(scenario)
         with session_scope(factory) as session:

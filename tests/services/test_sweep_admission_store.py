@@ -201,7 +201,7 @@ def test_an_extension_stores_what_the_per_run_path_gave(factory, test_settings):
         {"replications": 3, "axes": [{"path": "flows[0].loss.p", "values": [0.05]}]}
     )
     with session_scope(factory) as session:
-        _, created = sweeps.extend(session, sid, extension, identity(session, ana, test_settings))
+        _, created = sweeps.extend(session, sid, extension, identity(session, ana, test_settings), test_settings)
     assert created.as_dict() == {"runs": 5, "cached": 0, "enqueued": 5}
     wider = tiny_sweep(points=2, replications=3).model_dump(mode="json", exclude_none=True)
     wider["axes"] = [{"path": "flows[0].loss.p", "values": [0.01, 0.02, 0.05]}]
@@ -364,7 +364,11 @@ def test_a_sweep_extended_before_its_cancel_is_finished_keeps_its_waiting_runs_c
         assert sweeps.cancel(session, sid, identity(session, ana, test_settings))[1] == 2
     with session_scope(factory) as session:  # no dispatcher pass in between
         sweeps.extend(
-            session, sid, SweepExtension.model_validate({"replications": 3}), identity(session, ana, test_settings)
+            session,
+            sid,
+            SweepExtension.model_validate({"replications": 3}),
+            identity(session, ana, test_settings),
+            test_settings,
         )
     assert [(r.replication, r.status) for r in runs_of(factory, sid)] == [
         (0, RunStatus.cancelled),

@@ -27,6 +27,7 @@ from services import comparisons, sweeps
 from services.db.models import FLOW_METRICS, FlowResult, Run, RunStatus
 from services.db.session import create_session_factory, session_scope
 from services.runs import cancel, claim, complete
+from services.settings import get_settings
 from services.sweeps import SweepSpec, aggregates
 from tests.services.test_schedules import identity, make_user
 
@@ -174,7 +175,7 @@ def play(factory: sessionmaker[Session], owner: Any, ids: list[uuid.UUID], rng: 
                 cancel(session, rid, owner(session))
                 seen["cancelled_before"] += 1
                 continue
-            if claim(session, rid, "test") is None:
+            if claim(session, rid, "test", get_settings()) is None:
                 continue
         result = random_result(rng)
         if twist == "cancel_after":
@@ -194,7 +195,7 @@ def play(factory: sessionmaker[Session], owner: Any, ids: list[uuid.UUID], rng: 
 def finish(factory: sessionmaker[Session], rid: uuid.UUID, rng: random.Random) -> None:
     """A worker's run: claimed, then completed with a random result."""
     with session_scope(factory) as session:
-        claim(session, rid, "test")
+        claim(session, rid, "test", get_settings())
     with session_scope(factory) as session:
         complete(session, rid, random_result(rng))
 
@@ -245,7 +246,7 @@ def test_adding_a_run_twice_in_one_transaction_counts_it_once(factory, test_sett
     sweep_id, _ = new_sweep(factory, owner_id, test_settings, spec(seed=9, points=1, replications=2))
     rid = run_ids(factory, sweep_id)[0]
     with session_scope(factory) as session:
-        claim(session, rid, "test")
+        claim(session, rid, "test", test_settings)
     with session_scope(factory) as session:
         complete(session, rid, random_result(random.Random(1)))
         aggregates.add_succeeded(session, [rid])  # e.g. a batched completion passing it on too
@@ -283,7 +284,7 @@ def test_any_values_in_any_order_sum_exactly(factory, test_settings, data, order
             {m: (integer if m in INT_METRICS else real) for m in sweeps.NUMERIC_METRICS} for real, integer in data[i]
         ]
         with session_scope(factory) as session:
-            claim(session, ids[i], "test")
+            claim(session, ids[i], "test", test_settings)
         with session_scope(factory) as session:
             complete(session, ids[i], fake_result(flows))
     stored = assert_exact(factory, sweep_id)
@@ -306,7 +307,7 @@ def test_the_summary_and_the_model_comparison_read_from_aggregates_give_the_old_
     rng = random.Random(3)
     for rid in run_ids(factory, sweep_id)[:-1]:  # the last point has one run fewer
         with session_scope(factory) as session:
-            claim(session, rid, "test")
+            claim(session, rid, "test", test_settings)
         flows = [
             {
                 m: (rng.randrange(0, 50) if m in INT_METRICS else rng.choice([None, rng.uniform(0.001, 100)]))
@@ -460,7 +461,7 @@ def test_a_kept_model_comparison_is_answered_again_only_while_the_sweep_stands_s
 
     with session_scope(factory) as session:  # another value on the axis: the context changes
         extension = sweeps.SweepExtension.model_validate({"axes": [{"path": "flows[0].loss.m", "values": [9]}]})
-        sweeps.extend(session, sweep_id, extension, identity(session, owner_id, test_settings))
+        sweeps.extend(session, sweep_id, extension, identity(session, owner_id, test_settings), test_settings)
     assert version() == v3
     third, hit = read()
     assert hit == 0 and b"9" in third and third != second
