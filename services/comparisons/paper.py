@@ -55,6 +55,7 @@ from services.errors import ConflictError
 from services.models import ModelDomainError, crossover
 from services.models import regions as model_regions
 from services.presets import Preset
+from services.presets.paper000 import BACKGROUND_FLOWS, LOSS_M
 from services.stats import summarize
 from services.sweeps.spec import metric_bounds
 
@@ -63,8 +64,6 @@ FIG2 = ("paper000-fig2a", "paper000-fig2b")
 COMPARABLE: tuple[str, ...] = (*FIG2, TABLE2)
 """The presets whose published numbers a sweep can be compared with."""
 
-BACKGROUND_AXIS = "background_flows"
-M_AXIS = "flows[*].loss.m"
 SBS, IMP = "sbs", "imp"
 
 REGION_OF_VERDICT = {NO_DIFFERENCE: "equality", A_BETTER: "sbs_superior", B_BETTER: "imp_superior"}
@@ -108,7 +107,7 @@ def _need_flows(observations: Sequence[ObservationLike], names: Sequence[str], p
 
 
 def _background(obs: ObservationLike, default: Any) -> Any:
-    return (obs.values or {}).get(BACKGROUND_AXIS, default)
+    return (obs.values or {}).get(BACKGROUND_FLOWS, default)
 
 
 def _stat(group: Sequence[ObservationLike], metric: str) -> dict[str, float | None]:
@@ -127,16 +126,16 @@ def table2(
     _need_flows(observations, [SBS], preset.name)
     assert preset.published is not None
     table = next(t for t in preset.published.tables if t.name == "Table II")
-    param = preset.parameter(BACKGROUND_AXIS)
-    default = (overrides or {}).get(BACKGROUND_AXIS, param.default if param else None)
-    paths = [p for p in axis_paths(observations, axes) if p != BACKGROUND_AXIS]
+    param = preset.parameter(BACKGROUND_FLOWS)
+    default = (overrides or {}).get(BACKGROUND_FLOWS, param.default if param else None)
+    paths = [p for p in axis_paths(observations, axes) if p != BACKGROUND_FLOWS]
     # Our points: (background flows, the other axes' values) -> the SBS flow's observations.
     ours: dict[Hashable, dict[str, list[ObservationLike]]] = {}
     for obs in observations:
         if obs.flow != SBS:
             continue
         n = _background(obs, default)
-        ours.setdefault(value_key(n), {}).setdefault(point_key(obs.values, [BACKGROUND_AXIS]), []).append(obs)
+        ours.setdefault(value_key(n), {}).setdefault(point_key(obs.values, [BACKGROUND_FLOWS]), []).append(obs)
 
     rows: list[dict[str, Any]] = []
     in_table = set()
@@ -262,8 +261,8 @@ def _table2_summary(published: Sequence[Mapping[str, float]], rows: Sequence[Map
 
 
 def _m_axis(paths: Sequence[str]) -> str | None:
-    if M_AXIS in paths:
-        return M_AXIS
+    if LOSS_M in paths:
+        return LOSS_M
     return next((p for p in paths if p.endswith("loss.m")), None)
 
 
@@ -277,7 +276,7 @@ def fig2(
     m_axis = _m_axis(paths)
     if m_axis is None:
         raise ConflictError(
-            f"the comparison with {preset.name}'s Fig. 2 needs a sweep over {M_AXIS} (the losses per "
+            f"the comparison with {preset.name}'s Fig. 2 needs a sweep over {LOSS_M} (the losses per "
             f"event); this sweep's axes: {', '.join(paths) or 'none'}"
         )
     _need_flows(observations, [SBS, IMP], preset.name)
