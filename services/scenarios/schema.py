@@ -67,6 +67,7 @@ __all__ = [
     "LinkParams",
     "LossSpec",
     "OutageLoss",
+    "PacingParams",
     "Outputs",
     "QueueSpec",
     "RedQueue",
@@ -449,6 +450,17 @@ class VegasParams(_Model):
     gamma: Annotated[float, Field(ge=0.0)] = 1.0
 
 
+class PacingParams(_Model):
+    """Linux's pacing rate for window-based variants (`tcp_update_pacing_rate`): ratio x max(cwnd,
+    segments in flight) / SRTT, the slow-start ratio while cwnd is below half of ssthresh, the
+    congestion-avoidance ratio after; no pacing before the first RTT sample."""
+
+    ss_ratio: Annotated[float, Field(gt=0.0, le=100.0)] = 2.0
+    """`net.ipv4.tcp_pacing_ss_ratio` (200 %)."""
+    ca_ratio: Annotated[float, Field(gt=0.0, le=100.0)] = 1.2
+    """`net.ipv4.tcp_pacing_ca_ratio` (120 %)."""
+
+
 class TcpConfig(_Model):
     """Per-flow TCP parameters. Defaults are ns-2.35's where paper 000 relied on them, not everywhere:
     the receiver window, limited transmit and the four ns-2 ways differ (docs/simulator.md)."""
@@ -503,6 +515,9 @@ class TcpConfig(_Model):
     """Where the RTO estimator's samples come from: `per_rtt` (one timed segment per round,
     Karn's rule: ns-2, what paper 000 simulated) or `timestamps` (every ACK, RFC 7323: ns-3,
     Linux)."""
+    pacing: PacingParams | None = None
+    """Pace every transmission at Linux's rate from cwnd and SRTT (`{}` for its ratios); absent,
+    only variants with a rate of their own (`bbr`) pace."""
     limited_transmit: bool = False
     """RFC 3042: send one new segment on each of the first two duplicate ACKs."""
     limited_transmit_after_timeout: bool = False

@@ -113,6 +113,7 @@ HAND_WRITTEN: list[dict[str, Any]] = [
                     "rttvar_k": 3,
                     "timer_granularity_s": 0.001,
                     "rtt_sampling": "timestamps",
+                    "pacing": {"ss_ratio": 1.5, "ca_ratio": 1.1},
                     "limited_transmit": True,
                     "profile": "linux",
                     "limited_transmit_after_timeout": True,

@@ -398,6 +398,11 @@ pub struct TcpConfig {
     pub timer_granularity_s: f64,
     /// Where the RTO estimator's measurements come from.
     pub rtt_sampling: RttSampling,
+    /// Pace every transmission at a rate derived from cwnd and SRTT, as Linux's TCP does under
+    /// the fq qdisc (`tcp_update_pacing_rate`); absent, only variants with a pacing rate of
+    /// their own (`bbr`) pace.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pacing: Option<PacingParams>,
     /// RFC 3042: send one new segment on each of the first two duplicate ACKs.
     pub limited_transmit: bool,
     /// Limited transmit also while go-back-N resends after a timeout, where each of the first
@@ -444,6 +449,7 @@ impl Default for TcpConfig {
             rttvar_k: 4.0,
             timer_granularity_s: 0.01,
             rtt_sampling: RttSampling::PerRtt,
+            pacing: None,
             limited_transmit: false,
             limited_transmit_after_timeout: false,
             recover_guard: RecoverGuard::AckReachesRecover,
@@ -541,6 +547,40 @@ impl TcpProfile {
             TcpProfile::Linux => "linux",
             TcpProfile::Opnet => "opnet",
         }
+    }
+}
+
+/// Linux's pacing rate for window-based variants (net/ipv4/tcp_input.c, `tcp_update_pacing_rate`):
+/// ratio × max(cwnd, segments in flight) / SRTT, with the slow-start ratio while cwnd is below
+/// half of ssthresh and the congestion-avoidance ratio after. No pacing before the first RTT
+/// sample (Linux's rate starts unlimited).
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct PacingParams {
+    /// `net.ipv4.tcp_pacing_ss_ratio`, 200 %: room for slow start to double per round trip.
+    pub ss_ratio: f64,
+    /// `net.ipv4.tcp_pacing_ca_ratio`, 120 %.
+    pub ca_ratio: f64,
+}
+
+impl Default for PacingParams {
+    fn default() -> Self {
+        PacingParams {
+            ss_ratio: 2.0,
+            ca_ratio: 1.2,
+        }
+    }
+}
+
+impl PacingParams {
+    /// Segments per second for this window and smoothed RTT.
+    pub fn rate(&self, cwnd: f64, ssthresh: f64, flight: u32, srtt_s: f64) -> f64 {
+        let ratio = if cwnd < ssthresh / 2.0 {
+            self.ss_ratio
+        } else {
+            self.ca_ratio
+        };
+        ratio * cwnd.max(flight as f64) / srtt_s
     }
 }
 
@@ -1019,6 +1059,12 @@ impl TcpConfig {
         c.non_negative(&format!("{path}.rttvar_k"), self.rttvar_k);
         c.non_negative(&format!("{path}.timer_granularity_s"), self.timer_granularity_s);
         c.at_most(&format!("{path}.timer_granularity_s"), self.timer_granularity_s, 10.0);
+        if let Some(p) = &self.pacing {
+            for (name, ratio) in [("ss_ratio", p.ss_ratio), ("ca_ratio", p.ca_ratio)] {
+                c.positive(&format!("{path}.pacing.{name}"), ratio);
+                c.at_most(&format!("{path}.pacing.{name}"), ratio, 100.0);
+            }
+        }
         let v = &self.vegas;
         c.non_negative(&format!("{path}.vegas.alpha"), v.alpha);
         c.non_negative(&format!("{path}.vegas.beta"), v.beta);

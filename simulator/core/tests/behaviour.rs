@@ -1128,3 +1128,50 @@ fn when_losses_leave_pipe_below_ssthresh_prr_repairs_every_hole_in_one_recovery_
     let (ours, theirs) = (download_time(&r), download_time(&classic));
     assert!(ours <= theirs + RTT_S, "PRR {ours} s vs RFC 6675 {theirs} s");
 }
+
+// ---- pacing for window-based variants ---------------------------------------------------------
+
+/// 20 Mb/s, 100 ms (a 250-packet window fills the path), fed at 1 Gb/s.
+fn paced_start(variant: &str, tcp: Value, buffer_pkts: u32) -> RunResult {
+    run(&json!({
+        "duration_s": 3, "seed": 1,
+        "topology": {"dumbbell": {"bottleneck": {"rate_mbps": 20, "delay_ms": 10,
+                                                 "queue": {"type": "droptail", "limit_pkts": buffer_pkts}}}},
+        "flows": [{"name": "f", "variant": variant, "rtt_ms": 100, "tcp": tcp}],
+        "outputs": {"trace_interval_s": 0.01, "trace": ["cwnd"]}
+    }))
+}
+
+#[test]
+fn paced_slow_start_reaches_a_larger_window_before_its_first_loss_at_a_small_buffer() {
+    // A 30-packet buffer: slow start's line-rate bursts overflow it long before the window
+    // covers the path's 250 packets; spread at twice cwnd/SRTT, the segments queue little and
+    // slow start ends near the path's window instead.
+    for variant in ["newreno-sbs", "cubic"] {
+        let unpaced = paced_start(variant, json!({"initial_cwnd_pkts": 10}), 30);
+        let paced = paced_start(variant, json!({"initial_cwnd_pkts": 10, "pacing": {}}), 30);
+        let (_, unpaced_peak) = first_reduction(&cwnd_trace(&unpaced));
+        let (_, paced_peak) = first_reduction(&cwnd_trace(&paced));
+        assert!(
+            unpaced_peak < 150.0,
+            "{variant}: unpaced slow start is cut short at {unpaced_peak}"
+        );
+        assert!(
+            paced_peak > 2.0 * unpaced_peak,
+            "{variant}: paced {paced_peak} vs unpaced {unpaced_peak}"
+        );
+    }
+}
+
+#[test]
+fn pacing_at_a_ratio_below_one_caps_the_rate_below_what_the_window_allows() {
+    // Paced at half of cwnd/SRTT in both phases, a flow cannot fill the path its window covers.
+    let slow = json!({"initial_cwnd_pkts": 10, "max_window_pkts": 100, "pacing": {"ss_ratio": 0.5, "ca_ratio": 0.5}});
+    let full = json!({"initial_cwnd_pkts": 10, "max_window_pkts": 100});
+    let (a, b) = (
+        paced_start("newreno-sbs", slow, 1000),
+        paced_start("newreno-sbs", full, 1000),
+    );
+    let (ga, gb) = (a.flows[0].goodput_bps, b.flows[0].goodput_bps);
+    assert!(ga < 0.8 * gb, "{ga} vs {gb}");
+}

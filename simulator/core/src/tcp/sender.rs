@@ -15,7 +15,7 @@ use super::socket::{CaState, SocketState};
 use crate::cc::{self, CongestionControl};
 use crate::packet::{Packet, PacketKind};
 use crate::scenario::{RecoverGuard, RepeatedTimeoutSsthresh, RttSampling, SackRecovery, TcpConfig};
-use crate::time::{from_secs, SimTime};
+use crate::time::{from_secs, to_secs, SimTime};
 
 /// Cumulative counters; metrics take the difference over the measurement window.
 #[derive(Clone, Copy, Debug, Default)]
@@ -92,7 +92,7 @@ impl TcpSender {
         };
         let sack = cfg.sack.unwrap_or(recovery.needs_sack());
         let rate = cc.wants_rate_samples().then(Box::<DeliveryRate>::default);
-        let pace_next = cc.pacing_rate().map(|_| 0);
+        let pace_next = (cc.pacing_rate().is_some() || cfg.pacing.is_some()).then_some(0);
         TcpSender {
             flow,
             s: Self::fresh_state(&cfg),
@@ -275,7 +275,7 @@ impl TcpSender {
             r.on_send(seq, now, idle, retransmission);
         }
         if let Some(next) = self.pace_next {
-            let rate = self.cc.pacing_rate().unwrap_or(f64::INFINITY);
+            let rate = self.pacing_rate();
             self.pace_next = Some(next.max(now).saturating_add(from_secs(1.0 / rate)));
         }
         if self.rto_deadline.is_none() {
@@ -284,7 +284,19 @@ impl TcpSender {
         out.push(p);
     }
 
-    /// Pacing (variants with a pacing rate): true when the next segment may not leave yet, and
+    /// Segments per second: the variant's own rate (BBR), else the scenario's `pacing` from cwnd
+    /// and SRTT, unlimited before the first RTT sample.
+    fn pacing_rate(&self) -> f64 {
+        if let Some(rate) = self.cc.pacing_rate() {
+            return rate;
+        }
+        match (&self.cfg.pacing, self.s.srtt) {
+            (Some(p), Some(srtt)) if srtt > 0 => p.rate(self.s.cwnd, self.s.ssthresh, self.s.flight(), to_secs(srtt)),
+            _ => f64::INFINITY,
+        }
+    }
+
+    /// Pacing (variants with a pacing rate, or `pacing`): true when the next segment may not leave yet, and
     /// then the pacing timer is armed for when it may.
     pub(in crate::tcp) fn pacing_holds(&mut self, now: SimTime) -> bool {
         match self.pace_next {
