@@ -47,7 +47,8 @@ impl SsdrParams {
     /// The coarsest `grain` a scenario may ask for; the step count grows from it by one a
     /// step and must not overflow.
     pub const MAX_GRAIN: u32 = 1_000_000;
-    /// The deepest `depth`: ssthresh / 2^30 is below a segment for any window tcpsim allows.
+    /// The deepest `depth`: any ssthresh a loss leaves (at most the 10⁷-segment receiver
+    /// window) over 2^30 is below a segment.
     pub const MAX_DEPTH: u32 = 30;
 }
 
