@@ -216,7 +216,8 @@ no delayed ACKs, initial window 2, RTO with a 200 ms minimum and 10 ms ticks; a 
 {WINDOW_PKTS} packets (32 KB; not given) and, as ns's TcpAgent::reset() does, an initial \
 ssthresh equal to it (so SSDR's smooth start acts from the first round). NewReno is \
 newreno-sbs; Vegas has alpha 1, beta 3, gamma 1 (ns's); Pseudo-Rate's queue length (2 \
-segments) and SSDR's grain and depth (2, 2) are the core's constants (docs/simulator.md).
+segments) and SSDR's grain and depth (2, 2) are the core's defaults (`tcp.pseudo_rate`, \
+`tcp.ssdr`; docs/simulator.md).
 - Connections meant to start together start uniformly within the first {START_JITTER_S:g} s, \
 so each seed is a different run (`seed`); the paper runs each case once.
 - MT is printed without a unit; ours is goodput (payload received) in kb/s per connection, \

@@ -79,6 +79,9 @@ __all__ = [
     "UniformValue",
     "Value",
     "VegasParams",
+    "CubicParams",
+    "SsdrParams",
+    "PseudoRateParams",
 ]
 
 # The core's hard caps (scenario.rs / plan.rs), so an absurd value is refused before it is
@@ -461,6 +464,39 @@ class PacingParams(_Model):
     """`net.ipv4.tcp_pacing_ca_ratio` (120 %)."""
 
 
+# A variant's own knobs mirror its `<Name>Params` in `simulator/core/src/cc/<variant>.rs`, which
+# is authoritative (defaults, ranges, sources); `TcpConfig` carries one field per variant.
+
+
+class CubicParams(_Model):
+    """CUBIC's knobs (RFC 9438), used by the `cubic` variant only; the RFC's defaults, which
+    Linux and ns-3 also use."""
+
+    c: Annotated[float, Field(gt=0.0, le=1.0e6)] = 0.4
+    """C, segments per second cubed: how fast the window grows away from W_max (RFC 9438 §5.1)."""
+    beta: Annotated[float, Field(gt=0.0, lt=1.0)] = 0.7
+    """β_cubic: the share of the window kept at a congestion event (RFC 9438 §4.6); α_cubic
+    follows from it (§4.3)."""
+
+
+class SsdrParams(_Model):
+    """Smooth start's knobs, used by the `ssdr` variant only; the ns-3 SmoothStart model's
+    defaults (the original paper's were not at hand)."""
+
+    grain: Annotated[U32, Field(ge=1, le=1_000_000)] = 2
+    """ACKs the first one-segment step of the smooth phase takes, each later step one more."""
+    depth: Annotated[U32, Field(le=30)] = 2
+    """The smooth phase begins at ssthresh / 2^depth: greater begins it earlier, 0 leaves none."""
+
+
+class PseudoRateParams(_Model):
+    """Pseudo-Rate's knob, used by the `pseudo-rate` variant only."""
+
+    queue_pkts: Annotated[float, Field(gt=0.0, le=1.0e7)] = 2.0
+    """q, segments: the backlog of its own the flow keeps queued at the bottleneck (2, between
+    Vegas's default alpha and beta; Chen & Chen's value was not at hand)."""
+
+
 class TcpConfig(_Model):
     """Per-flow TCP parameters. Defaults are ns-2.35's where paper 000 relied on them, not everywhere:
     the receiver window, limited transmit and the four ns-2 ways differ (docs/simulator.md)."""
@@ -543,6 +579,12 @@ class TcpConfig(_Model):
     a pipe counter, every hole below the highest SACK lost, the scoreboard forgotten at a timeout)."""
     vegas: VegasParams = Field(default_factory=VegasParams)
     """Vegas thresholds (used by the `vegas` variant only)."""
+    cubic: CubicParams = Field(default_factory=CubicParams)
+    """CUBIC's C and β (used by the `cubic` variant only)."""
+    ssdr: SsdrParams = Field(default_factory=SsdrParams)
+    """Smooth start's grain and depth (used by the `ssdr` variant only)."""
+    pseudo_rate: PseudoRateParams = Field(default_factory=PseudoRateParams)
+    """Pseudo-Rate's queue length q (used by the `pseudo-rate` variant only)."""
 
 
 # ---- flows -----------------------------------------------------------------------------------

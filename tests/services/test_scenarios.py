@@ -124,6 +124,9 @@ HAND_WRITTEN: list[dict[str, Any]] = [
                     "recovery_keeps_half_window": True,
                     "sack_recovery": "ns2_sack1",
                     "vegas": {"alpha": 2, "beta": 4, "gamma": 1.5},
+                    "cubic": {"c": 0.6, "beta": 0.8},
+                    "ssdr": {"grain": 3, "depth": 1},
+                    "pseudo_rate": {"queue_pkts": 3},
                 },
                 "loss": {
                     "type": "bernoulli_events",
@@ -523,6 +526,9 @@ CHANGES: list[tuple[str, Any]] = [
     ("flows[0].count", 2),
     ("flows[0].tcp.min_rto_s", 1),
     ("flows[0].tcp.sack", False),
+    ("flows[0].tcp.cubic.beta", 0.75),
+    ("flows[0].tcp.ssdr.depth", 3),
+    ("flows[0].tcp.pseudo_rate.queue_pkts", 2.5),
     ("flows[0].loss", {"type": "uniform", "rate": 0}),
     ("outputs.trace_interval_s", 1),
     ("limits.max_events", 10**9),
@@ -676,6 +682,36 @@ SCHEMA_ERRORS = [
         "$.outputs.trace_interval_s",
         "greater_than_equal",
         id="trace-interval-below-a-microsecond",
+    ),
+    pytest.param(
+        lambda s: s["flows"][0]["tcp"].update(cubic={"beta": 1.0}),
+        "$.flows[0].tcp.cubic.beta",
+        "less_than",
+        id="cubic-beta-one",
+    ),
+    pytest.param(
+        lambda s: s["flows"][0]["tcp"].update(cubic={"c": 0}),
+        "$.flows[0].tcp.cubic.c",
+        "greater_than",
+        id="cubic-c-zero",
+    ),
+    pytest.param(
+        lambda s: s["flows"][0]["tcp"].update(ssdr={"grain": 0}),
+        "$.flows[0].tcp.ssdr.grain",
+        "greater_than_equal",
+        id="ssdr-grain-zero",
+    ),
+    pytest.param(
+        lambda s: s["flows"][0]["tcp"].update(ssdr={"depth": 31}),
+        "$.flows[0].tcp.ssdr.depth",
+        "less_than_equal",
+        id="ssdr-depth-too-deep",
+    ),
+    pytest.param(
+        lambda s: s["flows"][0]["tcp"].update(pseudo_rate={"queue_pkts": -1.0}),
+        "$.flows[0].tcp.pseudo_rate.queue_pkts",
+        "greater_than",
+        id="pseudo-rate-queue-negative",
     ),
 ]
 

@@ -8,6 +8,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use crate::cc::{CubicParams, PseudoRateParams, SsdrParams, VegasParams};
 use crate::error::{Result, SimError};
 
 /// Hard caps that keep a single scenario from exhausting memory before it even starts.
@@ -425,7 +426,11 @@ pub struct TcpConfig {
     pub recovery_keeps_half_window: bool,
     /// How the variants that recover with SACK (`sack`, `cubic`, `bbr`) do it.
     pub sack_recovery: SackRecovery,
+    /// Each variant's own knobs (`cc/<variant>.rs`), read only when the flow runs it.
     pub vegas: VegasParams,
+    pub cubic: CubicParams,
+    pub ssdr: SsdrParams,
+    pub pseudo_rate: PseudoRateParams,
 }
 
 impl Default for TcpConfig {
@@ -459,6 +464,9 @@ impl Default for TcpConfig {
             recovery_keeps_half_window: false,
             sack_recovery: SackRecovery::Rfc6675,
             vegas: VegasParams::default(),
+            cubic: CubicParams::default(),
+            ssdr: SsdrParams::default(),
+            pseudo_rate: PseudoRateParams::default(),
         }
     }
 }
@@ -506,6 +514,14 @@ impl TcpProfile {
     /// The fields this profile sets, as scenario JSON.
     pub fn settings(self) -> serde_json::Value {
         use serde_json::json;
+        // No profile sets a variant's knobs (`cubic`, `ssdr`, `pseudo_rate`, `vegas`):
+        // - CUBIC: ns-3's `TcpCubic` has C 0.4 and β 0.7 (`C`, `Beta`), tcpsim's defaults.
+        //   Linux's tcp_cubic.c works in fixed point, β = 717/1024 = 0.7002 and C =
+        //   bic_scale·10/1024 = 0.4004; a scenario matching it to the last digit sets them.
+        // - Vegas: ns-2's alpha 1, beta 3, gamma 1 are the defaults; ns-3's `TcpVegas` and
+        //   Linux's tcp_vegas.c use alpha 2, beta 4, gamma 1. The profiles leave them at ns-2's
+        //   so results of existing scenarios stay the same; set `vegas` to compare with those.
+        // - SSDR and Pseudo-Rate are in neither ns-3 nor Linux.
         match self {
             TcpProfile::Ns2 => json!({
                 "mss_bytes": 1000, "header_bytes": 40, "initial_cwnd_pkts": 2, "max_window_pkts": 20,
@@ -638,25 +654,6 @@ pub enum RepeatedTimeoutSsthresh {
     /// Halved again from the one-segment window, so 2: ns-2.35's TcpAgent::timeout calls
     /// slowdown(CLOSE_SSTHRESH_HALF | CLOSE_CWND_RESTART) on every expiry (tcp.cc).
     Halve,
-}
-
-/// Brakmo & Peterson's thresholds, in packets queued in the network (ns-2 defaults).
-#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema, PartialEq)]
-#[serde(deny_unknown_fields, default)]
-pub struct VegasParams {
-    pub alpha: f64,
-    pub beta: f64,
-    pub gamma: f64,
-}
-
-impl Default for VegasParams {
-    fn default() -> Self {
-        VegasParams {
-            alpha: 1.0,
-            beta: 3.0,
-            gamma: 1.0,
-        }
-    }
 }
 
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, JsonSchema, PartialEq, Eq)]
@@ -1075,6 +1072,43 @@ impl TcpConfig {
                 format!("must be at least alpha ({})", v.alpha),
             );
         }
+        self.check_variant_params(c, path);
+    }
+
+    /// The ranges of the variants' own knobs (`cc/<variant>.rs` gives each its meaning).
+    fn check_variant_params(&self, c: &mut Check, path: &str) {
+        let cubic = &self.cubic;
+        c.positive(&format!("{path}.cubic.c"), cubic.c);
+        c.at_most(&format!("{path}.cubic.c"), cubic.c, 1.0e6);
+        if c.finite(&format!("{path}.cubic.beta"), cubic.beta) && !(cubic.beta > 0.0 && cubic.beta < 1.0) {
+            c.fail(
+                format!("{path}.cubic.beta"),
+                format!("must be in (0, 1), got {}", show(cubic.beta)),
+            );
+        }
+        let ssdr = &self.ssdr;
+        if !(1..=SsdrParams::MAX_GRAIN).contains(&ssdr.grain) {
+            c.fail(
+                format!("{path}.ssdr.grain"),
+                format!(
+                    "must be between 1 and {} ACKs, got {}",
+                    SsdrParams::MAX_GRAIN,
+                    ssdr.grain
+                ),
+            );
+        }
+        if ssdr.depth > SsdrParams::MAX_DEPTH {
+            c.fail(
+                format!("{path}.ssdr.depth"),
+                format!("must be between 0 and {}, got {}", SsdrParams::MAX_DEPTH, ssdr.depth),
+            );
+        }
+        c.positive(&format!("{path}.pseudo_rate.queue_pkts"), self.pseudo_rate.queue_pkts);
+        c.at_most(
+            &format!("{path}.pseudo_rate.queue_pkts"),
+            self.pseudo_rate.queue_pkts,
+            1.0e7,
+        );
     }
 }
 

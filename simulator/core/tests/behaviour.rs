@@ -278,6 +278,19 @@ fn with_one_drop_cubic_reduces_its_window_to_seven_tenths_not_half() {
 }
 
 #[test]
+fn with_one_drop_cubic_configured_with_beta_one_half_reduces_its_window_to_half() {
+    let r = run(&scenario("cubic", ONE_DROP, json!({"cubic": {"beta": 0.5}})));
+    let f = flow(&r);
+    assert_eq!((f.fast_recoveries, f.timeouts, f.retransmits), (1, 0, 1), "{f:?}");
+    let (at, peak) = first_reduction(&cwnd_trace(&r));
+    let ratio = min_cwnd_after(&r, at - 0.001) / peak;
+    assert!(
+        (0.47..=0.53).contains(&ratio),
+        "{ratio:.3}, expected the configured β 0.5"
+    );
+}
+
+#[test]
 fn after_a_loss_cubic_grows_concave_up_to_the_old_window_then_convex_beyond_it() {
     // 100 Mb/s and 100 ms: the window (~200) stays far below the path's 1200 packets, so one
     // scheduled drop is the only loss, and cubic growth outpaces the Reno-friendly estimate.
@@ -467,6 +480,24 @@ fn pseudo_rate_keeps_about_its_queue_length_of_packets_queued_where_reno_overflo
         bottleneck.mean_queue_pkts
     );
     assert!(bottleneck.utilization > 0.95, "{}", bottleneck.utilization);
+}
+
+#[test]
+fn pseudo_rates_queue_length_is_the_backlog_it_keeps_at_the_bottleneck() {
+    let mean_queue = |q: f64| {
+        let r = run(&json!({
+            "duration_s": 30, "warmup_s": 10,
+            "topology": {"dumbbell": {"bottleneck": {"rate_mbps": 10, "delay_ms": 10,
+                                                     "queue": {"type": "droptail", "limit_pkts": 50}}}},
+            "flows": [{"variant": "pseudo-rate", "rtt_ms": 50, "tcp": {"pseudo_rate": {"queue_pkts": q}}}]
+        }));
+        assert_eq!(r.links[0].drops, 0, "q {q}");
+        r.links[0].mean_queue_pkts
+    };
+    for q in [2.0, 6.0, 12.0] {
+        let mean = mean_queue(q);
+        assert!((q - 1.0..=q + 1.0).contains(&mean), "q {q}: mean queue {mean:.2}");
+    }
 }
 
 #[test]

@@ -312,6 +312,118 @@ fn bad_values_are_refused_with_the_path_of_the_field() {
 }
 
 #[test]
+fn a_variant_parameter_out_of_range_is_refused_with_its_path() {
+    let cases: Vec<(&str, Value, &str)> = vec![
+        ("cubic", json!({"cubic": {"beta": 1.0}}), "$.flows[0].tcp.cubic.beta"),
+        ("cubic", json!({"cubic": {"beta": 0}}), "$.flows[0].tcp.cubic.beta"),
+        ("cubic", json!({"cubic": {"c": 0}}), "$.flows[0].tcp.cubic.c"),
+        ("cubic", json!({"cubic": {"c": -0.4}}), "$.flows[0].tcp.cubic.c"),
+        ("ssdr", json!({"ssdr": {"grain": 0}}), "$.flows[0].tcp.ssdr.grain"),
+        ("ssdr", json!({"ssdr": {"depth": 31}}), "$.flows[0].tcp.ssdr.depth"),
+        ("ssdr", json!({"ssdr": {"depth": -1}}), "$.flows[0].tcp.ssdr.depth"),
+        (
+            "pseudo-rate",
+            json!({"pseudo_rate": {"queue_pkts": 0}}),
+            "$.flows[0].tcp.pseudo_rate.queue_pkts",
+        ),
+        // Checked whichever variant the flow runs: a sweep over variants fails up front.
+        ("reno", json!({"cubic": {"beta": 1.5}}), "$.flows[0].tcp.cubic.beta"),
+        ("vegas", json!({"vegas": {"alpha": 4}}), "$.flows[0].tcp.vegas.beta"),
+    ];
+    for (variant, tcp, path) in cases {
+        let s = dumbbell(json!([{"rtt_ms": 40, "variant": variant, "tcp": tcp}]));
+        let e = error(&s);
+        assert_eq!(e.path(), Some(path), "{tcp}: {e}");
+        assert!(e.to_string().len() > path.len() + 15, "the message says why: {e}");
+    }
+    let typo = dumbbell(json!([{"rtt_ms": 40, "variant": "cubic", "tcp": {"cubic": {"C": 0.4}}}]));
+    let e = error(&typo);
+    assert!(
+        e.path().is_some_and(|p| p.starts_with("$.flows[0].tcp.cubic")) && e.to_string().contains("`C`"),
+        "an unknown knob is refused, not ignored: {e}"
+    );
+}
+
+#[test]
+fn variant_parameters_spelled_out_at_their_defaults_change_nothing_and_other_values_do() {
+    let cases = [
+        (
+            "cubic",
+            json!({"cubic": {"c": 0.4, "beta": 0.7}}),
+            json!({"cubic": {"beta": 0.5}}),
+        ),
+        ("cubic", json!({"cubic": {}}), json!({"cubic": {"c": 4.0}})),
+        (
+            "ssdr",
+            json!({"ssdr": {"grain": 2, "depth": 2}}),
+            json!({"ssdr": {"depth": 4}}),
+        ),
+        ("ssdr", json!({"ssdr": {}}), json!({"ssdr": {"grain": 6}})),
+        (
+            "pseudo-rate",
+            json!({"pseudo_rate": {"queue_pkts": 2.0}}),
+            json!({"pseudo_rate": {"queue_pkts": 6.0}}),
+        ),
+        (
+            "vegas",
+            json!({"vegas": {"alpha": 1, "beta": 3, "gamma": 1}}),
+            json!({"vegas": {"alpha": 2, "beta": 4}}),
+        ),
+    ];
+    for (variant, same, other) in cases {
+        // Two flows on a shallow buffer, so windows meet losses and queues; SSDR's smooth
+        // start needs an ssthresh to approach.
+        let s = |tcp: &Value| {
+            let mut tcp = tcp.clone();
+            if variant == "ssdr" {
+                tcp["initial_ssthresh_pkts"] = json!(64);
+            }
+            let mut s = dumbbell(json!([
+                {"name": "a", "variant": variant, "rtt_ms": 40, "tcp": tcp},
+                {"name": "b", "variant": variant, "rtt_ms": 60, "tcp": tcp}
+            ]));
+            s["topology"]["dumbbell"]["bottleneck"]["queue"]["limit_pkts"] = json!(20);
+            s
+        };
+        let default = without_stats(&run(&s(&json!({}))));
+        assert_eq!(without_stats(&run(&s(&same))), default, "{variant}: {same}");
+        assert_ne!(without_stats(&run(&s(&other))), default, "{variant}: {other}");
+    }
+}
+
+#[test]
+fn every_variant_parameter_at_an_extreme_runs_or_is_refused_but_never_panics() {
+    let knobs = [
+        ("cubic", "cubic", "c"),
+        ("cubic", "cubic", "beta"),
+        ("ssdr", "ssdr", "grain"),
+        ("ssdr", "ssdr", "depth"),
+        ("pseudo-rate", "pseudo_rate", "queue_pkts"),
+        ("vegas", "vegas", "alpha"),
+        ("vegas", "vegas", "beta"),
+        ("vegas", "vegas", "gamma"),
+    ];
+    for (variant, field, knob) in knobs {
+        for extreme in [
+            json!(0),
+            json!(-1),
+            json!(1e300),
+            json!(1e-300),
+            json!(4294967296u64),
+            json!(0.999_999),
+        ] {
+            let mut s = dumbbell(json!([{"rtt_ms": 40, "variant": variant, "tcp": {field: {knob: extreme}}}]));
+            s["duration_s"] = json!(5);
+            s["warmup_s"] = json!(0);
+            s["flows"][0]["loss"] = json!({"type": "uniform", "rate": 0.01});
+            if let Err(e) = run_json(&s.to_string()) {
+                assert!(e.path().is_some(), "{variant} {knob} = {extreme}: {e}");
+            }
+        }
+    }
+}
+
+#[test]
 fn a_graph_flow_between_unconnected_nodes_is_refused() {
     let s = json!({
         "duration_s": 1,

@@ -14,31 +14,55 @@
 //! - Per ACK, not per segment acknowledged, for the cubic increment, as §4.4–4.5 say; W_est
 //!   grows by segments acknowledged (§4.3). Fast convergence (§4.7) is on.
 
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
 use super::{aimd, CongestionControl};
-use crate::scenario::TcpConfig;
 use crate::tcp::{PartialAckTimer, Recovery, SocketState};
 use crate::time::{to_secs, SimTime};
 
-/// §5.1: C, in segments per second cubed.
-pub const C: f64 = 0.4;
-/// §4.6: β_cubic, the multiplicative decrease factor.
-pub const BETA: f64 = 0.7;
-/// §4.3: α_cubic = 3(1 − β)/(1 + β), Reno-friendly additive increase per RTT while W_est is
-/// below the window of the last congestion event.
-pub const ALPHA: f64 = 3.0 * (1.0 - BETA) / (1.0 + BETA);
-
-/// §4.1 eq. 1: the window `t` seconds into a congestion-avoidance stage, in segments.
-pub fn w_cubic(t: f64, k: f64, w_max: f64) -> f64 {
-    C * (t - k).powi(3) + w_max
+/// CUBIC's two knobs, a flow's `tcp.cubic` (`{"c": 0.4, "beta": 0.7}`); the defaults are the
+/// RFC's, which Linux's tcp_cubic.c and ns-3's `TcpCubic` also use.
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct CubicParams {
+    /// C, in segments per second cubed: how fast the window grows away from W_max (§4.1.1
+    /// defines it; §5.1 sets it to 0.4).
+    pub c: f64,
+    /// β_cubic, the multiplicative decrease factor, in (0, 1): the window keeps this share at
+    /// a congestion event (§4.6: 0.7).
+    pub beta: f64,
 }
 
-/// §4.1 eq. 2: seconds the window takes to grow from `cwnd_epoch` back to `w_max`.
-pub fn k(w_max: f64, cwnd_epoch: f64) -> f64 {
-    ((w_max - cwnd_epoch).max(0.0) / C).cbrt()
+impl Default for CubicParams {
+    fn default() -> Self {
+        CubicParams { c: 0.4, beta: 0.7 }
+    }
+}
+
+impl CubicParams {
+    /// §4.3: α_cubic = 3(1 − β)/(1 + β), Reno-friendly additive increase per RTT while W_est
+    /// is below the window of the last congestion event; 0.529 for β = 0.7.
+    pub fn alpha(&self) -> f64 {
+        3.0 * (1.0 - self.beta) / (1.0 + self.beta)
+    }
+
+    /// §4.1 eq. 1: the window `t` seconds into a congestion-avoidance stage, in segments.
+    pub fn w_cubic(&self, t: f64, k: f64, w_max: f64) -> f64 {
+        self.c * (t - k).powi(3) + w_max
+    }
+
+    /// §4.1 eq. 2: seconds the window takes to grow from `cwnd_epoch` back to `w_max`.
+    pub fn k(&self, w_max: f64, cwnd_epoch: f64) -> f64 {
+        ((w_max - cwnd_epoch).max(0.0) / self.c).cbrt()
+    }
 }
 
 pub struct Cubic {
     recovery: Recovery,
+    params: CubicParams,
+    /// α_cubic from `params.beta` (§4.3), computed once.
+    alpha: f64,
     /// W_max, segments: the window just before the last reduction (lowered by fast
     /// convergence), or the window when the stage began when there is none (§4.8, §4.10).
     w_max: f64,
@@ -57,14 +81,17 @@ pub struct Cubic {
 }
 
 impl Cubic {
-    pub fn new(cfg: &TcpConfig) -> Self {
-        let recovery = if cfg.sack == Some(false) {
+    /// `sack` is the flow's `tcp.sack`: off, recovery is NewReno's.
+    pub fn new(params: &CubicParams, sack: Option<bool>) -> Self {
+        let recovery = if sack == Some(false) {
             Recovery::NewReno(PartialAckTimer::EveryPartialAck)
         } else {
             Recovery::Sack
         };
         Cubic {
             recovery,
+            params: params.clone(),
+            alpha: params.alpha(),
             w_max: 0.0,
             cwnd_prior: 0.0,
             k: 0.0,
@@ -80,7 +107,7 @@ impl Cubic {
             self.w_max = cwnd;
             self.restart_from_epoch = false;
         }
-        self.k = k(self.w_max, cwnd);
+        self.k = self.params.k(self.w_max, cwnd);
         self.w_est = cwnd; // §4.3: W_est = cwnd_epoch
         self.epoch_start = Some(now);
         now
@@ -107,9 +134,9 @@ impl CongestionControl for Cubic {
         };
         let t = to_secs(now.saturating_sub(start));
         // §4.3: α_cubic until W_est reaches the window of the last congestion event, then 1.
-        let alpha = if self.w_est >= self.cwnd_prior { 1.0 } else { ALPHA };
+        let alpha = if self.w_est >= self.cwnd_prior { 1.0 } else { self.alpha };
         self.w_est += alpha * acked as f64 / s.cwnd;
-        if w_cubic(t, self.k, self.w_max) < self.w_est {
+        if self.params.w_cubic(t, self.k, self.w_max) < self.w_est {
             // §4.3, Reno-friendly region: follow Reno's estimate.
             s.cwnd = s.cwnd.max(self.w_est);
         } else {
@@ -117,7 +144,10 @@ impl CongestionControl for Cubic {
             // (concave, below W_max) and §4.5 (convex, above it) then add
             // (target − cwnd)/cwnd per ACK.
             let rtt = s.srtt.or(s.min_rtt).map_or(0.0, to_secs);
-            let target = w_cubic(t + rtt, self.k, self.w_max).clamp(s.cwnd, 1.5 * s.cwnd);
+            let target = self
+                .params
+                .w_cubic(t + rtt, self.k, self.w_max)
+                .clamp(s.cwnd, 1.5 * s.cwnd);
             s.cwnd += (target - s.cwnd) / s.cwnd;
         }
         s.cwnd = s.cwnd.min(s.max_window as f64);
@@ -125,17 +155,18 @@ impl CongestionControl for Cubic {
 
     fn ssthresh(&mut self, s: &SocketState, _now: SimTime) -> f64 {
         let cwnd = s.window_in_use();
+        let beta = self.params.beta;
         // §4.7, fast convergence: a flow whose window fell short of the last W_max releases
         // bandwidth by remembering a lower saturation point.
         self.w_max = if cwnd < self.w_max {
-            cwnd * (1.0 + BETA) / 2.0
+            cwnd * (1.0 + beta) / 2.0
         } else {
             cwnd
         };
         self.cwnd_prior = cwnd; // §4.6
         self.epoch_start = None;
         self.restart_from_epoch = false;
-        (cwnd * BETA).max(2.0) // §4.6: ssthresh = cwnd·β_cubic, at least 2 segments
+        (cwnd * beta).max(2.0) // §4.6: ssthresh = cwnd·β_cubic, at least 2 segments
     }
 
     fn on_timeout(&mut self, _s: &mut SocketState, _now: SimTime) {
@@ -153,6 +184,13 @@ mod tests {
 
     const MS: SimTime = 1_000_000;
 
+    fn beta(beta: f64) -> CubicParams {
+        CubicParams {
+            beta,
+            ..CubicParams::default()
+        }
+    }
+
     fn ca_state(cwnd: f64) -> SocketState {
         let mut s = SocketState::new(cwnd, cwnd, 100_000);
         s.srtt = Some(100 * MS);
@@ -162,19 +200,20 @@ mod tests {
     #[test]
     fn k_and_w_cubic_match_the_hand_computation() {
         // W_max = 100, cwnd_epoch = 70: K = ∛(100·0.3/0.4) = ∛75 = 4.2172 s.
-        let k = k(100.0, 70.0);
+        let p = CubicParams::default();
+        let k = p.k(100.0, 70.0);
         assert!((k - 4.217_163).abs() < 1e-5, "{k}");
-        assert!((w_cubic(0.0, k, 100.0) - 70.0).abs() < 1e-9, "starts at β·W_max");
-        assert_eq!(w_cubic(k, k, 100.0), 100.0);
-        assert!((w_cubic(k + 1.0, k, 100.0) - 100.4).abs() < 1e-9);
-        assert!((w_cubic(k - 2.0, k, 100.0) - 96.8).abs() < 1e-9, "0.4·(−2)³ + 100");
-        assert!((ALPHA - 0.529_411_76).abs() < 1e-8);
-        assert_eq!(super::k(50.0, 60.0), 0.0, "a stage starting above W_max has K = 0");
+        assert!((p.w_cubic(0.0, k, 100.0) - 70.0).abs() < 1e-9, "starts at β·W_max");
+        assert_eq!(p.w_cubic(k, k, 100.0), 100.0);
+        assert!((p.w_cubic(k + 1.0, k, 100.0) - 100.4).abs() < 1e-9);
+        assert!((p.w_cubic(k - 2.0, k, 100.0) - 96.8).abs() < 1e-9, "0.4·(−2)³ + 100");
+        assert!((p.alpha() - 0.529_411_76).abs() < 1e-8);
+        assert_eq!(p.k(50.0, 60.0), 0.0, "a stage starting above W_max has K = 0");
     }
 
     #[test]
     fn a_loss_sets_ssthresh_to_seven_tenths_and_w_max_to_the_window() {
-        let mut cc = Cubic::new(&TcpConfig::default());
+        let mut cc = Cubic::new(&CubicParams::default(), None);
         let s = ca_state(100.0);
         assert!((cc.ssthresh(&s, 0) - 70.0).abs() < 1e-9);
         assert_eq!((cc.w_max, cc.cwnd_prior), (100.0, 100.0));
@@ -186,7 +225,7 @@ mod tests {
 
     #[test]
     fn fast_convergence_lowers_w_max_when_the_window_fell_short_of_it() {
-        let mut cc = Cubic::new(&TcpConfig::default());
+        let mut cc = Cubic::new(&CubicParams::default(), None);
         cc.ssthresh(&ca_state(100.0), 0);
         cc.ssthresh(&ca_state(80.0), 0);
         assert!(
@@ -213,11 +252,11 @@ mod tests {
 
     #[test]
     fn after_a_loss_the_window_is_concave_up_to_w_max_at_k_then_convex() {
-        let mut cc = Cubic::new(&TcpConfig::default());
+        let mut cc = Cubic::new(&CubicParams::default(), None);
         let mut s = ca_state(1000.0);
         s.cwnd = cc.ssthresh(&s, 0);
         s.ssthresh = s.cwnd;
-        let k = k(1000.0, 700.0); // ∛750 = 9.09 s; Reno-friendly growth is far slower here
+        let k = CubicParams::default().k(1000.0, 700.0); // ∛750 = 9.09 s; Reno-friendly growth is far slower here
         let now = grow(&mut cc, &mut s, 0, k / 2.0);
         let half = s.cwnd;
         let now = grow(&mut cc, &mut s, now, k / 2.0);
@@ -236,7 +275,7 @@ mod tests {
 
     #[test]
     fn with_a_small_window_the_reno_friendly_estimate_drives_growth() {
-        let mut cc = Cubic::new(&TcpConfig::default());
+        let mut cc = Cubic::new(&CubicParams::default(), None);
         let mut s = ca_state(20.0);
         s.cwnd = cc.ssthresh(&s, 0); // 14; K = ∛15 = 2.47 s
         s.ssthresh = s.cwnd;
@@ -246,12 +285,16 @@ mod tests {
         // Once W_est passes cwnd_prior = 20 it grows Reno's one segment per round trip.
         let before = s.cwnd;
         grow(&mut cc, &mut s, now, 0.5);
-        assert!(s.cwnd - before > 4.0 * ALPHA + 0.5, "{before} -> {}", s.cwnd);
+        assert!(
+            s.cwnd - before > 4.0 * CubicParams::default().alpha() + 0.5,
+            "{before} -> {}",
+            s.cwnd
+        );
     }
 
     #[test]
     fn after_a_timeout_the_next_stage_starts_with_k_zero_at_its_own_window() {
-        let mut cc = Cubic::new(&TcpConfig::default());
+        let mut cc = Cubic::new(&CubicParams::default(), None);
         let mut s = ca_state(100.0);
         s.ssthresh = cc.ssthresh(&s, 0);
         s.cwnd = 1.0;
@@ -263,7 +306,7 @@ mod tests {
 
     #[test]
     fn slow_start_is_one_segment_per_ack() {
-        let mut cc = Cubic::new(&TcpConfig::default());
+        let mut cc = Cubic::new(&CubicParams::default(), None);
         let mut s = SocketState::new(2.0, f64::INFINITY, 1000);
         cc.on_ack(&mut s, 1, 0);
         assert_eq!(s.cwnd, 3.0);
@@ -271,14 +314,41 @@ mod tests {
 
     #[test]
     fn sack_off_recovers_as_newreno() {
-        assert_eq!(Cubic::new(&TcpConfig::default()).recovery(), Recovery::Sack);
-        let cfg = TcpConfig {
-            sack: Some(false),
-            ..TcpConfig::default()
-        };
+        assert_eq!(Cubic::new(&CubicParams::default(), None).recovery(), Recovery::Sack);
         assert_eq!(
-            Cubic::new(&cfg).recovery(),
+            Cubic::new(&CubicParams::default(), Some(false)).recovery(),
             Recovery::NewReno(PartialAckTimer::EveryPartialAck)
         );
+    }
+
+    #[test]
+    fn a_beta_of_one_half_halves_the_window_at_a_loss() {
+        let mut cc = Cubic::new(&beta(0.5), None);
+        assert!((cc.ssthresh(&ca_state(100.0), 0) - 50.0).abs() < 1e-9);
+        cc.ssthresh(&ca_state(80.0), 0);
+        assert!((cc.w_max - 60.0).abs() < 1e-9, "fast convergence: 80·(1 + 0.5)/2");
+    }
+
+    #[test]
+    fn alpha_cubic_follows_the_configured_beta() {
+        // §4.3: 3(1 − β)/(1 + β), 1 (Reno's) at β = 0.5.
+        assert_eq!(beta(0.5).alpha(), 1.0);
+        let cc = Cubic::new(&beta(0.8), None);
+        assert!((cc.alpha - 0.6 / 1.8).abs() < 1e-12, "{}", cc.alpha);
+    }
+
+    #[test]
+    fn a_larger_c_grows_the_window_back_to_w_max_sooner() {
+        let after_two_seconds = |c: f64| {
+            let mut cc = Cubic::new(&CubicParams { c, beta: 0.7 }, None);
+            let mut s = ca_state(1000.0);
+            s.cwnd = cc.ssthresh(&s, 0);
+            s.ssthresh = s.cwnd;
+            grow(&mut cc, &mut s, 0, 2.0);
+            s.cwnd
+        };
+        let (default, steep) = (after_two_seconds(0.4), after_two_seconds(4.0));
+        // K is ∛(300/0.4) = 9.1 s against ∛(300/4) = 4.2 s.
+        assert!(steep > default + 50.0, "C 0.4: {default:.1}, C 4: {steep:.1}");
     }
 }

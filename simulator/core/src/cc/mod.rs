@@ -33,10 +33,10 @@ mod vegas;
 
 pub use aimd::Aimd;
 pub use bbr::Bbr;
-pub use cubic::Cubic;
-pub use pseudo_rate::PseudoRate;
-pub use ssdr::Ssdr;
-pub use vegas::Vegas;
+pub use cubic::{Cubic, CubicParams};
+pub use pseudo_rate::{PseudoRate, PseudoRateParams};
+pub use ssdr::{Ssdr, SsdrParams};
+pub use vegas::{Vegas, VegasParams};
 
 use crate::scenario::TcpConfig;
 use crate::tcp::{RateSample, Recovery, SocketState};
@@ -102,7 +102,8 @@ pub const VARIANTS: &[(&str, &str)] = &[
     ("pseudo-rate", "Vegas with one RTT sample per cycle, exponential increase and direct drop to a window bound (Chen & Chen 1999)"),
 ];
 
-/// Builds the named variant, or None for a name not in `VARIANTS`.
+/// Builds the named variant, or None for a name not in `VARIANTS`. A variant with knobs takes
+/// its own `<Name>Params` from the flow's `TcpConfig` (`cfg.cubic`, `cfg.vegas`, ...).
 pub fn build(name: &str, cfg: &TcpConfig) -> Option<Box<dyn CongestionControl>> {
     Some(match name {
         "tahoe" => Box::new(tahoe::TAHOE),
@@ -113,9 +114,9 @@ pub fn build(name: &str, cfg: &TcpConfig) -> Option<Box<dyn CongestionControl>> 
         "vegas" => Box::new(Vegas::new(&cfg.vegas)),
         "fack" => Box::new(fack::FACK),
         "rate-halving" => Box::new(rate_halving::RATE_HALVING),
-        "ssdr" => Box::new(Ssdr::new()),
-        "pseudo-rate" => Box::new(PseudoRate::new()),
-        "cubic" => Box::new(Cubic::new(cfg)),
+        "ssdr" => Box::new(Ssdr::new(&cfg.ssdr)),
+        "pseudo-rate" => Box::new(PseudoRate::new(&cfg.pseudo_rate)),
+        "cubic" => Box::new(Cubic::new(&cfg.cubic, cfg.sack)),
         "bbr" => Box::new(Bbr::new(cfg)),
         _ => return None,
     })

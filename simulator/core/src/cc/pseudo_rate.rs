@@ -13,7 +13,7 @@
 //!   bound is cwnd · BaseRTT / RTT + q: the window that keeps exactly q segments of this flow
 //!   queued at the bottleneck. A single target instead of Vegas's [alpha, beta] band makes
 //!   every flow settle at the same backlog whatever its RTT (the fairness paper 003 §4.2
-//!   reports). q = `QUEUE_PKTS` = 2 segments, between Vegas's default alpha (1) and beta (3).
+//!   reports). q is `PseudoRateParams::queue_pkts`, 2 segments by default.
 //! - The timed segment is the first one sent once cwnd has reached the bound (or dropped to
 //!   it), so its RTT sees the queue the new window makes; the cycle ends when it is
 //!   acknowledged. Timing the first segment of each round instead sees the queue of the
@@ -22,14 +22,32 @@
 //!   (Vegas's early exit, with direct drop). Losses are repaired as Reno repairs them, as this
 //!   crate's Vegas does. Behaviour: `tests/behaviour.rs`.
 
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
 use super::{aimd, CongestionControl};
 use crate::tcp::{Recovery, SocketState};
 use crate::time::SimTime;
 
-/// The queue length q in the window bound: segments of its own the flow keeps queued.
-pub const QUEUE_PKTS: f64 = 2.0;
+/// Pseudo-Rate's knob, a flow's `tcp.pseudo_rate` (`{"queue_pkts": 2.0}`).
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct PseudoRateParams {
+    /// The queue length q in the window bound, segments (> 0): the backlog of its own the flow
+    /// keeps at the bottleneck. Neither paper 003 nor the description at hand gives Chen &
+    /// Chen's value; 2 sits between Vegas's default alpha (1) and beta (3), the band
+    /// Pseudo-Rate replaces with one target.
+    pub queue_pkts: f64,
+}
+
+impl Default for PseudoRateParams {
+    fn default() -> Self {
+        PseudoRateParams { queue_pkts: 2.0 }
+    }
+}
 
 pub struct PseudoRate {
+    /// q, segments.
     queue_pkts: f64,
     /// The least RTT of the timed segments: the propagation delay estimate.
     base_rtt: Option<SimTime>,
@@ -42,21 +60,15 @@ pub struct PseudoRate {
     bound: Option<f64>,
 }
 
-impl Default for PseudoRate {
-    fn default() -> Self {
+impl PseudoRate {
+    pub fn new(params: &PseudoRateParams) -> Self {
         PseudoRate {
-            queue_pkts: QUEUE_PKTS,
+            queue_pkts: params.queue_pkts,
             base_rtt: None,
             last_rtt: None,
             timed: None,
             bound: None,
         }
-    }
-}
-
-impl PseudoRate {
-    pub fn new() -> Self {
-        PseudoRate::default()
     }
 
     /// The cycle's measurement is in: BaseRTT × (cwnd / RTT) + q, and the direct drop.
@@ -130,7 +142,7 @@ mod tests {
             base_rtt: Some(100 * MS),
             timed: Some(10),
             bound: Some(40.0),
-            ..PseudoRate::new()
+            ..PseudoRate::new(&PseudoRateParams::default())
         };
         let mut s = SocketState::new(40.0, 20.0, 10_000);
         s.snd_una = 11;
@@ -144,7 +156,7 @@ mod tests {
 
     #[test]
     fn a_bound_above_the_window_is_reached_one_segment_per_ack_and_never_passed() {
-        let mut cc = PseudoRate::new();
+        let mut cc = PseudoRate::new(&PseudoRateParams::default());
         let mut s = SocketState::new(20.0, 1.0, 10_000);
         s.snd_nxt = 20;
         s.snd_una = 1;
@@ -164,5 +176,24 @@ mod tests {
         }
         assert!((s.cwnd - 22.05).abs() < 1e-9, "never past the bound: {}", s.cwnd);
         assert!(cc.timed.is_some());
+    }
+
+    #[test]
+    fn q_is_the_backlog_the_window_bound_keeps_queued() {
+        // Measured RTT twice BaseRTT at cwnd 40: 20 segments fill the pipe, the bound keeps q
+        // more of them queued.
+        for q in [1.0, 2.0, 5.0] {
+            let mut cc = PseudoRate {
+                base_rtt: Some(100 * MS),
+                timed: Some(10),
+                ..PseudoRate::new(&PseudoRateParams { queue_pkts: q })
+            };
+            let mut s = SocketState::new(40.0, 20.0, 10_000);
+            s.snd_una = 11;
+            s.snd_nxt = 50;
+            cc.on_rtt_sample(&s, 200 * MS, 0);
+            cc.on_ack(&mut s, 1, 0);
+            assert_eq!(s.cwnd - 20.0, q, "q {q}: cwnd {}", s.cwnd);
+        }
     }
 }

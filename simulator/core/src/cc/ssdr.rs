@@ -17,17 +17,47 @@
 //! while partial ACKs repair the other holes, for as long as the losses take; no SACK.
 //! Behaviour: `tests/behaviour.rs`.
 
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
 use super::{aimd, CongestionControl};
 use crate::tcp::{Recovery, SocketState};
 use crate::time::SimTime;
 
-/// ACKs per one-segment step when the smooth phase begins.
-pub const GRAIN_NUMBER: u32 = 2;
-/// The smooth phase begins at ssthresh / 2^DEPTH.
-pub const DEPTH: i32 = 2;
+/// Smooth start's two knobs, a flow's `tcp.ssdr` (`{"grain": 2, "depth": 2}`). The defaults
+/// are the ns-3 SmoothStart model's (grain number 2, depth 2), the one published reading at
+/// hand (the module comment above).
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct SsdrParams {
+    /// The grain number: ACKs the first one-segment step of the smooth phase takes (each
+    /// later step one more), at least 1; larger ramps up more gently.
+    pub grain: u32,
+    /// The depth: the smooth phase begins at ssthresh / 2^depth, 0 to 30; a greater depth
+    /// begins it earlier, 0 leaves none (plain slow start up to ssthresh).
+    pub depth: u32,
+}
 
-#[derive(Default)]
+impl Default for SsdrParams {
+    fn default() -> Self {
+        SsdrParams { grain: 2, depth: 2 }
+    }
+}
+
+impl SsdrParams {
+    /// The coarsest `grain` a scenario may ask for; the step count grows from it by one a
+    /// step and must not overflow.
+    pub const MAX_GRAIN: u32 = 1_000_000;
+    /// The deepest `depth`: any ssthresh a loss leaves (at most the 10⁷-segment receiver
+    /// window) over 2^30 is below a segment.
+    pub const MAX_DEPTH: u32 = 30;
+}
+
 pub struct Ssdr {
+    /// ACKs the first step of a smooth phase takes.
+    grain: u32,
+    /// 2^depth: the smooth phase begins at ssthresh divided by this.
+    depth_divisor: f64,
     /// ACKs the next one-segment step of the smooth phase needs (0: not in the smooth phase).
     acks_per_step: u32,
     /// ACKs counted toward it.
@@ -35,8 +65,13 @@ pub struct Ssdr {
 }
 
 impl Ssdr {
-    pub fn new() -> Self {
-        Ssdr::default()
+    pub fn new(params: &SsdrParams) -> Self {
+        Ssdr {
+            grain: params.grain,
+            depth_divisor: 2f64.powi(params.depth.min(SsdrParams::MAX_DEPTH) as i32),
+            acks_per_step: 0,
+            acks: 0,
+        }
     }
 }
 
@@ -55,12 +90,12 @@ impl CongestionControl for Ssdr {
             aimd::increase(s);
             return;
         }
-        if s.cwnd < s.ssthresh / 2f64.powi(DEPTH) {
+        if s.cwnd < s.ssthresh / self.depth_divisor {
             aimd::increase(s); // the filling phase: slow start
             return;
         }
         if self.acks_per_step == 0 {
-            self.acks_per_step = GRAIN_NUMBER;
+            self.acks_per_step = self.grain;
             self.acks = 0;
         }
         self.acks += 1;
@@ -94,7 +129,7 @@ mod tests {
     #[test]
     fn smooth_start_grows_like_slow_start_below_a_quarter_of_ssthresh() {
         let mut s = SocketState::new(2.0, 40.0, 100_000);
-        let mut cc = Ssdr::new();
+        let mut cc = Ssdr::new(&SsdrParams::default());
         for _ in 0..8 {
             cc.on_ack(&mut s, 1, 0);
         }
@@ -103,25 +138,12 @@ mod tests {
 
     #[test]
     fn above_it_each_step_takes_one_ack_more_than_the_last() {
-        let mut s = SocketState::new(10.0, 40.0, 100_000);
-        let mut cc = Ssdr::new();
-        let mut steps = Vec::new();
-        let mut since = 0;
-        while s.cwnd < 14.0 {
-            let before = s.cwnd;
-            cc.on_ack(&mut s, 1, 0);
-            since += 1;
-            if s.cwnd > before {
-                steps.push(since);
-                since = 0;
-            }
-        }
-        assert_eq!(steps, vec![2, 3, 4, 5]);
+        assert_eq!(steps(&SsdrParams::default(), 10.0, 14.0), vec![2, 3, 4, 5]);
     }
 
     #[test]
     fn smooth_start_is_slower_than_slow_start_and_faster_than_congestion_avoidance() {
-        let smooth = acks_to_reach(&mut Ssdr::new(), 2.0, 40.0, 40.0);
+        let smooth = acks_to_reach(&mut Ssdr::new(&SsdrParams::default()), 2.0, 40.0, 40.0);
         let slow = acks_to_reach(&mut aimd::Aimd::new("x", Recovery::Reno), 2.0, 40.0, 40.0);
         let avoidance = acks_to_reach(&mut aimd::Aimd::new("x", Recovery::Reno), 10.0, 10.0, 40.0);
         assert_eq!(slow, 38);
@@ -133,6 +155,70 @@ mod tests {
 
     #[test]
     fn without_a_threshold_the_start_is_slow_start() {
-        assert_eq!(acks_to_reach(&mut Ssdr::new(), 2.0, f64::INFINITY, 100.0), 98);
+        assert_eq!(
+            acks_to_reach(&mut Ssdr::new(&SsdrParams::default()), 2.0, f64::INFINITY, 100.0),
+            98
+        );
+    }
+
+    /// The window at which the first ACK no longer adds a segment: where the smooth phase begins.
+    fn smooth_phase_start(params: &SsdrParams, ssthresh: f64) -> f64 {
+        let mut s = SocketState::new(2.0, ssthresh, 100_000);
+        let mut cc = Ssdr::new(params);
+        loop {
+            let before = s.cwnd;
+            cc.on_ack(&mut s, 1, 0);
+            if s.cwnd == before {
+                return before;
+            }
+        }
+    }
+
+    /// ACKs each one-segment step of the smooth phase took, from `from` to `to`.
+    fn steps(params: &SsdrParams, from: f64, to: f64) -> Vec<u32> {
+        let mut s = SocketState::new(from, 40.0, 100_000);
+        let mut cc = Ssdr::new(params);
+        let (mut steps, mut since) = (Vec::new(), 0);
+        while s.cwnd < to {
+            let before = s.cwnd;
+            cc.on_ack(&mut s, 1, 0);
+            since += 1;
+            if s.cwnd > before {
+                steps.push(since);
+                since = 0;
+            }
+        }
+        steps
+    }
+
+    #[test]
+    fn a_greater_depth_begins_the_smooth_phase_earlier() {
+        let depth = |depth| SsdrParams {
+            depth,
+            ..SsdrParams::default()
+        };
+        assert_eq!(smooth_phase_start(&depth(2), 40.0), 10.0, "40 / 2²");
+        assert_eq!(smooth_phase_start(&depth(3), 40.0), 5.0, "40 / 2³");
+        assert_eq!(smooth_phase_start(&depth(1), 40.0), 20.0, "40 / 2");
+        assert_eq!(
+            acks_to_reach(&mut Ssdr::new(&depth(0)), 2.0, 40.0, 40.0),
+            38,
+            "depth 0: slow start all the way"
+        );
+    }
+
+    #[test]
+    fn a_larger_grain_makes_every_step_of_the_smooth_phase_take_more_acks() {
+        assert_eq!(steps(&SsdrParams::default(), 10.0, 13.0), vec![2, 3, 4]);
+        let coarse = SsdrParams {
+            grain: 5,
+            ..SsdrParams::default()
+        };
+        assert_eq!(steps(&coarse, 10.0, 13.0), vec![5, 6, 7]);
+        let fine = SsdrParams {
+            grain: 1,
+            ..SsdrParams::default()
+        };
+        assert_eq!(steps(&fine, 10.0, 13.0), vec![1, 2, 3]);
     }
 }

@@ -5,10 +5,36 @@
 //! one when diff > beta, and holds in between; slow start ends when diff > gamma. Losses are
 //! handled as Reno handles them (Vegas was built on Reno).
 
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
 use super::{aimd, CongestionControl};
-use crate::scenario::VegasParams;
 use crate::tcp::{Recovery, SocketState};
 use crate::time::SimTime;
+
+/// Brakmo & Peterson's thresholds, a flow's `tcp.vegas`, in packets this flow keeps queued in
+/// the network. The defaults are ns-2's `Agent/TCP/Vegas` (`v_alpha_ 1`, `v_beta_ 3`,
+/// `v_gamma_ 1`); Brakmo & Peterson's experiments ran alpha 1 and beta 3 too.
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct VegasParams {
+    /// Below this many packets queued, the window grows by one a round (>= 0).
+    pub alpha: f64,
+    /// Above this many, it shrinks by one a round (>= alpha).
+    pub beta: f64,
+    /// Above this many, slow start ends (>= 0).
+    pub gamma: f64,
+}
+
+impl Default for VegasParams {
+    fn default() -> Self {
+        VegasParams {
+            alpha: 1.0,
+            beta: 3.0,
+            gamma: 1.0,
+        }
+    }
+}
 
 pub struct Vegas {
     alpha: f64,
