@@ -63,6 +63,7 @@ __all__ = [
     "GraphLink",
     "GraphTopology",
     "HttpApp",
+    "HystartParams",
     "Limits",
     "LinkParams",
     "LossSpec",
@@ -497,6 +498,27 @@ class PseudoRateParams(_Model):
     Vegas's default alpha and beta; Chen & Chen's value was not at hand)."""
 
 
+class HystartParams(_Model):
+    """HyStart++ (RFC 9406 §4.3's constants): leave the first slow start when the RTT rises, through
+    Conservative Slow Start, before the buffer overflows. `css_rounds: 0` and `min_window_pkts: 16`
+    is Linux CUBIC's delay detector (no CSS, not below 16 segments)."""
+
+    min_rtt_thresh_ms: Annotated[float, Field(gt=0.0)] = 4.0
+    """MIN_RTT_THRESH, ms."""
+    max_rtt_thresh_ms: Annotated[float, Field(gt=0.0, le=1.0e6)] = 16.0
+    """MAX_RTT_THRESH, ms (at least min_rtt_thresh_ms)."""
+    min_rtt_divisor: Annotated[float, Field(gt=0.0)] = 8.0
+    """MIN_RTT_DIVISOR: the rise that counts is the last round's minimum RTT over this, clamped."""
+    n_rtt_sample: Annotated[U32, Field(ge=1)] = 8
+    """N_RTT_SAMPLE: RTT samples a round needs before it is judged."""
+    css_growth_divisor: Annotated[float, Field(gt=0.0, le=1.0e6)] = 4.0
+    """CSS_GROWTH_DIVISOR: Conservative Slow Start grows this many times slower."""
+    css_rounds: U32 = 5
+    """CSS_ROUNDS: rounds in CSS before congestion avoidance (0: none, as Linux)."""
+    min_window_pkts: Annotated[float, Field(ge=0.0)] = 0.0
+    """No exit below this window, segments (Linux's hystart_low_window: 16)."""
+
+
 class TcpConfig(_Model):
     """Per-flow TCP parameters. Defaults are ns-2.35's where paper 000 relied on them, not everywhere:
     the receiver window, limited transmit and the four ns-2 ways differ (docs/simulator.md)."""
@@ -554,6 +576,10 @@ class TcpConfig(_Model):
     pacing: PacingParams | None = None
     """Pace every transmission at Linux's rate from cwnd and SRTT (`{}` for its ratios); absent,
     only variants with a rate of their own (`bbr`) pace."""
+    hystart: HystartParams | None = None
+    """HyStart++ (RFC 9406) for the first slow start of the variants that slow-start by RFC 5681
+    (`{}` for the RFC's constants); absent, slow start runs to the first loss. The `linux` profile
+    sets Linux's way."""
     limited_transmit: bool = False
     """RFC 3042: send one new segment on each of the first two duplicate ACKs."""
     limited_transmit_after_timeout: bool = False

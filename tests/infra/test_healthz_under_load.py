@@ -21,11 +21,19 @@ import pytest
 from tests.support import LaunchedService, free_port, launch_service, stop_service
 
 # A loaded 2-core machine (other test sessions, the worker, PostgreSQL): the median must stay
-# well under 100 ms, and no single probe may wait as long as a heavy request used to block it
-# (1.5-1.7 s on an idle machine, 4.6 s on a loaded one). Measured at a load average of 6 on 2
-# cores: medians of 8-33 ms, at most 320 ms.
+# well under 100 ms, and no single probe may wait as long as a heavy request used to block it:
+# the whole parse (1.5-1.7 s on an idle machine, 4.6 s on a loaded one), most of the request's
+# time. Measured at a load average of 6 on 2 cores: medians of 8-33 ms, at most 320 ms; at 7
+# (three compilers beside the suite) one probe waited 1.2 s while the request took 5.8 s. So the
+# longest wait must be under 0.75 s or, on a machine slow enough to stretch the request, under
+# half of the request's own time: a blocked event loop fails either way.
 P50_BOUND_S = 0.075
 MAX_BOUND_S = 0.75
+MAX_SHARE_OF_REQUEST = 0.5
+
+
+def _max_bound_ms(took_s: float) -> float:
+    return max(MAX_BOUND_S, MAX_SHARE_OF_REQUEST * took_s) * 1000
 PROBE_INTERVAL_S = 0.02
 
 
@@ -138,7 +146,7 @@ def test_healthz_answers_quickly_while_a_75_mb_model_request_is_validated(servic
     assert response.status_code == 422
     assert len(response.content) < 20_000  # the error does not echo the 7.5 MB input
     assert figures["p50_ms"] < P50_BOUND_S * 1000, figures
-    assert figures["max_ms"] < MAX_BOUND_S * 1000, figures
+    assert figures["max_ms"] < _max_bound_ms(took), (figures, took)
 
 
 def test_healthz_answers_quickly_while_a_43_mb_graph_scenario_is_validated(service):
@@ -147,4 +155,4 @@ def test_healthz_answers_quickly_while_a_43_mb_graph_scenario_is_validated(servi
     print(f"\n4.3 MB graph scenario: {response.status_code} in {took:.2f} s; /healthz meanwhile: {figures}")
     assert response.status_code == 201, response.text[:500]
     assert figures["p50_ms"] < P50_BOUND_S * 1000, figures
-    assert figures["max_ms"] < MAX_BOUND_S * 1000, figures
+    assert figures["max_ms"] < _max_bound_ms(took), (figures, took)

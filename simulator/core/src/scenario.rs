@@ -404,6 +404,10 @@ pub struct TcpConfig {
     /// their own (`bbr`) pace.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pacing: Option<PacingParams>,
+    /// HyStart++ (RFC 9406) for the first slow start of the variants that slow-start by RFC 5681
+    /// (`cc/hystart.rs`); absent, slow start runs until the first loss.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hystart: Option<crate::cc::HystartParams>,
     /// RFC 3042: send one new segment on each of the first two duplicate ACKs.
     pub limited_transmit: bool,
     /// Limited transmit also while go-back-N resends after a timeout, where each of the first
@@ -455,6 +459,7 @@ impl Default for TcpConfig {
             timer_granularity_s: 0.01,
             rtt_sampling: RttSampling::PerRtt,
             pacing: None,
+            hystart: None,
             limited_transmit: false,
             limited_transmit_after_timeout: false,
             recover_guard: RecoverGuard::AckReachesRecover,
@@ -543,7 +548,8 @@ impl TcpProfile {
                 "mss_bytes": 1448, "header_bytes": 52, "initial_cwnd_pkts": 10, "max_window_pkts": 4344,
                 "delayed_ack": true, "delack_timeout_s": 0.04, "sack": true, "dupack_threshold": 3,
                 "initial_rto_s": 1.0, "min_rto_s": 0.2, "max_rto_s": 120.0, "timer_granularity_s": 0.001,
-                "rtt_sampling": "timestamps", "integer_ssthresh": true, "sack_recovery": "prr"
+                "rtt_sampling": "timestamps", "integer_ssthresh": true, "sack_recovery": "prr",
+                "hystart": {"css_rounds": 0, "min_window_pkts": 16}
             }),
             TcpProfile::Opnet => json!({
                 "mss_bytes": 1460, "header_bytes": 40, "initial_cwnd_pkts": 1, "max_window_pkts": 44,
@@ -1056,6 +1062,25 @@ impl TcpConfig {
         c.non_negative(&format!("{path}.rttvar_k"), self.rttvar_k);
         c.non_negative(&format!("{path}.timer_granularity_s"), self.timer_granularity_s);
         c.at_most(&format!("{path}.timer_granularity_s"), self.timer_granularity_s, 10.0);
+        if let Some(h) = &self.hystart {
+            let at = |field: &str| format!("{path}.hystart.{field}");
+            c.positive(&at("min_rtt_thresh_ms"), h.min_rtt_thresh_ms);
+            c.positive(&at("max_rtt_thresh_ms"), h.max_rtt_thresh_ms);
+            c.at_most(&at("max_rtt_thresh_ms"), h.max_rtt_thresh_ms, 1.0e6);
+            if h.min_rtt_thresh_ms.is_finite() && h.min_rtt_thresh_ms > h.max_rtt_thresh_ms {
+                c.fail(
+                    at("max_rtt_thresh_ms"),
+                    format!("must be at least min_rtt_thresh_ms ({})", h.min_rtt_thresh_ms),
+                );
+            }
+            c.positive(&at("min_rtt_divisor"), h.min_rtt_divisor);
+            c.positive(&at("css_growth_divisor"), h.css_growth_divisor);
+            c.at_most(&at("css_growth_divisor"), h.css_growth_divisor, 1.0e6);
+            c.non_negative(&at("min_window_pkts"), h.min_window_pkts);
+            if h.n_rtt_sample == 0 {
+                c.fail(at("n_rtt_sample"), "must be at least 1");
+            }
+        }
         if let Some(p) = &self.pacing {
             for (name, ratio) in [("ss_ratio", p.ss_ratio), ("ca_ratio", p.ca_ratio)] {
                 c.positive(&format!("{path}.pacing.{name}"), ratio);

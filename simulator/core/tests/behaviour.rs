@@ -1206,3 +1206,56 @@ fn pacing_at_a_ratio_below_one_caps_the_rate_below_what_the_window_allows() {
     let (ga, gb) = (a.flows[0].goodput_bps, b.flows[0].goodput_bps);
     assert!(ga < 0.8 * gb, "{ga} vs {gb}");
 }
+
+// ---- HyStart++ (RFC 9406) --------------------------------------------------------------------
+
+/// 20 Mb/s, 100 ms (250 packets in flight fill the path) before a large buffer: plain slow
+/// start doubles until the buffer overflows.
+fn bloated_start(variant: &str, tcp: Value, buffer_pkts: u32) -> RunResult {
+    run(&json!({
+        "duration_s": 6, "seed": 1,
+        "topology": {"dumbbell": {"bottleneck": {"rate_mbps": 20, "delay_ms": 10,
+                                                 "queue": {"type": "droptail", "limit_pkts": buffer_pkts}}}},
+        "flows": [{"name": "f", "variant": variant, "rtt_ms": 100, "tcp": tcp}]
+    }))
+}
+
+#[test]
+fn hystart_leaves_the_first_slow_start_as_the_rtt_rises_before_the_buffer_overflows() {
+    // The rise shows one round after the window passes the path's 250 packets (about 550);
+    // RFC 9406's five rounds of CSS then grow it 1.25-fold each, to about 1700, within a
+    // 2500-packet buffer; Linux's way (no CSS, not below 16) stops at the rise, within 1000.
+    let rfc = json!({"initial_cwnd_pkts": 10, "hystart": {}});
+    let linux = json!({"initial_cwnd_pkts": 10, "hystart": {"css_rounds": 0, "min_window_pkts": 16}});
+    for variant in ["newreno-sbs", "cubic"] {
+        for (tcp, buffer) in [(&rfc, 2500), (&linux, 1000)] {
+            let plain = bloated_start(variant, json!({"initial_cwnd_pkts": 10}), buffer);
+            let hystart = bloated_start(variant, tcp.clone(), buffer);
+            let (p, h) = (&plain.flows[0], &hystart.flows[0]);
+            assert!(
+                p.fast_retransmits + p.timeouts > 0,
+                "{variant}: slow start overflows {buffer} packets"
+            );
+            assert_eq!(
+                (h.fast_retransmits, h.timeouts, h.drops),
+                (0, 0, 0),
+                "{variant} {tcp}: {h:?}"
+            );
+            assert!(
+                h.goodput_bps > 0.9 * p.goodput_bps,
+                "{variant} {tcp}: and fills the path as well: {} vs {}",
+                h.goodput_bps,
+                p.goodput_bps
+            );
+        }
+    }
+}
+
+#[test]
+fn hystart_leaves_vegas_and_bbr_to_their_own_start() {
+    for variant in ["vegas", "bbr"] {
+        let plain = bloated_start(variant, json!({"initial_cwnd_pkts": 10}), 1000);
+        let hystart = bloated_start(variant, json!({"initial_cwnd_pkts": 10, "hystart": {}}), 1000);
+        assert_eq!(plain.flows[0].goodput_bps, hystart.flows[0].goodput_bps, "{variant}");
+    }
+}

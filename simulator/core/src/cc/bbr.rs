@@ -398,6 +398,10 @@ fn mix(x: u64) -> u64 {
 }
 
 impl CongestionControl for Bbr {
+    fn own_slow_start(&self) -> bool {
+        true
+    }
+
     fn name(&self) -> &'static str {
         "bbr"
     }

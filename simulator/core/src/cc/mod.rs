@@ -21,6 +21,7 @@ mod aimd;
 mod bbr;
 mod cubic;
 mod fack;
+mod hystart;
 mod newreno_impatient;
 mod newreno_sbs;
 mod pseudo_rate;
@@ -34,6 +35,7 @@ mod vegas;
 pub use aimd::Aimd;
 pub use bbr::Bbr;
 pub use cubic::{Cubic, CubicParams};
+pub use hystart::{HyStart, HystartParams};
 pub use pseudo_rate::{PseudoRate, PseudoRateParams};
 pub use ssdr::{Ssdr, SsdrParams};
 pub use vegas::{Vegas, VegasParams};
@@ -84,6 +86,12 @@ pub trait CongestionControl: Send {
     fn pacing_rate(&self) -> Option<f64> {
         None
     }
+
+    /// Whether the variant starts its own way rather than by RFC 5681's slow start (Vegas,
+    /// SSDR, Pseudo-Rate, BBR): HyStart++ (`tcp.hystart`) then leaves it alone.
+    fn own_slow_start(&self) -> bool {
+        false
+    }
 }
 
 /// Every variant tcpsim knows, as scenarios name them, with what each is.
@@ -103,8 +111,17 @@ pub const VARIANTS: &[(&str, &str)] = &[
 ];
 
 /// Builds the named variant, or None for a name not in `VARIANTS`. A variant with knobs takes
-/// its own `<Name>Params` from the flow's `TcpConfig` (`cfg.cubic`, `cfg.vegas`, ...).
+/// its own `<Name>Params` from the flow's `TcpConfig` (`cfg.cubic`, `cfg.vegas`, ...). With
+/// `tcp.hystart`, one that slow-starts by RFC 5681 leaves its first slow start by HyStart++.
 pub fn build(name: &str, cfg: &TcpConfig) -> Option<Box<dyn CongestionControl>> {
+    let cc = variant(name, cfg)?;
+    Some(match &cfg.hystart {
+        Some(params) if !cc.own_slow_start() => Box::new(HyStart::new(cc, params)),
+        _ => cc,
+    })
+}
+
+fn variant(name: &str, cfg: &TcpConfig) -> Option<Box<dyn CongestionControl>> {
     Some(match name {
         "tahoe" => Box::new(tahoe::TAHOE),
         "reno" => Box::new(reno::RENO),

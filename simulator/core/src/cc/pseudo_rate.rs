@@ -86,6 +86,10 @@ impl PseudoRate {
 }
 
 impl CongestionControl for PseudoRate {
+    fn own_slow_start(&self) -> bool {
+        true
+    }
+
     fn name(&self) -> &'static str {
         "pseudo-rate"
     }

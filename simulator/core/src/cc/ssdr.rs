@@ -76,6 +76,10 @@ impl Ssdr {
 }
 
 impl CongestionControl for Ssdr {
+    fn own_slow_start(&self) -> bool {
+        true
+    }
+
     fn name(&self) -> &'static str {
         "ssdr"
     }

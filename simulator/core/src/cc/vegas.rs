@@ -74,6 +74,10 @@ impl Vegas {
 }
 
 impl CongestionControl for Vegas {
+    fn own_slow_start(&self) -> bool {
+        true
+    }
+
     fn name(&self) -> &'static str {
         "vegas"
     }
