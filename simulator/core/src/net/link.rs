@@ -1,13 +1,19 @@
 //! A one-way link: a queue, a transmitter of fixed rate and a propagation delay.
 //!
-//! Departure times are computed when a packet is accepted (FIFO at a fixed rate makes them
-//! known), so a packet costs one event per hop — its arrival at the far node — instead of
-//! separate "transmission done" and "arrived" events. Every accepted packet sits in one deque
-//! ordered by transmission start; those whose transmission has not started are the queue.
+//! Under Drop-Tail and RED, departure times are computed when a packet is accepted (FIFO at a
+//! fixed rate makes them known), so a packet costs one event per hop — its arrival at the far
+//! node — instead of separate "transmission done" and "arrived" events. Every accepted packet
+//! sits in one deque ordered by transmission start; those whose transmission has not started
+//! are the queue.
+//!
+//! Under a scheduled discipline (CoDel, PIE, FQ-CoDel: `super::Scheduled`) the discipline holds
+//! the waiting packets, and the deque only those in transmission or propagation: each time the
+//! transmitter frees up (a `LinkTransmit` event) the discipline picks the next packet, which
+//! then leaves at a known time as above.
 
 use std::collections::VecDeque;
 
-use super::{Name, NodeId, QueueDiscipline};
+use super::{Name, NodeId, QueueDiscipline, Queued};
 use crate::histogram::DelayHistogram;
 use crate::loss::LossModule;
 use crate::packet::Packet;
@@ -45,6 +51,19 @@ pub enum Admission {
     },
     DroppedByQueue,
     DroppedByLoss,
+    /// A scheduled discipline took the packet — or dropped it, or others: the owner collects
+    /// drops with `take_drops`. `started` is set when the idle transmitter took a packet.
+    Held {
+        started: Option<Started>,
+    },
+}
+
+/// A transmission a scheduled discipline's link started: when it ends (the owner schedules the
+/// link's `LinkTransmit` event then), and the first arrival to schedule if the pipe was empty.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Started {
+    pub ends: SimTime,
+    pub first_arrival: Option<SimTime>,
 }
 
 pub struct Link {
@@ -78,7 +97,8 @@ pub struct Link {
 }
 
 /// A link's queueing delays over the window: from a packet's acceptance to the start of its
-/// transmission, for every packet accepted. None without packets.
+/// transmission, for every packet accepted (under a scheduled discipline: every packet whose
+/// transmission started, the ones it dropped not included). None without packets.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct QueueDelays {
     pub mean_s: Option<f64>,
@@ -115,6 +135,9 @@ impl Link {
     /// The measurement window opens: counters and delays start again from zero.
     pub fn open_window(&mut self) {
         self.counters = LinkCounters::default();
+        if let QueueDiscipline::Scheduled(s) = &mut self.queue {
+            (s.drops.overflow, s.drops.aqm) = (0, 0);
+        }
         self.waits = None;
         self.pipe_at_open = u32::try_from(self.in_flight.len()).expect("fewer than 2³² packets in one pipe");
     }
@@ -148,6 +171,14 @@ impl Link {
     /// Packets accepted whose transmission has not started: the queue length. `now` never
     /// goes back between calls.
     pub fn waiting(&mut self, now: SimTime) -> usize {
+        match &self.queue {
+            QueueDiscipline::Scheduled(s) => s.len(),
+            _ => self.fifo_waiting(now),
+        }
+    }
+
+    /// `waiting` under Drop-Tail and RED: the packets in the deque not yet transmitting.
+    fn fifo_waiting(&mut self, now: SimTime) -> usize {
         let mut i = self.first_waiting as usize;
         while self.in_flight.get(i).is_some_and(|e| e.tx_start <= now) {
             i += 1;
@@ -165,8 +196,20 @@ impl Link {
                 return Admission::DroppedByLoss;
             }
         }
+        if let QueueDiscipline::Scheduled(s) = &mut self.queue {
+            s.enqueue(Queued {
+                packet: *packet,
+                since: now,
+            });
+            let started = if s.transmitting { None } else { self.transmit_next(now) };
+            return Admission::Held { started };
+        }
         let idle_since = (self.busy_until <= now).then_some(self.busy_until);
-        let waiting = if idle_since.is_some() { 0 } else { self.waiting(now) };
+        let waiting = if idle_since.is_some() {
+            0
+        } else {
+            self.fifo_waiting(now)
+        };
         if !self.queue.admit(waiting, idle_since, now) {
             self.counters.queue_drops += 1;
             return Admission::DroppedByQueue;
@@ -179,13 +222,59 @@ impl Link {
             tx_start,
             arrival,
         });
-        let wait = tx_start - now;
+        self.record_wait(tx_start - now);
+        let first_arrival = (self.in_flight.len() == 1).then_some(arrival);
+        Admission::Accepted { first_arrival }
+    }
+
+    /// A scheduled discipline's transmitter is free at `now` (it was idle, or its `LinkTransmit`
+    /// event fired): the discipline's next packet starts, if it has one.
+    pub fn transmit_next(&mut self, now: SimTime) -> Option<Started> {
+        let QueueDiscipline::Scheduled(s) = &mut self.queue else {
+            unreachable!("only a scheduled discipline's link transmits on its own events")
+        };
+        let next = s.dequeue(now);
+        s.transmitting = next.is_some();
+        let Queued { packet, since } = next?;
+        self.busy_until = now + transmission_time(packet.size, self.rate_bps);
+        let arrival = self.busy_until + self.delay;
+        self.in_flight.push_back(InFlight {
+            packet,
+            tx_start: now,
+            arrival,
+        });
+        self.record_wait(now - since);
+        Some(Started {
+            ends: self.busy_until,
+            first_arrival: (self.in_flight.len() == 1).then_some(arrival),
+        })
+    }
+
+    /// Hands over (appends to `out`) the packets a scheduled discipline dropped since the last
+    /// call, counting them as queue drops.
+    pub fn take_drops(&mut self, out: &mut Vec<Packet>) {
+        if let QueueDiscipline::Scheduled(s) = &mut self.queue {
+            self.counters.queue_drops += s.drops.collect(out) as u64;
+        }
+    }
+
+    /// A scheduled discipline's drops since the window opened, (overflow, AQM); None for
+    /// Drop-Tail and RED.
+    pub fn drops_by_reason(&self) -> Option<(u64, u64)> {
+        match &self.queue {
+            QueueDiscipline::Scheduled(s) => Some((s.drops.overflow, s.drops.aqm)),
+            _ => None,
+        }
+    }
+
+    /// A packet's queueing delay: into the mean and (but on a flow's own access links) the
+    /// percentiles.
+    #[inline]
+    fn record_wait(&mut self, wait: SimTime) {
         self.counters.wait_ns += wait as u128;
         if wait > 0 && !matches!(self.name, Name::OfFlow { .. }) {
             self.waits.get_or_insert_default().record(wait);
         }
-        let first_arrival = (self.in_flight.len() == 1).then_some(arrival);
-        Admission::Accepted { first_arrival }
     }
 
     /// Takes the packet whose arrival is due; returns it and the next arrival to schedule.
