@@ -104,3 +104,53 @@ fn under_fq_codel_a_sparse_flow_skips_the_bulk_flows_queue_where_codel_makes_it_
     let bulk: Vec<f64> = fq_run.flows[..2].iter().map(|f| f.goodput_bps).collect();
     assert!((bulk[0] - bulk[1]).abs() / bulk[0] < 0.05, "{bulk:?}");
 }
+
+#[test]
+fn every_field_of_the_three_queues_at_an_extreme_value_runs_or_is_refused_at_its_path() {
+    let fields = [
+        ("codel", vec!["limit_pkts", "target_ms", "interval_ms"]),
+        (
+            "pie",
+            vec![
+                "limit_pkts",
+                "target_ms",
+                "t_update_ms",
+                "alpha",
+                "beta",
+                "max_burst_ms",
+            ],
+        ),
+        (
+            "fq_codel",
+            vec!["limit_pkts", "flows", "quantum_bytes", "target_ms", "interval_ms"],
+        ),
+    ];
+    let flows = json!([{"name": "f", "count": 3, "variant": "cubic", "rtt_ms": 40}]);
+    for (queue, names) in fields {
+        for name in names {
+            for extreme in [
+                json!(0),
+                json!(-1),
+                json!(1e300),
+                json!(1e-300),
+                json!(4294967296u64),
+                json!(1.5),
+            ] {
+                let mut s = bloated(json!({"type": queue}), flows.clone());
+                s["duration_s"] = json!(3);
+                s["warmup_s"] = json!(1);
+                s["topology"]["dumbbell"]["bottleneck"]["queue"][name] = extreme.clone();
+                match run_json(&s.to_string()) {
+                    Ok(r) => assert!(r.stats.events > 0),
+                    // A value of the wrong type is named at the queue (serde's tagged enums say
+                    // no more), an out-of-range one at the field.
+                    Err(e) => assert!(
+                        e.to_string().contains(&format!("queue.{name}"))
+                            || e.to_string().contains("bottleneck.queue: invalid "),
+                        "{queue}.{name} = {extreme}: {e}"
+                    ),
+                }
+            }
+        }
+    }
+}

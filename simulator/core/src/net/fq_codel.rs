@@ -8,7 +8,7 @@
 //! one-MTU rule looks at the whole backlog, and past `limit` packets the fattest queue (in
 //! bytes) loses packets from its head, up to half its bytes and at most 64 at once.
 
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 
 use super::codel::{CoDelParams, CoDelVars};
 use super::{DropReason, Drops, Queued, Scheduler};
@@ -52,7 +52,13 @@ struct FlowQueue {
 
 pub struct FqCoDel {
     params: FqCoDelParams,
+    /// The flow queues in use, in order of first use: a queue exists once a packet hashed to
+    /// it (then keeps its CoDel state, as Linux's array of `flows`), so a link that carries a
+    /// few flows — a dumbbell's access link, one — holds a few, not `flows` of them.
     queues: Vec<FlowQueue>,
+    /// Hash bucket → its queue in `queues`.
+    index: HashMap<u32, u32>,
+    /// Indices in `queues`.
     new_flows: VecDeque<u32>,
     old_flows: VecDeque<u32>,
     /// The hash's seed, drawn from the link's stream (Linux's `perturbation`).
@@ -63,18 +69,10 @@ pub struct FqCoDel {
 
 impl FqCoDel {
     pub fn new(params: FqCoDelParams, mut rng: SimRng) -> Self {
-        let queues = (0..params.flows)
-            .map(|_| FlowQueue {
-                queue: VecDeque::new(),
-                bytes: 0,
-                deficit: 0,
-                codel: CoDelVars::default(),
-                list: List::None,
-            })
-            .collect();
         FqCoDel {
             params,
-            queues,
+            queues: Vec::new(),
+            index: HashMap::new(),
             new_flows: VecDeque::new(),
             old_flows: VecDeque::new(),
             perturbation: (rng.uniform() * (1u64 << 53) as f64) as u64,
@@ -83,13 +81,30 @@ impl FqCoDel {
         }
     }
 
-    /// The packet's flow queue: its flow and direction (a link may carry one flow's data and
-    /// another's ACKs) hashed with the perturbation (SplitMix64's finaliser).
-    fn queue_of(&self, p: &Packet) -> usize {
+    /// The packet's hash bucket: its flow and direction (a link may carry one flow's data and
+    /// another's ACKs) hashed with the perturbation (SplitMix64's finaliser), modulo `flows`.
+    fn bucket_of(&self, p: &Packet) -> u32 {
         let mut z = ((p.flow as u64) << 1 | p.forward() as u64) ^ self.perturbation;
         z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
         z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        ((z ^ (z >> 31)) % self.params.flows as u64) as usize
+        ((z ^ (z >> 31)) % self.params.flows as u64) as u32
+    }
+
+    /// The packet's flow queue (its index in `queues`), made on first use.
+    fn queue_of(&mut self, p: &Packet) -> usize {
+        let bucket = self.bucket_of(p);
+        let next = self.queues.len() as u32;
+        let i = *self.index.entry(bucket).or_insert(next);
+        if i == next {
+            self.queues.push(FlowQueue {
+                queue: VecDeque::new(),
+                bytes: 0,
+                deficit: 0,
+                codel: CoDelVars::default(),
+                list: List::None,
+            });
+        }
+        i as usize
     }
 
     /// Over the limit: drop from the head of the queue with the most bytes (RFC 8290 §4.1),
@@ -101,7 +116,7 @@ impl FqCoDel {
             .enumerate()
             .rev()
             .max_by_key(|(_, q)| q.bytes)
-            .expect("at least one flow queue");
+            .expect("the arrival's queue at least");
         let q = &mut self.queues[fattest];
         let threshold = q.bytes / 2;
         let mut dropped = 0;
@@ -226,13 +241,18 @@ mod tests {
 
     #[test]
     fn flows_land_in_different_queues_and_a_flows_data_and_acks_apart() {
-        let q = fq(100);
+        let mut q = fq(100);
         let data = item(1, 1000, 0).packet;
         let mut ack = data;
         ack.kind = crate::packet::PacketKind::Ack;
-        assert_ne!(q.queue_of(&data), q.queue_of(&item(2, 1000, 0).packet));
-        assert_ne!(q.queue_of(&data), q.queue_of(&ack));
-        assert_eq!(q.queue_of(&data), q.queue_of(&item(1, 40, 5).packet));
+        assert_ne!(q.bucket_of(&data), q.bucket_of(&item(2, 1000, 0).packet));
+        assert_ne!(q.bucket_of(&data), q.bucket_of(&ack));
+        assert_eq!(q.bucket_of(&data), q.bucket_of(&item(1, 40, 5).packet));
+        // Queues exist only for the buckets used.
+        for p in [data, ack, item(1, 40, 5).packet] {
+            q.queue_of(&p);
+        }
+        assert_eq!(q.queues.len(), 2);
     }
 
     #[test]
@@ -299,7 +319,8 @@ mod tests {
         // Flow 1 keeps 40 packets queued, flow 2 sends one packet every 10 ms; the link sends a
         // 1000-byte packet per ms.
         for t in (0..3_000).map(|k| k * MS) {
-            while q.queues[q.queue_of(&item(1, 1000, 0).packet)].queue.len() < 40 {
+            let bulk = q.queue_of(&item(1, 1000, 0).packet);
+            while q.queues[bulk].queue.len() < 40 {
                 q.enqueue(numbered(1, 1000, seq, t), &mut drops);
                 seq += 1;
             }
