@@ -312,6 +312,72 @@ mod tests {
         Packet::new(0, PacketKind::Data, 0, seq, 1000, 0)
     }
 
+    fn codel_link(limit: u32) -> Link {
+        let spec = crate::scenario::QueueSpec::Codel {
+            limit_pkts: limit,
+            target_ms: 5.0,
+            interval_ms: 100.0,
+        };
+        let rng = crate::rng::SimRng::new(1, crate::rng::StreamId::LinkQueue(0));
+        Link::new(
+            "l".into(),
+            (0, 1),
+            8_000_000,
+            10_000_000,
+            QueueDiscipline::new(&spec, 8_000_000, rng),
+            None,
+        )
+    }
+
+    #[test]
+    fn under_a_scheduled_discipline_the_idle_transmitter_starts_at_once_and_the_next_packet_when_it_frees() {
+        let mut l = codel_link(10);
+        let first = Started {
+            ends: 1_000_000,
+            first_arrival: Some(11_000_000),
+        };
+        assert_eq!(l.offer(&packet(0), 0), Admission::Held { started: Some(first) });
+        assert_eq!(l.offer(&packet(1), 0), Admission::Held { started: None });
+        assert_eq!(l.waiting(0), 1);
+        // The transmit event at 1 ms: the second leaves 1 ms after the first.
+        let second = l.transmit_next(1_000_000).unwrap();
+        assert_eq!((second.ends, second.first_arrival), (2_000_000, None));
+        assert_eq!(l.waiting(1_000_000), 0);
+        let (arrived, next) = l.take_arrival();
+        assert_eq!((arrived.seq, next), (0, Some(12_000_000)));
+        // Nothing left at 2 ms: the transmitter idles, and a packet at 5 ms starts at once.
+        assert_eq!(l.transmit_next(2_000_000), None);
+        let third = l.offer(&packet(2), 5_000_000);
+        assert!(
+            matches!(
+                third,
+                Admission::Held {
+                    started: Some(Started { ends: 6_000_000, .. })
+                }
+            ),
+            "{third:?}"
+        );
+        // Both waited: 0 and 1 ms (counted when their transmission started).
+        assert_eq!(l.counters.wait_ns, 1_000_000);
+    }
+
+    #[test]
+    fn a_scheduled_disciplines_drops_are_handed_back_and_counted_by_reason_in_the_window() {
+        let mut l = codel_link(1);
+        l.offer(&packet(0), 0); // in transmission
+        l.offer(&packet(1), 0); // waiting
+        assert_eq!(l.offer(&packet(2), 0), Admission::Held { started: None });
+        let mut dropped = Vec::new();
+        l.take_drops(&mut dropped);
+        assert_eq!(dropped.iter().map(|p| p.seq).collect::<Vec<_>>(), [2]);
+        assert_eq!((l.counters.queue_drops, l.drops_by_reason()), (1, Some((1, 0))));
+        l.take_drops(&mut dropped);
+        assert_eq!(dropped.len(), 1, "handed back once");
+        l.open_window();
+        assert_eq!(l.drops_by_reason(), Some((0, 0)));
+        assert_eq!(link(10).drops_by_reason(), None);
+    }
+
     #[test]
     fn back_to_back_packets_leave_one_transmission_time_apart() {
         let mut l = link(10);
