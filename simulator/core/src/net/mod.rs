@@ -203,6 +203,24 @@ pub enum Discipline {
     FqCoDel(FqCoDel),
 }
 
+impl Discipline {
+    fn scheduler(&self) -> &dyn Scheduler {
+        match self {
+            Discipline::CoDel(q) => q,
+            Discipline::Pie(q) => q,
+            Discipline::FqCoDel(q) => q,
+        }
+    }
+
+    fn scheduler_mut(&mut self) -> &mut dyn Scheduler {
+        match self {
+            Discipline::CoDel(q) => q,
+            Discipline::Pie(q) => q,
+            Discipline::FqCoDel(q) => q,
+        }
+    }
+}
+
 /// A scheduled discipline and what its link keeps beside it.
 pub struct Scheduled {
     discipline: Discipline,
@@ -213,28 +231,16 @@ pub struct Scheduled {
 
 impl Scheduled {
     pub fn enqueue(&mut self, item: Queued) {
-        match &mut self.discipline {
-            Discipline::CoDel(q) => q.enqueue(item, &mut self.drops),
-            Discipline::Pie(q) => q.enqueue(item, &mut self.drops),
-            Discipline::FqCoDel(q) => q.enqueue(item, &mut self.drops),
-        }
+        self.discipline.scheduler_mut().enqueue(item, &mut self.drops);
     }
 
     pub fn dequeue(&mut self, now: SimTime) -> Option<Queued> {
-        match &mut self.discipline {
-            Discipline::CoDel(q) => q.dequeue(now, &mut self.drops),
-            Discipline::Pie(q) => q.dequeue(now, &mut self.drops),
-            Discipline::FqCoDel(q) => q.dequeue(now, &mut self.drops),
-        }
+        self.discipline.scheduler_mut().dequeue(now, &mut self.drops)
     }
 
     /// Packets waiting.
     pub fn len(&self) -> usize {
-        match &self.discipline {
-            Discipline::CoDel(q) => q.len(),
-            Discipline::Pie(q) => q.len(),
-            Discipline::FqCoDel(q) => q.len(),
-        }
+        self.discipline.scheduler().len()
     }
 
     pub fn is_empty(&self) -> bool {
