@@ -196,13 +196,8 @@ impl Link {
                 return Admission::DroppedByLoss;
             }
         }
-        if let QueueDiscipline::Scheduled(s) = &mut self.queue {
-            s.enqueue(Queued {
-                packet: *packet,
-                since: now,
-            });
-            let started = if s.transmitting { None } else { self.transmit_next(now) };
-            return Admission::Held { started };
+        if matches!(self.queue, QueueDiscipline::Scheduled(_)) {
+            return self.enqueue_scheduled(packet, now);
         }
         let idle_since = (self.busy_until <= now).then_some(self.busy_until);
         let waiting = if idle_since.is_some() {
@@ -225,6 +220,23 @@ impl Link {
         self.record_wait(tx_start - now);
         let first_arrival = (self.in_flight.len() == 1).then_some(arrival);
         Admission::Accepted { first_arrival }
+    }
+
+    /// `offer` under a scheduled discipline: the packet goes to the discipline, and the idle
+    /// transmitter takes the next one. Out of line, so Drop-Tail's and RED's path stays small:
+    /// inlined, it took the reference dumbbell from 723 to 735 million instructions, out of
+    /// line to 728 (callgrind).
+    #[inline(never)]
+    fn enqueue_scheduled(&mut self, packet: &Packet, now: SimTime) -> Admission {
+        let QueueDiscipline::Scheduled(s) = &mut self.queue else {
+            unreachable!("called for a scheduled discipline")
+        };
+        s.enqueue(Queued {
+            packet: *packet,
+            since: now,
+        });
+        let started = if s.transmitting { None } else { self.transmit_next(now) };
+        Admission::Held { started }
     }
 
     /// A scheduled discipline's transmitter is free at `now` (it was idle, or its `LinkTransmit`
@@ -347,17 +359,11 @@ mod tests {
         assert_eq!((arrived.seq, next), (0, Some(12_000_000)));
         // Nothing left at 2 ms: the transmitter idles, and a packet at 5 ms starts at once.
         assert_eq!(l.transmit_next(2_000_000), None);
-        let third = l.offer(&packet(2), 5_000_000);
-        assert!(
-            matches!(
-                third,
-                Admission::Held {
-                    started: Some(Started { ends: 6_000_000, .. })
-                }
-            ),
-            "{third:?}"
-        );
-        // Both waited: 0 and 1 ms (counted when their transmission started).
+        let Admission::Held { started: Some(third) } = l.offer(&packet(2), 5_000_000) else {
+            panic!("the idle transmitter takes it at once")
+        };
+        assert_eq!(third.ends, 6_000_000);
+        // The first two waited 0 and 1 ms, the third 0 (counted when their transmission started).
         assert_eq!(l.counters.wait_ns, 1_000_000);
     }
 
