@@ -13,7 +13,7 @@ use std::collections::{HashMap, VecDeque};
 use super::codel::{CoDelParams, CoDelVars};
 use super::{DropReason, Drops, Queued, Scheduler};
 use crate::packet::Packet;
-use crate::rng::SimRng;
+use crate::rng::{mix, SimRng};
 use crate::time::SimTime;
 
 /// Linux's `drop_batch_size`: at most this many packets dropped per overflow.
@@ -82,12 +82,10 @@ impl FqCoDel {
     }
 
     /// The packet's hash bucket: its flow and direction (a link may carry one flow's data and
-    /// another's ACKs) hashed with the perturbation (SplitMix64's finaliser), modulo `flows`.
+    /// another's ACKs) hashed with the perturbation, modulo `flows`.
     fn bucket_of(&self, p: &Packet) -> u32 {
-        let mut z = ((p.flow as u64) << 1 | p.forward() as u64) ^ self.perturbation;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        ((z ^ (z >> 31)) % self.params.flows as u64) as u32
+        let key = ((p.flow as u64) << 1 | p.forward() as u64) ^ self.perturbation;
+        (mix(key) % self.params.flows as u64) as u32
     }
 
     /// The packet's flow queue (its index in `queues`), made on first use.
