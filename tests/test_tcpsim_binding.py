@@ -521,6 +521,19 @@ def test_to_records_reproduces_the_json_result_exactly_with_a_udp_flow_and_null_
     assert {k: type(v) for k, v in back["stats"].items()} == {k: type(v) for k, v in records["stats"].items()}
 
 
+def test_a_links_drops_by_reason_under_an_aqm_come_the_same_with_columns_and_stay_absent_under_drop_tail():
+    aqm = copy.deepcopy(MIXED)
+    aqm["topology"]["dumbbell"]["bottleneck"]["queue"] = {"type": "pie", "target_ms": 2}
+    records = tcpsim.run(aqm)
+    bottleneck = records["links"][0]
+    assert list(bottleneck)[-2:] == ["overflow_drops", "aqm_drops"]
+    assert bottleneck["overflow_drops"] + bottleneck["aqm_drops"] == bottleneck["queue_drops"] > 0
+    access = [link for link in records["links"] if not link["name"].startswith("bottleneck")]
+    assert access and all("aqm_drops" not in link for link in access)  # Drop-Tail
+    back = tcpsim.to_records(tcpsim.run(aqm, columns=True))
+    assert _bits(_without_stats(back)) == _bits(_without_stats(records))
+
+
 def test_trace_series_are_numpy_arrays_nan_where_the_records_have_none():
     records = tcpsim.run(MIXED)
     traces = tcpsim.run(MIXED, columns=True)["traces"]

@@ -53,10 +53,12 @@ __all__ = [
     "AppSpec",
     "BernoulliEventsLoss",
     "CbrApp",
+    "CodelQueue",
     "DroptailQueue",
     "Dumbbell",
     "DumbbellTopology",
     "FlowSpec",
+    "FqCodelQueue",
     "FtpApp",
     "GilbertElliottLoss",
     "Graph",
@@ -70,6 +72,7 @@ __all__ = [
     "OutageLoss",
     "PacingParams",
     "Outputs",
+    "PieQueue",
     "QueueSpec",
     "RedQueue",
     "Scenario",
@@ -218,9 +221,64 @@ class RedQueue(_Model):
     """Typical packet size in bytes, used to age the average across idle periods (F&J §4)."""
 
 
-QueueSpec = Annotated[DroptailQueue | RedQueue, Field(discriminator="type")]
+AqmMillis = Annotated[float, Field(ge=1e-3, le=1.0e6)]
+"""An AQM's time parameter in milliseconds: at least 1 µs (time is integer ns), at most 1000 s."""
+
+
+class CodelQueue(_Model):
+    """CoDel (RFC 8289): drops at dequeue once the sojourn time has stayed above `target_ms`
+    for `interval_ms`, then interval/sqrt(count) apart."""
+
+    type: Literal["codel"]
+    limit_pkts: Annotated[U32, Field(ge=1)] = 1000
+    """Packets waiting beyond which arrivals are dropped (Linux's default)."""
+    target_ms: AqmMillis = 5.0
+    """Acceptable standing queueing delay (RFC 8289 §4.3)."""
+    interval_ms: AqmMillis = 100.0
+    """How long the delay must stay above target before a drop (§4.2)."""
+
+
+class PieQueue(_Model):
+    """PIE (RFC 8033): early drops at enqueue with a probability a PI controller updates every
+    `t_update_ms` from the queueing delay (the sojourn time of the last packet dequeued)."""
+
+    type: Literal["pie"]
+    limit_pkts: Annotated[U32, Field(ge=1)] = 1000
+    """Packets waiting beyond which arrivals are dropped (Linux's default)."""
+    target_ms: AqmMillis = 15.0
+    """QDELAY_REF, the queueing delay aimed at (RFC 8033 §4.2)."""
+    t_update_ms: AqmMillis = 15.0
+    """T_UPDATE, the period of the probability's update (§4.2)."""
+    alpha: Annotated[float, Field(ge=0.0, le=1.0e6)] = 0.125
+    """Weight of the delay's distance from target, 1/s (§4.2)."""
+    beta: Annotated[float, Field(ge=0.0, le=1.0e6)] = 1.25
+    """Weight of the delay's change since the last update, 1/s (§4.2)."""
+    max_burst_ms: Annotated[float, Field(ge=0.0, le=1.0e6)] = 150.0
+    """MAX_BURST: how long a burst passes without early drops after a calm spell (§4.4)."""
+    derandomize: bool = False
+    """§5.4's derandomization of the drops."""
+
+
+class FqCodelQueue(_Model):
+    """FQ-CoDel (RFC 8290): packets hashed by flow into `flows` queues, each under CoDel, served
+    by deficit round robin, new flows first."""
+
+    type: Literal["fq_codel"]
+    limit_pkts: Annotated[U32, Field(ge=1)] = 10_240
+    """Packets in all queues beyond which the fattest queue loses packets (RFC 8290 §5.2.3)."""
+    flows: Annotated[int, Field(ge=1, le=65_536)] = 1024
+    """Flow queues (§5.2.5)."""
+    quantum_bytes: Annotated[int, Field(ge=64, le=1_000_000)] = 1514
+    """Bytes (on the wire, headers included) a queue sends per round (§5.2.4)."""
+    target_ms: AqmMillis = 5.0
+    """Each queue's CoDel target (§5.2.2)."""
+    interval_ms: AqmMillis = 100.0
+    """Each queue's CoDel interval (§5.2.1)."""
+
+
+QueueSpec = Annotated[DroptailQueue | RedQueue | CodelQueue | PieQueue | FqCodelQueue, Field(discriminator="type")]
 """A queue discipline, by `type`."""
-QUEUE_TYPES: tuple[str, ...] = ("droptail", "red")
+QUEUE_TYPES: tuple[str, ...] = ("droptail", "red", "codel", "pie", "fq_codel")
 
 
 # ---- loss modules ----------------------------------------------------------------------------

@@ -216,6 +216,68 @@ HAND_WRITTEN: list[dict[str, Any]] = [
         },
         "flows": [{"from": "x", "to": "y"}],
     },
+    # The active queue managements, every field set (and each with its defaults elsewhere).
+    {
+        "duration_s": 5,
+        "topology": {
+            "graph": {
+                "nodes": ["a", "r", "s", "b"],
+                "links": [
+                    {
+                        "from": "a",
+                        "to": "r",
+                        "rate_mbps": 100,
+                        "delay_ms": 1,
+                        "queue": {"type": "codel", "limit_pkts": 500, "target_ms": 2.5, "interval_ms": 50},
+                    },
+                    {
+                        "from": "r",
+                        "to": "s",
+                        "rate_mbps": 20,
+                        "delay_ms": 5,
+                        "queue": {
+                            "type": "pie",
+                            "limit_pkts": 300,
+                            "target_ms": 20,
+                            "t_update_ms": 30,
+                            "alpha": 0.0625,
+                            "beta": 0.625,
+                            "max_burst_ms": 100,
+                            "derandomize": True,
+                        },
+                    },
+                    {
+                        "from": "s",
+                        "to": "b",
+                        "rate_mbps": 10,
+                        "delay_ms": 5,
+                        "queue": {
+                            "type": "fq_codel",
+                            "limit_pkts": 2000,
+                            "flows": 64,
+                            "quantum_bytes": 300,
+                            "target_ms": 10,
+                            "interval_ms": 200,
+                        },
+                    },
+                ],
+            }
+        },
+        "flows": [{"from": "a", "to": "b", "variant": "cubic"}, {"from": "b", "to": "a", "start_s": 1}],
+    },
+    {
+        "duration_s": 5,
+        "topology": {"dumbbell": {"bottleneck": {"rate_mbps": 10, "delay_ms": 10, "queue": {"type": "pie"}}}},
+        "flows": [{"rtt_ms": 40}],
+    },
+    *(
+        {
+            "duration_s": 5,
+            "topology": {"dumbbell": {"bottleneck": {"rate_mbps": 10, "delay_ms": 10, "queue": {"type": q}}}},
+            "flows": [{"rtt_ms": 40}],
+        }
+        for q in ("codel", "fq_codel")
+    ),
     # Each TCP profile alone (its settings fill the rest), and one with a field of our own.
     *(
         {"duration_s": 5, "topology": _dumbbell(), "flows": [{"rtt_ms": 40, "tcp": {"profile": p}}]}
@@ -528,6 +590,8 @@ CHANGES: list[tuple[str, Any]] = [
     ("topology.dumbbell.bottleneck.rate_mbps", 10.000001),
     ("topology.dumbbell.bottleneck.delay_ms", 4),
     ("topology.dumbbell.bottleneck.queue", {"type": "red", "limit_pkts": 100}),
+    ("topology.dumbbell.bottleneck.queue", {"type": "codel"}),
+    ("topology.dumbbell.bottleneck.queue", {"type": "fq_codel"}),
     ("topology.dumbbell.access.rate_mbps", 100),
     ("flows[0].variant", "newreno-impatient"),
     ("flows[0].rtt_ms", 41),
@@ -637,6 +701,24 @@ SCHEMA_ERRORS = [
         "$.topology.dumbbell.bottleneck.queue.limit_pkts",
         "greater_than_equal",
         id="queue-limit-zero",
+    ),
+    pytest.param(
+        lambda s: _bottleneck(s).update(queue={"type": "codel", "target_ms": 0}),
+        "$.topology.dumbbell.bottleneck.queue.target_ms",
+        "greater_than_equal",
+        id="codel-target-zero",
+    ),
+    pytest.param(
+        lambda s: _bottleneck(s).update(queue={"type": "pie", "t_update_ms": 1e-4}),
+        "$.topology.dumbbell.bottleneck.queue.t_update_ms",
+        "greater_than_equal",
+        id="pie-update-below-a-microsecond",
+    ),
+    pytest.param(
+        lambda s: _bottleneck(s).update(queue={"type": "fq_codel", "flows": 0}),
+        "$.topology.dumbbell.bottleneck.queue.flows",
+        "greater_than_equal",
+        id="fq-codel-no-flows",
     ),
     pytest.param(
         lambda s: _bottleneck(s)["reverse_loss"].update(loss_bad=2),

@@ -11,6 +11,9 @@ use crate::time::SimTime;
 pub enum Event {
     /// The packet at the head of a link's propagation pipe reaches the far node.
     LinkArrival { link: u32 },
+    /// A scheduled discipline's link (CoDel, PIE, FQ-CoDel) finished a transmission: its
+    /// discipline picks the next packet.
+    LinkTransmit { link: u32 },
     /// A per-flow timer fired.
     Timer { flow: u32, timer: TimerKind },
     /// Take one sample of every traced series.

@@ -108,6 +108,12 @@ pub struct LinkResult {
     pub mean_queue_delay_s: Option<f64>,
     pub p95_queue_delay_s: Option<f64>,
     pub p99_queue_delay_s: Option<f64>,
+    /// Under CoDel, PIE and FQ-CoDel only (absent under Drop-Tail and RED): `queue_drops` by
+    /// reason — a full buffer, or the active queue management's choice.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub overflow_drops: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub aqm_drops: Option<u64>,
 }
 
 #[derive(Clone, Debug, Serialize, PartialEq)]
@@ -236,11 +242,11 @@ pub fn flow_result(i: FlowInputs, window_s: f64) -> FlowResult {
 
 pub fn link_result(
     name: &str,
-    from: &str,
-    to: &str,
+    (from, to): (&str, &str),
     rate_bps: u64,
     c: &LinkCounters,
     delays: QueueDelays,
+    drops_by_reason: Option<(u64, u64)>,
     window: SimTime,
 ) -> LinkResult {
     let window_s = to_secs(window);
@@ -258,6 +264,8 @@ pub fn link_result(
         mean_queue_delay_s: delays.mean_s,
         p95_queue_delay_s: delays.p95_s,
         p99_queue_delay_s: delays.p99_s,
+        overflow_drops: drops_by_reason.map(|(overflow, _)| overflow),
+        aqm_drops: drops_by_reason.map(|(_, aqm)| aqm),
     }
 }
 

@@ -151,6 +151,93 @@ pub enum QueueSpec {
         #[serde(default = "default_red_mean_pkt")]
         mean_pkt_bytes: u32,
     },
+    /// CoDel, RFC 8289: drops at dequeue once the sojourn time has stayed above `target_ms` for
+    /// `interval_ms`, then interval/√count apart (`net/codel.rs`).
+    Codel {
+        /// Packets waiting beyond which arrivals are dropped (Linux's default 1000).
+        #[serde(default = "default_aqm_limit")]
+        limit_pkts: u32,
+        /// RFC 8289 §4.3.
+        #[serde(default = "default_codel_target_ms")]
+        target_ms: f64,
+        /// RFC 8289 §4.2.
+        #[serde(default = "default_codel_interval_ms")]
+        interval_ms: f64,
+    },
+    /// PIE, RFC 8033: early drops at enqueue with a probability a PI controller updates every
+    /// `t_update_ms` from the queueing delay (`net/pie.rs`).
+    Pie {
+        /// Packets waiting beyond which arrivals are dropped (Linux's default 1000).
+        #[serde(default = "default_aqm_limit")]
+        limit_pkts: u32,
+        /// QDELAY_REF, RFC 8033 §4.2.
+        #[serde(default = "default_pie_ms")]
+        target_ms: f64,
+        /// T_UPDATE, §4.2.
+        #[serde(default = "default_pie_ms")]
+        t_update_ms: f64,
+        /// α, 1/s (§4.2).
+        #[serde(default = "default_pie_alpha")]
+        alpha: f64,
+        /// β, 1/s (§4.2).
+        #[serde(default = "default_pie_beta")]
+        beta: f64,
+        /// MAX_BURST, §4.4.
+        #[serde(default = "default_pie_max_burst_ms")]
+        max_burst_ms: f64,
+        /// §5.4's derandomization (off, as ns-3 and Linux).
+        #[serde(default)]
+        derandomize: bool,
+    },
+    /// FQ-CoDel, RFC 8290: per-flow queues under CoDel, deficit round robin (`net/fq_codel.rs`).
+    FqCodel {
+        /// Packets in all queues beyond which the fattest queue loses packets (§5.2.3).
+        #[serde(default = "default_fq_codel_limit")]
+        limit_pkts: u32,
+        /// Flow queues (§5.2.5).
+        #[serde(default = "default_fq_codel_flows")]
+        flows: u32,
+        /// Bytes per queue per round, packet sizes on the wire (§5.2.4).
+        #[serde(default = "default_fq_codel_quantum")]
+        quantum_bytes: u32,
+        /// Each queue's CoDel (§5.2.2).
+        #[serde(default = "default_codel_target_ms")]
+        target_ms: f64,
+        /// §5.2.1.
+        #[serde(default = "default_codel_interval_ms")]
+        interval_ms: f64,
+    },
+}
+
+fn default_aqm_limit() -> u32 {
+    1000
+}
+fn default_codel_target_ms() -> f64 {
+    5.0
+}
+fn default_codel_interval_ms() -> f64 {
+    100.0
+}
+fn default_pie_ms() -> f64 {
+    15.0
+}
+fn default_pie_alpha() -> f64 {
+    0.125
+}
+fn default_pie_beta() -> f64 {
+    1.25
+}
+fn default_pie_max_burst_ms() -> f64 {
+    150.0
+}
+fn default_fq_codel_limit() -> u32 {
+    10_240
+}
+fn default_fq_codel_flows() -> u32 {
+    1024
+}
+fn default_fq_codel_quantum() -> u32 {
+    1514
 }
 
 fn default_red_max_p() -> f64 {
@@ -928,6 +1015,57 @@ impl QueueSpec {
                     c.fail(format!("{path}.mean_pkt_bytes"), "must be at least 1 byte");
                 }
             }
+            QueueSpec::Codel {
+                limit_pkts,
+                target_ms,
+                interval_ms,
+            } => {
+                check_queue_limit(c, path, *limit_pkts);
+                check_queue_time(c, &format!("{path}.target_ms"), *target_ms);
+                check_queue_time(c, &format!("{path}.interval_ms"), *interval_ms);
+            }
+            QueueSpec::Pie {
+                limit_pkts,
+                target_ms,
+                t_update_ms,
+                alpha,
+                beta,
+                max_burst_ms,
+                ..
+            } => {
+                check_queue_limit(c, path, *limit_pkts);
+                check_queue_time(c, &format!("{path}.target_ms"), *target_ms);
+                check_queue_time(c, &format!("{path}.t_update_ms"), *t_update_ms);
+                for (name, v) in [("alpha", *alpha), ("beta", *beta)] {
+                    c.non_negative(&format!("{path}.{name}"), v);
+                    c.at_most(&format!("{path}.{name}"), v, 1.0e6);
+                }
+                c.non_negative(&format!("{path}.max_burst_ms"), *max_burst_ms);
+                c.at_most(&format!("{path}.max_burst_ms"), *max_burst_ms, 1.0e6);
+            }
+            QueueSpec::FqCodel {
+                limit_pkts,
+                flows,
+                quantum_bytes,
+                target_ms,
+                interval_ms,
+            } => {
+                check_queue_limit(c, path, *limit_pkts);
+                if !(1..=65_536).contains(flows) {
+                    c.fail(
+                        format!("{path}.flows"),
+                        format!("must be between 1 and 65536 queues, got {flows}"),
+                    );
+                }
+                if !(64..=1_000_000).contains(quantum_bytes) {
+                    c.fail(
+                        format!("{path}.quantum_bytes"),
+                        format!("must be between 64 and 1,000,000 bytes, got {quantum_bytes}"),
+                    );
+                }
+                check_queue_time(c, &format!("{path}.target_ms"), *target_ms);
+                check_queue_time(c, &format!("{path}.interval_ms"), *interval_ms);
+            }
         }
     }
 
@@ -943,8 +1081,23 @@ impl QueueSpec {
                 min_th_pkts.unwrap_or(*limit_pkts as f64 / 3.0),
                 max_th_pkts.unwrap_or(2.0 * *limit_pkts as f64 / 3.0),
             ),
-            QueueSpec::Droptail { .. } => (0.0, 0.0),
+            _ => (0.0, 0.0),
         }
+    }
+}
+
+fn check_queue_limit(c: &mut Check, path: &str, limit_pkts: u32) {
+    if limit_pkts == 0 {
+        c.fail(format!("{path}.limit_pkts"), "must be at least 1 packet");
+    }
+}
+
+/// An AQM's time parameter in ms: positive, at least 1 µs (time is integer ns), at most 1000 s.
+fn check_queue_time(c: &mut Check, path: &str, ms: f64) {
+    c.positive(path, ms);
+    c.at_most(path, ms, 1.0e6);
+    if ms.is_finite() && ms > 0.0 && ms < 1e-3 {
+        c.fail(path, format!("must be at least 0.001 ms (1 µs), got {}", show(ms)));
     }
 }
 

@@ -12,7 +12,7 @@ use crate::metrics::{
     flow_result, jain_index, link_result, unfairness_percent, Fairness, FlowCounters, FlowInputs, FlowTrace, LinkTrace,
     LossEventTracker, RunResult, Stats, Traces, CORE_VERSION,
 };
-use crate::net::{self, Admission, Link, LinkId, Routes};
+use crate::net::{self, Admission, Link, LinkId, Routes, Started};
 use crate::packet::{Packet, PacketKind};
 use crate::plan;
 use crate::rng::{SimRng, StreamId};
@@ -104,6 +104,8 @@ pub struct Simulation {
     routes: Routes,
     flows: Vec<Flow>,
     outbox: Vec<Packet>,
+    /// Packets a scheduled discipline dropped, being accounted for.
+    dropped: Vec<Packet>,
     seed: u64,
     warmup: SimTime,
     end: SimTime,
@@ -188,6 +190,7 @@ impl Simulation {
             routes,
             flows,
             outbox: Vec::new(),
+            dropped: Vec::new(),
             seed: s.seed,
             warmup: from_secs(s.warmup_s),
             end: from_secs(s.duration_s),
@@ -317,6 +320,7 @@ impl Simulation {
         while let Some((now, event)) = self.q.pop_until(self.end) {
             match event {
                 Event::LinkArrival { link } => self.on_link_arrival(link, now),
+                Event::LinkTransmit { link } => self.on_link_transmit(link, now),
                 Event::Timer { flow, timer } => self.on_timer(flow, timer, now),
                 Event::TraceSample => self.on_trace_sample(now),
                 Event::WarmupEnd => self.open_window(),
@@ -426,11 +430,11 @@ impl Simulation {
                 );
                 link_result(
                     &spelled(&l.name, &self.flows),
-                    &from,
-                    &to,
+                    (&from, &to),
                     l.rate_bps,
                     &l.counters,
                     l.queue_delays(),
+                    l.drops_by_reason(),
                     window,
                 )
             })
@@ -474,7 +478,39 @@ impl Simulation {
                 self.live_packets -= 1;
                 self.on_drop(p, now);
             }
+            Admission::Held { started } => {
+                if let Some(s) = started {
+                    self.on_started(link, s);
+                }
+                self.settle_drops(link, now);
+            }
         }
+    }
+
+    /// A scheduled discipline's link is free to send its next packet.
+    fn on_link_transmit(&mut self, link: LinkId, now: SimTime) {
+        if let Some(s) = self.links[link as usize].transmit_next(now) {
+            self.on_started(link, s);
+        }
+        self.settle_drops(link, now);
+    }
+
+    fn on_started(&mut self, link: LinkId, s: Started) {
+        self.q.schedule(s.ends, Event::LinkTransmit { link });
+        if let Some(t) = s.first_arrival {
+            self.q.schedule(t, Event::LinkArrival { link });
+        }
+    }
+
+    /// Accounts for the packets a scheduled discipline dropped.
+    fn settle_drops(&mut self, link: LinkId, now: SimTime) {
+        let mut dropped = std::mem::take(&mut self.dropped);
+        self.links[link as usize].take_drops(&mut dropped);
+        for p in dropped.drain(..) {
+            self.live_packets -= 1;
+            self.on_drop(&p, now);
+        }
+        self.dropped = dropped;
     }
 
     fn on_drop(&mut self, p: &Packet, now: SimTime) {

@@ -53,12 +53,17 @@ macro_rules! key {
     };
 }
 
-/// A struct as a dict of its fields (`Scalar`s), in the order listed (serde's).
+/// A struct as a dict of its fields (`Scalar`s), in the order listed (serde's); the fields after
+/// `if some` are options serde leaves out when absent (`skip_serializing_if`), set only when
+/// present.
 macro_rules! record {
-    ($py:expr, $value:expr, $ty:ident { $($field:ident $(as $key:literal)?),* $(,)? }) => {{
-        let $ty { $($field),* } = $value;
+    ($py:expr, $value:expr, $ty:ident { $($field:ident $(as $key:literal)?),* $(,)? $(; if some $($opt:ident),+ $(,)?)? }) => {{
+        let $ty { $($field,)* $($($opt),+)? } = $value;
         let dict = PyDict::new($py);
         $(dict.set_item(pyo3::intern!($py, key!($field $(, $key)?)), Scalar::to_object($field, $py)?)?;)*
+        $($(if let Some(v) = $opt {
+            dict.set_item(pyo3::intern!($py, stringify!($opt)), Scalar::to_object(v, $py)?)?;
+        })+)?
         dict
     }};
 }
@@ -299,7 +304,9 @@ pub(crate) fn result(py: Python<'_>, result: RunResult) -> PyResult<Bound<'_, Py
                 mean_queue_pkts,
                 mean_queue_delay_s,
                 p95_queue_delay_s,
-                p99_queue_delay_s,
+                p99_queue_delay_s;
+                if some overflow_drops,
+                aqm_drops,
             }
         ))?;
     }

@@ -1,30 +1,46 @@
 //! The network: nodes joined by one-way links (a duplex link is two), each with its own queue
 //! discipline and optional loss module, and static shortest-path routes per flow.
 
+mod codel;
 mod droptail;
+mod fq_codel;
 mod link;
 mod name;
+mod pie;
 mod red;
 mod topology;
 
+pub use codel::{CoDel, CoDelParams};
 pub use droptail::DropTail;
-pub use link::{Admission, Link, LinkCounters, QueueDelays};
+pub use fq_codel::{FqCoDel, FqCoDelParams};
+pub use link::{Admission, Link, LinkCounters, QueueDelays, Started};
 pub use name::Name;
+pub use pie::{Pie, PieParams};
 pub use red::Red;
 pub use topology::{build, Network, Routes};
 
+use crate::packet::Packet;
 use crate::rng::SimRng;
 use crate::scenario::QueueSpec;
-use crate::time::{transmission_time, SimTime};
+use crate::time::{from_millis, transmission_time, SimTime};
 
 pub type NodeId = u32;
 pub type LinkId = u32;
 
-/// A queue discipline decides admission; the link owns the packets and the timing.
+/// A queue discipline, in one of two shapes.
+///
+/// Drop-Tail and RED only decide admission: the link owns the packets, and FIFO at a fixed
+/// rate makes each one's departure known when it is accepted (one event per packet and hop,
+/// the fast path). CoDel, PIE and FQ-CoDel drop at dequeue, drop by a probability that moves
+/// with time, or pick which flow goes next, so they hold the waiting packets themselves
+/// (`Scheduled`): the link asks them for the next packet each time its transmitter frees up
+/// (one more event per packet, on their links only).
 pub enum QueueDiscipline {
     DropTail(DropTail),
     /// Boxed: RED's state is large and most links are Drop-Tail.
     Red(Box<Red>),
+    /// Boxed: a link stays 176 bytes (issue 13's per-flow budget).
+    Scheduled(Box<Scheduled>),
 }
 
 impl QueueDiscipline {
@@ -53,7 +69,58 @@ impl QueueDiscipline {
                     rng,
                 )))
             }
+            QueueSpec::Codel {
+                limit_pkts,
+                target_ms,
+                interval_ms,
+            } => Self::scheduled(Discipline::CoDel(CoDel::new(
+                *limit_pkts,
+                CoDelParams::new(from_millis(*target_ms), from_millis(*interval_ms)),
+            ))),
+            QueueSpec::Pie {
+                limit_pkts,
+                target_ms,
+                t_update_ms,
+                alpha,
+                beta,
+                max_burst_ms,
+                derandomize,
+            } => Self::scheduled(Discipline::Pie(Pie::new(
+                PieParams {
+                    limit: *limit_pkts,
+                    target: from_millis(*target_ms),
+                    t_update: from_millis(*t_update_ms),
+                    alpha: *alpha,
+                    beta: *beta,
+                    max_burst: from_millis(*max_burst_ms),
+                    derandomize: *derandomize,
+                },
+                rng,
+            ))),
+            QueueSpec::FqCodel {
+                limit_pkts,
+                flows,
+                quantum_bytes,
+                target_ms,
+                interval_ms,
+            } => Self::scheduled(Discipline::FqCoDel(FqCoDel::new(
+                FqCoDelParams {
+                    limit: *limit_pkts,
+                    flows: *flows,
+                    quantum: *quantum_bytes,
+                    codel: CoDelParams::new(from_millis(*target_ms), from_millis(*interval_ms)),
+                },
+                rng,
+            ))),
         }
+    }
+
+    fn scheduled(discipline: Discipline) -> Self {
+        QueueDiscipline::Scheduled(Box::new(Scheduled {
+            discipline,
+            drops: Drops::default(),
+            transmitting: false,
+        }))
     }
 
     /// `waiting`: packets queued behind the one in service; `idle_since`: when the link went
@@ -62,6 +129,121 @@ impl QueueDiscipline {
         match self {
             QueueDiscipline::DropTail(q) => q.admit(waiting),
             QueueDiscipline::Red(q) => q.admit(waiting, idle_since, now),
+            QueueDiscipline::Scheduled(_) => unreachable!("a scheduled discipline takes packets, see `Scheduled`"),
         }
+    }
+}
+
+/// A packet a discipline holds, and when it arrived there: its sojourn time starts then.
+#[derive(Clone, Copy, Debug)]
+pub struct Queued {
+    pub packet: Packet,
+    pub since: SimTime,
+}
+
+/// Why a queue dropped a packet.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DropReason {
+    /// The buffer was full (the limit in packets).
+    Overflow,
+    /// The active queue management chose it: CoDel's dequeue drop, PIE's early drop.
+    Aqm,
+}
+
+/// What a scheduled discipline dropped since the link last collected, and its drops per
+/// reason since the measurement window opened.
+#[derive(Debug, Default)]
+pub struct Drops {
+    packets: Vec<Packet>,
+    pub overflow: u64,
+    pub aqm: u64,
+}
+
+impl Drops {
+    pub fn push(&mut self, packet: Packet, reason: DropReason) {
+        self.packets.push(packet);
+        match reason {
+            DropReason::Overflow => self.overflow += 1,
+            DropReason::Aqm => self.aqm += 1,
+        }
+    }
+
+    /// The packets dropped since the last call, appended to `out`; how many.
+    pub fn collect(&mut self, out: &mut Vec<Packet>) -> usize {
+        let n = self.packets.len();
+        out.append(&mut self.packets);
+        n
+    }
+
+    #[cfg(test)]
+    pub fn packets(&self) -> &[Packet] {
+        &self.packets
+    }
+}
+
+/// The two hooks of a discipline that holds its packets. Time comes in as `now`; a drop goes
+/// to `drops` with its reason (the link hands the packets back to the simulation, which
+/// accounts for them as any queue drop).
+pub trait Scheduler {
+    /// A packet arrives (`item.since` is now): keep it, or drop it or another one.
+    fn enqueue(&mut self, item: Queued, drops: &mut Drops);
+    /// The transmitter is free at `now`: the packet to send next, if any, after dropping any
+    /// at the head that the discipline decides to drop.
+    fn dequeue(&mut self, now: SimTime, drops: &mut Drops) -> Option<Queued>;
+    /// Packets waiting.
+    fn len(&self) -> usize;
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+pub enum Discipline {
+    CoDel(CoDel),
+    Pie(Pie),
+    FqCoDel(FqCoDel),
+}
+
+impl Discipline {
+    fn scheduler(&self) -> &dyn Scheduler {
+        match self {
+            Discipline::CoDel(q) => q,
+            Discipline::Pie(q) => q,
+            Discipline::FqCoDel(q) => q,
+        }
+    }
+
+    fn scheduler_mut(&mut self) -> &mut dyn Scheduler {
+        match self {
+            Discipline::CoDel(q) => q,
+            Discipline::Pie(q) => q,
+            Discipline::FqCoDel(q) => q,
+        }
+    }
+}
+
+/// A scheduled discipline and what its link keeps beside it.
+pub struct Scheduled {
+    discipline: Discipline,
+    pub drops: Drops,
+    /// A packet is being transmitted (and a `LinkTransmit` event is due when it ends).
+    pub transmitting: bool,
+}
+
+impl Scheduled {
+    pub fn enqueue(&mut self, item: Queued) {
+        self.discipline.scheduler_mut().enqueue(item, &mut self.drops);
+    }
+
+    pub fn dequeue(&mut self, now: SimTime) -> Option<Queued> {
+        self.discipline.scheduler_mut().dequeue(now, &mut self.drops)
+    }
+
+    /// Packets waiting.
+    pub fn len(&self) -> usize {
+        self.discipline.scheduler().len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
     }
 }
