@@ -34,6 +34,8 @@ MAX_SHARE_OF_REQUEST = 0.5
 
 def _max_bound_ms(took_s: float) -> float:
     return max(MAX_BOUND_S, MAX_SHARE_OF_REQUEST * took_s) * 1000
+
+
 PROBE_INTERVAL_S = 0.02
 
 
