@@ -46,6 +46,8 @@ LOWER_IS_BETTER: frozenset[str] = frozenset(
         "link_drops",
         "queue_drops",
         "loss_drops",
+        "overflow_drops",
+        "aqm_drops",
         "mean_queue_pkts",
         "mean_queue_delay_s",
         "p95_queue_delay_s",

@@ -38,6 +38,8 @@ LINK_METRICS: tuple[str, ...] = (
     "link_drops",
     "queue_drops",
     "loss_drops",
+    "overflow_drops",
+    "aqm_drops",
     "mean_queue_pkts",
     "mean_queue_delay_s",
     "p95_queue_delay_s",
@@ -45,7 +47,8 @@ LINK_METRICS: tuple[str, ...] = (
 )
 """The per-link metrics a sweep summarises (docs/simulator.md "Result", `links`). A link's
 `packets` and `drops` are `link_packets` and `link_drops` here, so that every metric name
-means one thing (a flow's `drops` is a flow metric)."""
+means one thing (a flow's `drops` is a flow metric). `overflow_drops` and `aqm_drops` exist on
+links whose queue is CoDel, PIE or FQ-CoDel only; elsewhere they are missing, not zero."""
 
 LINK_FIELDS: dict[str, str] = {"link_packets": "packets", "link_drops": "drops"}
 """Link metric -> the core's field, where the names differ."""

@@ -138,6 +138,8 @@
     table(document.getElementById("links"), shared, [
       { name: "name", text: true }, "rate_bps", "utilization", "mean_queue_pkts", "mean_queue_delay_s", "p95_queue_delay_s",
       "p99_queue_delay_s", "queue_drops", "loss_drops",
+      // Only links under CoDel, PIE or FQ-CoDel tell their drops apart.
+      ...(shared.some((l) => l.aqm_drops !== undefined) ? ["overflow_drops", "aqm_drops"] : []),
     ], { id: "links-table" });
 
     if (!traces.recorded) {
