@@ -168,9 +168,11 @@ def tcpsim_lacks(scenario: dict) -> str | None:
     try:
         tcpsim.normalize(scenario)
     except tcpsim.ScenarioError as e:
-        return f"tcpsim lacks queue {scenario['topology']['dumbbell']['bottleneck']['queue']['type']}" + (
-            " with ECN" if "ecn" in str(e) else ""
-        ) + f": {e}"
+        return (
+            f"tcpsim lacks queue {scenario['topology']['dumbbell']['bottleneck']['queue']['type']}"
+            + (" with ECN" if "ecn" in str(e) else "")
+            + f": {e}"
+        )
     return None
 
 
@@ -243,7 +245,13 @@ def run_ns3(py: Path, peer_script: Path, probe_args: list[str]) -> dict:
     if p.rc != 0 or p.timed_out:
         return {"error": f"exit {p.rc}{' (timed out)' if p.timed_out else ''}: {bench.tail(p.err, 8)}", "command": cmd}
     raw = json.loads([x for x in p.out.strip().splitlines() if x.startswith("{")][-1])
-    return {"command": cmd[3:], "process_wall_s": p.wall_s, "peak_rss_mb": p.maxrss_mb, "summary": summarize_ns3(raw), "raw": raw}
+    return {
+        "command": cmd[3:],
+        "process_wall_s": p.wall_s,
+        "peak_rss_mb": p.maxrss_mb,
+        "summary": summarize_ns3(raw),
+        "raw": raw,
+    }
 
 
 def load_reference(path: Path) -> dict:
@@ -333,13 +341,23 @@ def ns3_markdown_table(rows: list[dict]) -> str:
         marks = "; ".join(f"{k}: {v}" for k, v in sorted(n["marks_by_reason"].items())) or "0"
         out.append(
             "| "
-            + " | ".join([
-                xc.VARIANTS[r["variant"]]["ns3"], str(r["flows"]), str(r["buffer"]), r["queue"],
-                f"{n['aggregate_mbps']:.2f}" + (f" ({per})" if len(n["per_flow_mbps"]) > 1 else ""),
-                f"{n['jain']:.3f}", f"{n['mean_queue_pkts']:.1f}",
-                f"{n['delay_mean_ms']:.2f} / {n['delay_p95_ms']:.2f} / {n['delay_p99_ms']:.2f}",
-                f"{n['sojourn_mean_ms']:.2f}", reasons, marks, str(n["timeouts"]), str(n["retransmits"]),
-            ])  # fmt: skip
+            + " | ".join(
+                [
+                    xc.VARIANTS[r["variant"]]["ns3"],
+                    str(r["flows"]),
+                    str(r["buffer"]),
+                    r["queue"],
+                    f"{n['aggregate_mbps']:.2f}" + (f" ({per})" if len(n["per_flow_mbps"]) > 1 else ""),
+                    f"{n['jain']:.3f}",
+                    f"{n['mean_queue_pkts']:.1f}",
+                    f"{n['delay_mean_ms']:.2f} / {n['delay_p95_ms']:.2f} / {n['delay_p99_ms']:.2f}",
+                    f"{n['sojourn_mean_ms']:.2f}",
+                    reasons,
+                    marks,
+                    str(n["timeouts"]),
+                    str(n["retransmits"]),
+                ]
+            )  # fmt: skip
             + " |"
         )
     return "\n".join(out)
@@ -357,7 +375,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--ns3-only", action="store_true", help="run (or reuse) the ns-3 side only")
     p.add_argument("--no-ns3", action="store_true", help="tcpsim against the stored ns-3 results only; run no ns-3")
     p.add_argument("--rerun-ns3", action="store_true", help="run ns-3 even where the reference has the run")
-    p.add_argument("--reference", default=str(REFERENCE), help="the stored ns-3 results (read, and written as runs finish)")
+    p.add_argument(
+        "--reference", default=str(REFERENCE), help="the stored ns-3 results (read, and written as runs finish)"
+    )
     p.add_argument("--ns3-python", help="Python with the ns3 package (default .venv-ns3/bin/python)")
     p.add_argument("--ns3-script", help="the peer's dumbbell.py (default ../shared/peers/ns3/dumbbell.py)")
     p.add_argument("--dry-run", action="store_true", help="print the matrix, scenarios' queues and ns-3 commands")
@@ -457,12 +477,18 @@ def main(argv: list[str] | None = None) -> int:
         print(ns3_markdown_table(rows))
 
     if not args.ns3_only:
-        out = Path(args.json) if args.json else xc.REPO / "bench-results" / f"ns3-aqm-crosscheck-{started:%Y-%m-%d-%H%M%S}.json"
+        out = (
+            Path(args.json)
+            if args.json
+            else xc.REPO / "bench-results" / f"ns3-aqm-crosscheck-{started:%Y-%m-%d-%H%M%S}.json"
+        )
         out.parent.mkdir(parents=True, exist_ok=True)
         for r in rows:
             if r.get("ours"):
                 r["ours"].pop("link", None)
-        out.write_text(json.dumps({"date": started.isoformat(timespec="seconds"), "rows": rows}, indent=1, default=str) + "\n")
+        out.write_text(
+            json.dumps({"date": started.isoformat(timespec="seconds"), "rows": rows}, indent=1, default=str) + "\n"
+        )
         print(f"\nAll figures: {out}")
     return 0
 

@@ -65,7 +65,9 @@ def facts() -> dict:
     f = cppyy.gbl.aqmfacts
 
     def rows(text: str, keys: tuple[str, ...]) -> list[dict]:
-        return [dict(zip(keys, line.split("\t", len(keys) - 1))) for line in str(text).splitlines() if line]
+        return [
+            dict(zip(keys, line.split("\t", len(keys) - 1), strict=False)) for line in str(text).splitlines() if line
+        ]
 
     out = {"types": {}}
     for t in TYPES:

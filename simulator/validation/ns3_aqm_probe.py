@@ -258,10 +258,8 @@ def load_peer(path: str):
     return peer
 
 
-def main(argv: list[str] | None = None) -> int:
-    argv = list(sys.argv[1:] if argv is None else argv)
-    k = argv.index("--") if "--" in argv else len(argv)
-    own, peer_args = argv[:k], argv[k + 1 :]
+def parse_own(own: list[str]) -> argparse.Namespace:
+    """This script's options (those before `--`)."""
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--peer-script", required=True)
     p.add_argument("--queue", choices=list(QDISC_TYPES), default="pfifo")
@@ -270,7 +268,14 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--quantum", type=int, default=0, help="FQ-CoDel's quantum in bytes (0: ns-3 takes the device MTU)")
     p.add_argument("--ecn", action="store_true", help="TcpSocketBase::UseEcn=On and the queue disc's UseEcn=true")
     p.add_argument("--set", action="append", default=[], metavar="NAME=VALUE", help="passed to ns3_dumbbell_probe.py")
-    a = p.parse_args(own)
+    return p.parse_args(own)
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    k = argv.index("--") if "--" in argv else len(argv)
+    own, peer_args = argv[:k], argv[k + 1 :]
+    a = parse_own(own)
     qtype = QDISC_TYPES[a.queue]
     peer_args = [*peer_args, "--qdisc", "pfifo"]  # the last one wins: the queue disc path
     peer = load_peer(a.peer_script)
