@@ -129,7 +129,8 @@ def test_ns3_drop_reasons_split_into_a_full_buffer_and_the_aqm_choice():
         o = {
             "drops_window": drops, "drops_window_total": sum(drops.values()), "marks_window": {}, "marks_window_total": 0,
             "queue_delay_ms": {"n": 0}, "qdisc_sojourn_ms": {"n": 0}, "per_flow_goodput_mbps": [1.0],
-            "aggregate_goodput_mbps": 1.0, "jain_fairness": 1.0, "mean_queue_pkts": 1.0, "link_utilization": 1.0,
+            "aggregate_goodput_mbps": 1.0, "jain_fairness": 1.0, "mean_queue_pkts": 1.0, "qdisc_mean_queue_pkts": 0.5,
+            "link_utilization": 1.0,
             "run_wall_s": 1.0,
         }  # fmt: skip
         return aqm.summarize_ns3(o)
