@@ -125,8 +125,9 @@ def test_each_scenario_runs_in_tcpsim_or_says_what_tcpsim_lacks(queue):
 
 
 def test_ns3_drop_reasons_split_into_a_full_buffer_and_the_aqm_choice():
-    def summary(drops: dict) -> dict:
+    def summary(qdisc: str, drops: dict) -> dict:
         o = {
+            "qdisc_type": f"ns3::{qdisc}",
             "drops_window": drops, "drops_window_total": sum(drops.values()), "marks_window": {}, "marks_window_total": 0,
             "queue_delay_ms": {"n": 0}, "qdisc_sojourn_ms": {"n": 0}, "per_flow_goodput_mbps": [1.0],
             "aggregate_goodput_mbps": 1.0, "jain_fairness": 1.0, "mean_queue_pkts": 1.0, "qdisc_mean_queue_pkts": 0.5,
@@ -135,12 +136,15 @@ def test_ns3_drop_reasons_split_into_a_full_buffer_and_the_aqm_choice():
         }  # fmt: skip
         return aqm.summarize_ns3(o)
 
-    fq = summary({"Overlimit drop": 3, "(Dropped by child queue disc) Target exceeded drop": 5})
+    fq = summary("FqCoDelQueueDisc", {"Overlimit drop": 3, "(Dropped by child queue disc) Target exceeded drop": 5})
     assert (fq["overflow_drops"], fq["aqm_drops"]) == (3, 5)
-    pie = summary({"Forced drop": 2, "Unforced drop": 7})
+    pie = summary("PieQueueDisc", {"Forced drop": 2, "Unforced drop": 7})
     assert (pie["overflow_drops"], pie["aqm_drops"]) == (2, 7)
-    fifo = summary({"Dropped by internal queue": 4})
+    fifo = summary("FifoQueueDisc", {"Queue disc limit exceeded": 4})
     assert (fifo["overflow_drops"], fifo["aqm_drops"]) == (4, 0)
+    # RED's "Forced drop" is its average past max_th, not a full buffer (its internal queue's drop).
+    red = summary("RedQueueDisc", {"Forced drop": 2, "Unforced drop": 7, "Dropped by internal queue": 1})
+    assert (red["overflow_drops"], red["aqm_drops"]) == (1, 9)
 
 
 def test_the_stored_ns3_reference_holds_each_run_with_its_own_case():

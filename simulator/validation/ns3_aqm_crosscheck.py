@@ -97,9 +97,18 @@ QUEUES: dict[str, dict] = {
     },
 }  # fmt: skip
 
-# How ns-3's drop reasons split into "the buffer was full" and "the AQM chose" (RED's "Forced
-# drop" is both a full buffer and an average past the thresholds, so RED is compared on totals).
-OVERFLOW_REASONS = {"Dropped by internal queue", "Overlimit drop", "Forced drop"}
+# ns-3's drop reasons that mean "the buffer was full", per queue disc; the rest are the AQM's
+# choice. "Forced drop" is PIE's full queue but RED's average past max_th (RED's full buffer is
+# its internal queue's drop). FQ-CoDel's per-flow CoDel reasons come prefixed by CHILD_PREFIX.
+OVERFLOW_REASONS = {
+    "ns3::FifoQueueDisc": {"Queue disc limit exceeded"},
+    "ns3::CoDelQueueDisc": {"Overlimit drop"},
+    "ns3::FqCoDelQueueDisc": {"Overlimit drop"},
+    "ns3::PieQueueDisc": {"Forced drop"},
+    "ns3::RedQueueDisc": set(),
+}
+INTERNAL_QUEUE_DROP = "Dropped by internal queue"  # any queue disc's full internal queue
+CHILD_PREFIX = "(Dropped by child queue disc) "
 
 
 def log(*a: object) -> None:
@@ -216,7 +225,8 @@ def run_ours(scenario: dict) -> dict:
 def summarize_ns3(o: dict) -> dict:
     """The probe's JSON line as the metrics compared."""
     drops = o["drops_window"]
-    overflow = sum(v for k, v in drops.items() if k.replace("(Dropped by child queue disc) ", "") in OVERFLOW_REASONS)
+    full = OVERFLOW_REASONS[o["qdisc_type"]] | {INTERNAL_QUEUE_DROP}
+    overflow = sum(v for k, v in drops.items() if k.removeprefix(CHILD_PREFIX) in full)
     d = o["queue_delay_ms"]
     return {
         "per_flow_mbps": o["per_flow_goodput_mbps"],
