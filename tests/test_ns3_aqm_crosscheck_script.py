@@ -152,8 +152,9 @@ def test_the_stored_ns3_reference_holds_each_run_with_its_own_case():
     assert ref["runs"], "no stored ns-3 runs"
     for key, run in ref["runs"].items():
         c = run["case"]
-        assert key == aqm.key_of(c["variant"], c["flows"], c["buffer"], c["queue"])
+        assert key == aqm.key_of(c["variant"], c["flows"], c["buffer"], c["queue"], c.get("seed", 1))
         raw = run["raw"]
+        assert raw["seed"] == c.get("seed", 1)
         assert (raw["flows"], raw["queue_pkts"]) == (c["flows"], c["buffer"])
         assert raw["qdisc_type"] == probe.QDISC_TYPES[aqm.QUEUES[c["queue"]]["ns3"]["queue"]]
         assert raw["ecn"] == (c["queue"] == "red-ecn")

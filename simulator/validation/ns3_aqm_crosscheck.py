@@ -115,27 +115,31 @@ def log(*a: object) -> None:
     print(*a, file=sys.stderr, flush=True)
 
 
-def key_of(variant: str, flows: int, buffer: int, queue: str) -> str:
-    return f"{variant}-{flows}f-{buffer}p-{queue}"
+def key_of(variant: str, flows: int, buffer: int, queue: str, seed: int = 1) -> str:
+    return f"{variant}-{flows}f-{buffer}p-{queue}" + (f"-s{seed}" if seed != 1 else "")
 
 
-def matrix(variants: list[str], flows: list[int], buffers: list[int], queues: list[str]) -> list[dict]:
-    """Buffer first (1000, the AQM's case, before 100), then variant, flows, queue."""
+def matrix(
+    variants: list[str], flows: list[int], buffers: list[int], queues: list[str], seeds: tuple[int, ...] = (1,)
+) -> list[dict]:
+    """Buffer first (1000, the AQM's case, before 100), then variant, flows, queue, seed."""
     return [
-        {"key": key_of(v, n, b, q), "variant": v, "flows": n, "buffer": b, "queue": q}
+        {"key": key_of(v, n, b, q, sd), "variant": v, "flows": n, "buffer": b, "queue": q, "seed": sd}
         for b in buffers
         for v in variants
         for n in flows
         for q in queues
+        for sd in seeds
     ]
 
 
-def build_scenario(case: dict, seed: int = 1) -> dict:
+def build_scenario(case: dict) -> dict:
     """Our scenario: ns3_crosscheck's dumbbell for the variant (its TCP settings, 24 ms
     bottleneck between 0.5 ms access links), at 20 Mb/s with the case's flows and queue."""
+    seed = case.get("seed", 1)
     s = xc.build_scenario(case["variant"], next(iter(xc.SHAPES)), seed)
     q = QUEUES[case["queue"]]
-    s["name"] = f"ns3-aqm-{case['key']}-s{seed}"
+    s["name"] = f"ns3-aqm-{key_of(case['variant'], case['flows'], case['buffer'], case['queue'])}-s{seed}"
     s["description"] = (
         f"{case['flows']} x {xc.VARIANTS[case['variant']]['ours']}, {RATE_MBPS} Mb/s, {xc.RTT_MS} ms RTT, "
         f"{q['about']}, buffer {case['buffer']} p; compared with ns-3.44"
@@ -275,7 +279,10 @@ def run_ns3(py: Path, peer_script: Path, probe_args: list[str]) -> dict:
 def load_reference(path: Path) -> dict:
     if path.exists():
         return json.loads(path.read_text())
-    return {"about": "ns-3.44 side of simulator/validation/ns3_aqm_crosscheck.py (one seed; deterministic)", "runs": {}}
+    return {
+        "about": "ns-3.44 side of simulator/validation/ns3_aqm_crosscheck.py (deterministic for a seed)",
+        "runs": {},
+    }
 
 
 def save_reference(path: Path, ref: dict) -> None:
@@ -351,7 +358,8 @@ def markdown_table(rows: list[dict], metrics: list = METRICS) -> str:
     out = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for r in rows:
         c = cells(r.get("ours"), r.get("ns3"), metrics)
-        row = [xc.VARIANTS[r["variant"]]["ours"], str(r["flows"]), str(r["buffer"]), r["queue"]]
+        seed = f" (seed {r['seed']})" if r.get("seed", 1) != 1 else ""
+        row = [xc.VARIANTS[r["variant"]]["ours"], str(r["flows"]), str(r["buffer"]), r["queue"] + seed]
         row += [f"**{t}**" if bad else t for t, bad in c]
         out.append("| " + " | ".join(row) + " |")
     return "\n".join(out)
@@ -376,7 +384,7 @@ def ns3_markdown_table(rows: list[dict]) -> str:
                     xc.VARIANTS[r["variant"]]["ns3"],
                     str(r["flows"]),
                     str(r["buffer"]),
-                    r["queue"],
+                    r["queue"] + (f" (seed {r['seed']})" if r.get("seed", 1) != 1 else ""),
                     f"{n['aggregate_mbps']:.2f}" + (f" ({per})" if len(n["per_flow_mbps"]) > 1 else ""),
                     f"{n['jain']:.3f}",
                     f"{n['mean_queue_pkts']:.1f}",
@@ -402,6 +410,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--flows", default=",".join(map(str, FLOWS)))
     p.add_argument("--buffers", default=",".join(map(str, BUFFERS)))
     p.add_argument("--queues", default=",".join(QUEUES), help=f"from {', '.join(QUEUES)}")
+    p.add_argument("--seeds", default="1", help="comma-separated; each seed is its own row")
     p.add_argument("--ns3-only", action="store_true", help="run (or reuse) the ns-3 side only")
     p.add_argument("--no-ns3", action="store_true", help="tcpsim against the stored ns-3 results only; run no ns-3")
     p.add_argument("--rerun-ns3", action="store_true", help="run ns-3 even where the reference has the run")
@@ -418,6 +427,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     a.flows = [int(x) for x in a.flows.split(",") if x]
     a.buffers = [int(x) for x in a.buffers.split(",") if x]
     a.queues = [q for q in a.queues.split(",") if q]
+    a.seeds = tuple(int(x) for x in a.seeds.split(",") if x)
     for name, given, known in (("--variants", a.variants, xc.VARIANTS), ("--queues", a.queues, QUEUES)):
         bad = [x for x in given if x not in known]
         if bad:
@@ -428,7 +438,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     started = dt.datetime.now(dt.UTC)
-    cases = matrix(args.variants, args.flows, args.buffers, args.queues)
+    cases = matrix(args.variants, args.flows, args.buffers, args.queues, args.seeds)
     ref_path = Path(args.reference)
     ref = load_reference(ref_path)
 
@@ -492,7 +502,9 @@ def main(argv: list[str] | None = None) -> int:
                 row["scenario"] = s
         rows.append(row)
 
-    print(f"tcpsim vs ns-3.44, AQM: {RATE_MBPS} Mb/s, {xc.RTT_MS} ms RTT, window [{WARMUP_S}, {DURATION_S}] s, seed 1")
+    print(
+        f"tcpsim vs ns-3.44, AQM: {RATE_MBPS} Mb/s, {xc.RTT_MS} ms RTT, window [{WARMUP_S}, {DURATION_S}] s, seed {', '.join(map(str, args.seeds))}"
+    )
     for q in args.queues:
         print(f"  {q}: {QUEUES[q]['about']}")
     lacking = sorted({r["ours_missing"].split(":")[0] for r in rows if r.get("ours_missing")})
