@@ -32,6 +32,7 @@ import argparse
 import copy
 import datetime as dt
 import json
+import statistics
 import sys
 import time
 from pathlib import Path
@@ -401,6 +402,33 @@ def ns3_markdown_table(rows: list[dict]) -> str:
     return "\n".join(out)
 
 
+def seed_means(rows: list[dict]) -> list[dict]:
+    """One row per case over its seeds: each metric's mean where every seed has it on that side."""
+    keys = [k for k, *_ in METRICS + AQM_METRICS]
+    groups: dict[tuple, list[dict]] = {}
+    for r in rows:
+        groups.setdefault((r["variant"], r["flows"], r["buffer"], r["queue"]), []).append(r)
+    out = []
+    for (v, n, b, q), rs in groups.items():
+        if len(rs) < 2:
+            continue
+        row = {
+            "variant": v,
+            "flows": n,
+            "buffer": b,
+            "queue": f"{q} (mean of seeds {', '.join(str(r['seed']) for r in rs)})",
+        }
+        for side in ("ours", "ns3"):
+            vals = [r.get(side) for r in rs]
+            if all(vals):
+                row[side] = {
+                    k: statistics.fmean(x[k] for x in vals) if all(x.get(k) is not None for x in vals) else None
+                    for k in keys
+                }
+        out.append(row)
+    return out
+
+
 # --------------------------------------------------------------------------- main
 
 
@@ -511,8 +539,9 @@ def main(argv: list[str] | None = None) -> int:
     for m in lacking:
         print(f"  {m}")
     if not args.ns3_only:
+        shown = rows if len(args.seeds) == 1 else rows + seed_means(rows)
         for title, metrics in (("End to end", METRICS), ("The queue as the AQM sees it", AQM_METRICS)):
-            table = markdown_table(rows, metrics)
+            table = markdown_table(shown, metrics)
             print(f"\n{title}:\n")
             print(table if args.markdown else table.replace("**", "!"))
         print("  (tcpsim / ns-3 (difference); bold or ! = outside 10 % (Jain 0.1); timeouts shown only)")
