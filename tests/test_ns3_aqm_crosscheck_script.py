@@ -160,3 +160,13 @@ def test_the_stored_ns3_reference_holds_each_run_with_its_own_case():
         assert raw["ecn"] == (c["queue"] == "red-ecn")
         assert raw["qdisc_attributes"]["MaxSize"] == f"{c['buffer']}p"
         assert len(raw["per_flow_goodput_mbps"]) == c["flows"]
+        # The queue disc ran with the attributes the case set (ns-3 prints times as "+5e+06ns").
+        q = aqm.QUEUES[c["queue"]]["ns3"]
+        for name, value in q["attrs"].items():
+            ran = raw["qdisc_attributes"][name]
+            if value.endswith("ms") and ran.endswith("ns"):  # FQ-CoDel keeps its times as strings
+                assert float(ran.lstrip("+").removesuffix("ns")) == pytest.approx(float(value[:-2]) * 1e6), name
+            else:
+                assert ran == value, name
+        if q.get("quantum"):
+            assert raw["qdisc_attributes"]["(quantum, SetQuantum)"] == str(q["quantum"])
