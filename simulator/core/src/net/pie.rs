@@ -34,6 +34,9 @@ pub struct PieParams {
     pub max_burst: SimTime,
     /// §5.4's derandomization: drops spaced by accumulating the probability.
     pub derandomize: bool,
+    /// §5.1: an early drop of an ECN-capable packet becomes a CE mark while the drop
+    /// probability is at most 10 % (`mark_ecnth`; Linux's `prob <= MAX_PROB / 10`).
+    pub ecn: bool,
 }
 
 impl PieParams {
@@ -47,6 +50,7 @@ impl PieParams {
             beta: 1.25,
             max_burst: 150_000_000,
             derandomize: false,
+            ecn: false,
         }
     }
 }
@@ -174,14 +178,19 @@ impl Pie {
 }
 
 impl Scheduler for Pie {
-    fn enqueue(&mut self, item: Queued, drops: &mut Drops) {
+    fn enqueue(&mut self, mut item: Queued, drops: &mut Drops) {
         self.catch_up(item.since);
         if self.queue.len() >= self.params.limit as usize {
             self.accu_prob = 0.0;
             drops.push(item.packet, DropReason::Overflow);
         } else if self.drop_early() {
             self.accu_prob = 0.0;
-            drops.push(item.packet, DropReason::Aqm);
+            let ecn = self.params.ecn && self.drop_prob <= 0.1;
+            if drops.mark(&mut item.packet, ecn) {
+                self.queue.push_back(item);
+            } else {
+                drops.push(item.packet, DropReason::Aqm);
+            }
         } else {
             self.queue.push_back(item);
         }
