@@ -259,8 +259,8 @@ pub fn link_result(
     rate_bps: u64,
     c: &LinkCounters,
     delays: QueueDelays,
-    drops_by_reason: Option<(u64, u64)>,
-    ecn_marks: Option<u64>,
+    // What only some queues report: drops by reason (scheduled ones), CE marks (with `ecn`).
+    (drops_by_reason, ecn_marks): (Option<(u64, u64)>, Option<u64>),
     window: SimTime,
 ) -> LinkResult {
     let window_s = to_secs(window);

@@ -441,8 +441,7 @@ impl Simulation {
                     l.rate_bps,
                     &l.counters,
                     l.queue_delays(),
-                    l.drops_by_reason(),
-                    l.ecn_marks(),
+                    (l.drops_by_reason(), l.ecn_marks()),
                     window,
                 )
             })

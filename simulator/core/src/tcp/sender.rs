@@ -58,8 +58,10 @@ pub struct TcpSender {
     dupacks: u32,
     /// RFC 6582 "recover": high_tx when the last recovery or timeout began.
     recover: Option<u32>,
-    /// high_tx at the last reduction for ECE: no other before snd_una reaches it (RFC 3168
-    /// §6.1.2's once per window of data); 0 before any.
+    /// After a reduction for ECE, the cumulative ACK that covers the first segment sent after
+    /// it (high_tx + 1, the one carrying CWR): no other reduction before snd_una reaches it
+    /// (RFC 3168 §6.1.2's once per window of data; an ACK of only the old window may still
+    /// echo a mark from it). 0 before any.
     ecn_recover: u32,
     /// The window was reduced (`tcp.ecn`): the next new segment carries CWR (§6.1.2).
     cwr_pending: bool,
@@ -530,7 +532,7 @@ impl TcpSender {
             ssthresh
         };
         self.s.cwnd = self.s.ssthresh.min(self.s.cwnd);
-        self.ecn_recover = self.s.high_tx;
+        self.ecn_recover = self.s.high_tx + 1;
         self.cwr_pending = true;
         self.counters.ecn_reductions += 1;
     }
