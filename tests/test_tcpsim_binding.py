@@ -552,6 +552,14 @@ def test_ecn_counters_come_the_same_with_columns_and_a_marking_queue_reports_its
     assert list(columns["flows"])[-2:] == ["ecn_marks_received", "cwnd_reductions_ecn"]
     back = tcpsim.to_records(columns)
     assert _bits(_without_stats(back)) == _bits(_without_stats(records))
+    # A flow without ECN (and a UDP one) has no ECN keys in the records, None in the columns.
+    mixed = copy.deepcopy(MIXED)
+    mixed["flows"][0]["tcp"] = {"ecn": True}
+    records = tcpsim.run(mixed)
+    assert ["ecn_marks_received" in flow for flow in records["flows"]] == [True, False, False]
+    columns = tcpsim.run(mixed, columns=True)
+    assert columns["flows"]["cwnd_reductions_ecn"][1:] == [None, None]
+    assert _bits(_without_stats(tcpsim.to_records(columns))) == _bits(_without_stats(records))
 
 
 def test_trace_series_are_numpy_arrays_nan_where_the_records_have_none():

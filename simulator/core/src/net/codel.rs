@@ -253,6 +253,37 @@ pub(super) mod tests {
     }
 
     #[test]
+    fn with_ecn_codel_marks_ect_packets_where_it_would_drop_them_and_sends_them() {
+        // A standing 20 ms queue for a second: the same decisions, as marks on ECT packets.
+        let run = |ecn: bool, bits: u8| {
+            let (params, mut vars) = (CoDelParams::default().with_ecn(ecn), CoDelVars::default());
+            let mut drops = Drops::default();
+            let (mut t, mut marked) = (100 * MS, 0);
+            while t < 1_100 * MS {
+                let mut head = item(0, 1000, t - 20 * MS);
+                head.packet.ecn = bits;
+                let sent = vars.dequeue(&params, t, || Some((head, 100_000)), &mut drops).unwrap();
+                marked += sent.packet.has(crate::packet::ecn::CE) as u64;
+                t += MS / 10;
+            }
+            (drops.aqm, drops.marks, marked)
+        };
+        let ect = crate::packet::ecn::ECT0;
+        let (dropped, _, _) = run(false, ect);
+        assert!(dropped > 5, "{dropped}");
+        assert_eq!(
+            run(true, ect),
+            (0, dropped, dropped),
+            "every drop became a mark on a packet sent"
+        );
+        assert_eq!(
+            run(true, 0),
+            (dropped, 0, 0),
+            "a packet that is not ECN-capable is dropped"
+        );
+    }
+
+    #[test]
     fn no_packet_is_dropped_while_the_sojourn_time_stays_below_target() {
         let drops = serve((10 * MS, 5_000 * MS, MS / 10), |_| 4 * MS + 999_999);
         assert!(drops.is_empty(), "{drops:?}");

@@ -231,6 +231,37 @@ mod tests {
     }
 
     #[test]
+    fn with_ecn_pie_marks_ect_packets_while_the_drop_probability_is_at_most_ten_percent() {
+        // The burst allowance spent, a long queue and 30 ms of delay: early drops are due.
+        let arrivals = |drop_prob: f64, bits: u8| {
+            let mut q = Pie::new(
+                PieParams {
+                    ecn: true,
+                    ..PieParams::rfc8033(100_000)
+                },
+                SimRng::new(1, StreamId::LinkQueue(0)),
+            );
+            (q.burst_allowance, q.qdelay_old, q.next_update) = (0, 30 * MS, SimTime::MAX);
+            q.queue.extend((0..10).map(|_| item(0, 1000, 0)));
+            q.drop_prob = drop_prob;
+            let mut drops = Drops::default();
+            for _ in 0..10_000 {
+                let mut arrival = item(0, 1000, 0);
+                arrival.packet.ecn = bits;
+                q.enqueue(arrival, &mut drops);
+            }
+            (drops.aqm, drops.marks)
+        };
+        let ect = crate::packet::ecn::ECT0;
+        let (aqm, marks) = arrivals(0.05, ect);
+        assert!(aqm == 0 && marks > 300, "{aqm} drops, {marks} marks");
+        let (aqm, marks) = arrivals(0.05, 0);
+        assert!(aqm > 300 && marks == 0, "not ECN-capable: {aqm} drops, {marks} marks");
+        let (aqm, marks) = arrivals(0.3, ect);
+        assert!(aqm > 2_000 && marks == 0, "above 10 %: {aqm} drops, {marks} marks");
+    }
+
+    #[test]
     fn the_drop_probability_rises_while_the_delay_is_above_target_and_falls_back_to_zero_after() {
         let mut q = pie();
         let mut last = 0.0;
