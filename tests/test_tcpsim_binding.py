@@ -534,6 +534,34 @@ def test_a_links_drops_by_reason_under_an_aqm_come_the_same_with_columns_and_sta
     assert _bits(_without_stats(back)) == _bits(_without_stats(records))
 
 
+def test_ecn_counters_come_the_same_with_columns_and_a_marking_queue_reports_its_marks():
+    ecn = copy.deepcopy(MIXED)
+    ecn["topology"]["dumbbell"]["bottleneck"]["queue"] = {
+        "type": "codel",
+        "target_ms": 1,
+        "interval_ms": 10,
+        "ecn": True,
+    }
+    ecn["flows"] = [{**flow, "tcp": {"ecn": True}} for flow in ecn["flows"] if flow.get("type") != "udp"]
+    records = tcpsim.run(ecn)
+    bottleneck = records["links"][0]
+    assert bottleneck["ecn_marks"] > 0
+    assert sum(flow["ecn_marks_received"] for flow in records["flows"]) > 0
+    assert all(flow["cwnd_reductions_ecn"] >= 0 for flow in records["flows"])
+    columns = tcpsim.run(ecn, columns=True)
+    assert list(columns["flows"])[-2:] == ["ecn_marks_received", "cwnd_reductions_ecn"]
+    back = tcpsim.to_records(columns)
+    assert _bits(_without_stats(back)) == _bits(_without_stats(records))
+    # A flow without ECN (and a UDP one) has no ECN keys in the records, None in the columns.
+    mixed = copy.deepcopy(MIXED)
+    mixed["flows"][0]["tcp"] = {"ecn": True}
+    records = tcpsim.run(mixed)
+    assert ["ecn_marks_received" in flow for flow in records["flows"]] == [True, False, False]
+    columns = tcpsim.run(mixed, columns=True)
+    assert columns["flows"]["cwnd_reductions_ecn"][1:] == [None, None]
+    assert _bits(_without_stats(tcpsim.to_records(columns))) == _bits(_without_stats(records))
+
+
 def test_trace_series_are_numpy_arrays_nan_where_the_records_have_none():
     records = tcpsim.run(MIXED)
     traces = tcpsim.run(MIXED, columns=True)["traces"]

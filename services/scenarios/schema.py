@@ -219,6 +219,9 @@ class RedQueue(_Model):
     """Gentle RED: the drop probability rises from max_p to 1 between max_th and 2 * max_th."""
     mean_pkt_bytes: Annotated[U32, Field(ge=1)] = 1000
     """Typical packet size in bytes, used to age the average across idle periods (F&J §4)."""
+    ecn: bool = False
+    """RFC 3168 §5: an early drop of an ECN-capable packet becomes a CE mark (gentle region
+    included, as ns-2); a full buffer or an average past max_th (2 * max_th when gentle) drops."""
 
 
 AqmMillis = Annotated[float, Field(ge=1e-3, le=1.0e6)]
@@ -236,6 +239,8 @@ class CodelQueue(_Model):
     """Acceptable standing queueing delay (RFC 8289 §4.3)."""
     interval_ms: AqmMillis = 100.0
     """How long the delay must stay above target before a drop (§4.2)."""
+    ecn: bool = False
+    """Mark ECN-capable packets CE instead of dropping them at dequeue (RFC 8289, Linux's `ecn`)."""
 
 
 class PieQueue(_Model):
@@ -257,6 +262,9 @@ class PieQueue(_Model):
     """MAX_BURST: how long a burst passes without early drops after a calm spell (§4.4)."""
     derandomize: bool = False
     """§5.4's derandomization of the drops."""
+    ecn: bool = False
+    """RFC 8033 §5.1: an early drop of an ECN-capable packet becomes a CE mark while the drop
+    probability is at most 10 %."""
 
 
 class FqCodelQueue(_Model):
@@ -274,6 +282,9 @@ class FqCodelQueue(_Model):
     """Each queue's CoDel target (§5.2.2)."""
     interval_ms: AqmMillis = 100.0
     """Each queue's CoDel interval (§5.2.1)."""
+    ecn: bool = True
+    """Each queue's CoDel marks ECN-capable packets instead of dropping them: on by default, as
+    RFC 8290 §5.2.7 and Linux have it (a flow without `tcp.ecn` sends none)."""
 
 
 QueueSpec = Annotated[DroptailQueue | RedQueue | CodelQueue | PieQueue | FqCodelQueue, Field(discriminator="type")]
@@ -638,6 +649,10 @@ class TcpConfig(_Model):
     """HyStart++ (RFC 9406) for the first slow start of the variants that slow-start by RFC 5681
     (`{}` for the RFC's constants); absent, slow start runs to the first loss. The `linux` profile
     sets Linux's way."""
+    ecn: bool = False
+    """ECN (RFC 3168): new data segments are ECT(0), the receiver echoes CE marks with ECE until
+    CWR, the sender halves its window on ECE (the variant's loss reduction, no retransmission)
+    at most once per window of data."""
     limited_transmit: bool = False
     """RFC 3042: send one new segment on each of the first two duplicate ACKs."""
     limited_transmit_after_timeout: bool = False

@@ -72,6 +72,7 @@ HAND_WRITTEN: list[dict[str, Any]] = [
                         "weight": 0.01,
                         "gentle": False,
                         "mean_pkt_bytes": 500,
+                        "ecn": True,
                     },
                     "loss": {"type": "uniform", "rate": 0.001},
                     "reverse_loss": {
@@ -123,6 +124,7 @@ HAND_WRITTEN: list[dict[str, Any]] = [
                         "css_rounds": 4,
                         "min_window_pkts": 8,
                     },
+                    "ecn": True,
                     "limited_transmit": True,
                     "profile": "linux",
                     "limited_transmit_after_timeout": True,
@@ -228,7 +230,7 @@ HAND_WRITTEN: list[dict[str, Any]] = [
                         "to": "r",
                         "rate_mbps": 100,
                         "delay_ms": 1,
-                        "queue": {"type": "codel", "limit_pkts": 500, "target_ms": 2.5, "interval_ms": 50},
+                        "queue": {"type": "codel", "limit_pkts": 500, "target_ms": 2.5, "interval_ms": 50, "ecn": True},
                     },
                     {
                         "from": "r",
@@ -244,6 +246,7 @@ HAND_WRITTEN: list[dict[str, Any]] = [
                             "beta": 0.625,
                             "max_burst_ms": 100,
                             "derandomize": True,
+                            "ecn": True,
                         },
                     },
                     {
@@ -258,6 +261,7 @@ HAND_WRITTEN: list[dict[str, Any]] = [
                             "quantum_bytes": 300,
                             "target_ms": 10,
                             "interval_ms": 200,
+                            "ecn": False,
                         },
                     },
                 ],

@@ -87,6 +87,12 @@ pub struct FlowResult {
     /// Transfers completed over the whole run and their mean response time.
     pub downloads: u64,
     pub download_time_s: Option<f64>,
+    /// With `tcp.ecn` only (absent otherwise): CE-marked data segments that reached the
+    /// receiver, and the sender's window reductions for ECE (at most one per window of data).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ecn_marks_received: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cwnd_reductions_ecn: Option<u64>,
 }
 
 #[derive(Clone, Debug, Serialize, PartialEq)]
@@ -114,6 +120,9 @@ pub struct LinkResult {
     pub overflow_drops: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub aqm_drops: Option<u64>,
+    /// Packets the queue marked CE instead of dropping: only on a queue with `ecn`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ecn_marks: Option<u64>,
 }
 
 #[derive(Clone, Debug, Serialize, PartialEq)]
@@ -190,6 +199,8 @@ pub struct FlowInputs<'a> {
     pub sender: Option<SenderCounters>,
     pub flow: FlowCounters,
     pub downloads: crate::traffic::Downloads,
+    /// With `tcp.ecn`: (CE-marked segments received, window reductions for ECE).
+    pub ecn: Option<(u64, u64)>,
 }
 
 fn ratio(a: f64, b: f64) -> Option<f64> {
@@ -237,6 +248,8 @@ pub fn flow_result(i: FlowInputs, window_s: f64) -> FlowResult {
         mean_rto_s: ratio(s.rto_sum_ns as f64, s.rto_samples as f64).map(|ns| ns / 1e9),
         downloads: i.downloads.count,
         download_time_s: ratio(i.downloads.total_s, i.downloads.count as f64),
+        ecn_marks_received: i.ecn.map(|(marks, _)| marks),
+        cwnd_reductions_ecn: i.ecn.map(|(_, reductions)| reductions),
     }
 }
 
@@ -246,7 +259,8 @@ pub fn link_result(
     rate_bps: u64,
     c: &LinkCounters,
     delays: QueueDelays,
-    drops_by_reason: Option<(u64, u64)>,
+    // What only some queues report: drops by reason (scheduled ones), CE marks (with `ecn`).
+    (drops_by_reason, ecn_marks): (Option<(u64, u64)>, Option<u64>),
     window: SimTime,
 ) -> LinkResult {
     let window_s = to_secs(window);
@@ -266,6 +280,7 @@ pub fn link_result(
         p99_queue_delay_s: delays.p99_s,
         overflow_drops: drops_by_reason.map(|(overflow, _)| overflow),
         aqm_drops: drops_by_reason.map(|(_, aqm)| aqm),
+        ecn_marks,
     }
 }
 
@@ -327,6 +342,7 @@ mod tests {
                 sender: None,
                 flow: FlowCounters::default(),
                 downloads: Default::default(),
+                ecn: None,
             },
             1.0,
         );

@@ -21,6 +21,20 @@ pub const MAX_SACK_BLOCKS: usize = 3;
 /// Half-open range of segment numbers [start, end).
 pub type SeqRange = (u32, u32);
 
+/// ECN bits of a packet (RFC 3168), in `Packet::ecn`: the IP codepoint of a data segment
+/// (Not-ECT is none of them; CE is kept beside ECT so a marked packet stays ECN-capable at
+/// the next queue, as the codepoint 11 does) and the TCP header's ECE and CWR flags.
+pub mod ecn {
+    /// ECT(0): the sender is ECN-capable (§5); a queue may mark it instead of dropping it.
+    pub const ECT0: u8 = 1;
+    /// CE: a queue marked it, congestion experienced (§5).
+    pub const CE: u8 = 2;
+    /// ECE on an ACK: the receiver saw CE and echoes it until it sees CWR (§6.1.3).
+    pub const ECE: u8 = 4;
+    /// CWR on a data segment: the sender reduced its window (§6.1.2).
+    pub const CWR: u8 = 8;
+}
+
 #[derive(Clone, Copy, Debug)]
 pub struct Packet {
     pub flow: u32,
@@ -36,6 +50,8 @@ pub struct Packet {
     /// Data: when this transmission left the sender. Ack: echo of the segment that caused it.
     pub timestamp: SimTime,
     pub retransmission: bool,
+    /// `ecn` bits: one byte that fits in the padding (a packet stays 56 bytes).
+    pub ecn: u8,
     pub sack_len: u8,
     pub sack: [SeqRange; MAX_SACK_BLOCKS],
 }
@@ -51,6 +67,7 @@ impl Packet {
             size,
             timestamp: now,
             retransmission: false,
+            ecn: 0,
             sack_len: 0,
             sack: [(0, 0); MAX_SACK_BLOCKS],
         }
@@ -60,8 +77,47 @@ impl Packet {
         &self.sack[..self.sack_len as usize]
     }
 
+    pub fn has(&self, bits: u8) -> bool {
+        self.ecn & bits != 0
+    }
+
+    /// ECT(0) or CE: a queue may mark it instead of dropping it.
+    pub fn ecn_capable(&self) -> bool {
+        self.has(ecn::ECT0 | ecn::CE)
+    }
+
+    /// A queue marks CE (RFC 3168 §5) where it would drop: true if the packet is ECN-capable
+    /// (and now marked), false if it must be dropped instead.
+    pub fn mark_ce(&mut self) -> bool {
+        let capable = self.ecn_capable();
+        if capable {
+            self.ecn |= ecn::CE;
+        }
+        capable
+    }
+
     /// Direction of travel: data and datagrams go forward along the flow's path.
     pub fn forward(&self) -> bool {
         matches!(self.kind, PacketKind::Data | PacketKind::Datagram)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_ecn_byte_keeps_a_packet_at_56_bytes() {
+        // Packets are copied into every link they cross: the ECN bits took padding, not space.
+        assert_eq!(std::mem::size_of::<Packet>(), 56);
+    }
+
+    #[test]
+    fn only_an_ecn_capable_packet_can_be_marked() {
+        let mut p = Packet::new(0, PacketKind::Data, 0, 0, 1040, 0);
+        assert!(!p.mark_ce() && !p.has(ecn::CE));
+        p.ecn = ecn::ECT0;
+        assert!(p.mark_ce() && p.has(ecn::CE));
+        assert!(p.mark_ce(), "a CE packet stays ECN-capable at the next queue");
     }
 }

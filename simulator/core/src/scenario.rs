@@ -150,6 +150,11 @@ pub enum QueueSpec {
         /// Typical packet size, used to age the average across idle periods (F&J §4).
         #[serde(default = "default_red_mean_pkt")]
         mean_pkt_bytes: u32,
+        /// RFC 3168 §5: an early drop becomes a CE mark for an ECN-capable packet, in the
+        /// gentle region too (as ns-2's `setbit`); a full queue, or an average past max_th
+        /// (2·max_th when gentle), still drops.
+        #[serde(default)]
+        ecn: bool,
     },
     /// CoDel, RFC 8289: drops at dequeue once the sojourn time has stayed above `target_ms` for
     /// `interval_ms`, then interval/√count apart (`net/codel.rs`).
@@ -163,6 +168,10 @@ pub enum QueueSpec {
         /// RFC 8289 §4.2.
         #[serde(default = "default_codel_interval_ms")]
         interval_ms: f64,
+        /// Mark ECN-capable packets CE instead of dropping them at dequeue (RFC 8289 §5, Linux's
+        /// `ecn`); overflow still drops.
+        #[serde(default)]
+        ecn: bool,
     },
     /// PIE, RFC 8033: early drops at enqueue with a probability a PI controller updates every
     /// `t_update_ms` from the queueing delay (`net/pie.rs`).
@@ -188,6 +197,10 @@ pub enum QueueSpec {
         /// §5.4's derandomization (off, as ns-3 and Linux).
         #[serde(default)]
         derandomize: bool,
+        /// RFC 8033 §5.1: an early drop becomes a CE mark for an ECN-capable packet while the
+        /// drop probability is below 10 %.
+        #[serde(default)]
+        ecn: bool,
     },
     /// FQ-CoDel, RFC 8290: per-flow queues under CoDel, deficit round robin (`net/fq_codel.rs`).
     FqCodel {
@@ -206,6 +219,10 @@ pub enum QueueSpec {
         /// §5.2.1.
         #[serde(default = "default_codel_interval_ms")]
         interval_ms: f64,
+        /// Each queue's CoDel marks ECN-capable packets instead of dropping them: on by default,
+        /// as RFC 8290 §5.2.7 (and Linux) have it; a flow without `tcp.ecn` sends none.
+        #[serde(default = "default_true")]
+        ecn: bool,
     },
 }
 
@@ -495,6 +512,10 @@ pub struct TcpConfig {
     /// (`cc/hystart.rs`); absent, slow start runs until the first loss.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub hystart: Option<crate::cc::HystartParams>,
+    /// ECN, RFC 3168: new data segments go out ECT(0), the receiver echoes CE marks with ECE
+    /// until CWR, and the sender reduces its window once per window of data on ECE, as for a
+    /// loss but without a retransmission (`tcp/sender.rs`, `CongestionControl::on_ecn_echo`).
+    pub ecn: bool,
     /// RFC 3042: send one new segment on each of the first two duplicate ACKs.
     pub limited_transmit: bool,
     /// Limited transmit also while go-back-N resends after a timeout, where each of the first
@@ -547,6 +568,7 @@ impl Default for TcpConfig {
             rtt_sampling: RttSampling::PerRtt,
             pacing: None,
             hystart: None,
+            ecn: false,
             limited_transmit: false,
             limited_transmit_after_timeout: false,
             recover_guard: RecoverGuard::AckReachesRecover,
@@ -1019,6 +1041,7 @@ impl QueueSpec {
                 limit_pkts,
                 target_ms,
                 interval_ms,
+                ..
             } => {
                 check_queue_limit(c, path, *limit_pkts);
                 check_queue_time(c, &format!("{path}.target_ms"), *target_ms);
@@ -1049,6 +1072,7 @@ impl QueueSpec {
                 quantum_bytes,
                 target_ms,
                 interval_ms,
+                ..
             } => {
                 check_queue_limit(c, path, *limit_pkts);
                 if !(1..=65_536).contains(flows) {

@@ -380,6 +380,7 @@ impl Simulation {
                 sender.counters = SenderCounters::default();
                 receiver.delivered_bytes = 0;
                 receiver.segments_received = 0;
+                receiver.ce_received = 0;
             }
         }
         for l in &mut self.links {
@@ -415,6 +416,12 @@ impl Simulation {
                         sender,
                         flow: self.flow_counters(f),
                         downloads: f.downloads,
+                        ecn: match &f.ends {
+                            Endpoints::Tcp { sender, receiver } if sender.ecn() => {
+                                Some((receiver.ce_received, sender.counters.ecn_reductions))
+                            }
+                            _ => None,
+                        },
                     },
                     window_s,
                 )
@@ -434,7 +441,7 @@ impl Simulation {
                     l.rate_bps,
                     &l.counters,
                     l.queue_delays(),
-                    l.drops_by_reason(),
+                    (l.drops_by_reason(), l.ecn_marks()),
                     window,
                 )
             })

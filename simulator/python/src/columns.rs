@@ -68,16 +68,21 @@ macro_rules! record {
     }};
 }
 
-/// A slice of structs as a dict of columns (`Cell`s), one per field, in the order listed.
+/// A slice of structs as a dict of columns (`Cell`s), one per field, in the order listed; the
+/// fields after `if any` are options serde leaves out when absent, a column (a list, None
+/// where absent) only when some row has one.
 macro_rules! table {
-    ($py:expr, $rows:expr, $ty:ident { $($field:ident $(as $key:literal)?),* $(,)? }) => {{
+    ($py:expr, $rows:expr, $ty:ident { $($field:ident $(as $key:literal)?),* $(,)? $(; if any $($opt:ident),+ $(,)?)? }) => {{
         let rows: &[$ty] = $rows;
         // Never called: the pattern only makes the list of fields exhaustive.
         let _every_field = |row: &$ty| {
-            let $ty { $($field: _),* } = row;
+            let $ty { $($field: _,)* $($($opt: _),+)? } = row;
         };
         let dict = PyDict::new($py);
         $(dict.set_item(pyo3::intern!($py, key!($field $(, $key)?)), Cell::column($py, rows.iter().map(|row| &row.$field))?)?;)*
+        $($(if rows.iter().any(|row| row.$opt.is_some()) {
+            dict.set_item(pyo3::intern!($py, stringify!($opt)), PyList::new($py, rows.iter().map(|row| row.$opt))?)?;
+        })+)?
         dict
     }};
 }
@@ -209,7 +214,9 @@ fn flow_table<'py>(py: Python<'py>, flows: &[FlowResult]) -> PyResult<Bound<'py,
         mean_rtt_s,
         mean_rto_s,
         downloads,
-        download_time_s,
+        download_time_s;
+        if any ecn_marks_received,
+        cwnd_reductions_ecn,
     }))
 }
 
@@ -307,6 +314,7 @@ pub(crate) fn result(py: Python<'_>, result: RunResult) -> PyResult<Bound<'_, Py
                 p99_queue_delay_s;
                 if some overflow_drops,
                 aqm_drops,
+                ecn_marks,
             }
         ))?;
     }

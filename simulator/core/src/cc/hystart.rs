@@ -193,6 +193,10 @@ impl CongestionControl for HyStart {
         self.inner.ssthresh(s, now)
     }
 
+    fn on_ecn_echo(&mut self, s: &SocketState, now: SimTime) -> f64 {
+        self.inner.on_ecn_echo(s, now)
+    }
+
     fn on_rtt_sample(&mut self, s: &SocketState, rtt: SimTime, now: SimTime) {
         if self.phase != Phase::Done {
             self.round_min = Some(self.round_min.map_or(rtt, |m| m.min(rtt)));

@@ -63,6 +63,14 @@ pub trait CongestionControl: Send {
         (s.window_in_use() / 2.0).max(2.0)
     }
 
+    /// ECE arrived (RFC 3168 §6.1.2; the sender calls this at most once per window of data, and
+    /// not while it repairs a loss): the new slow-start threshold, which the sender also makes
+    /// cwnd, without retransmitting or inflating. By default a loss's (`ssthresh`); DCTCP
+    /// (RFC 8257) scales by its marked fraction here instead.
+    fn on_ecn_echo(&mut self, s: &SocketState, now: SimTime) -> f64 {
+        self.ssthresh(s, now)
+    }
+
     /// Every RTT measurement from an ACK's timestamp echo (delay-based variants use these).
     fn on_rtt_sample(&mut self, _s: &SocketState, _rtt: SimTime, _now: SimTime) {}
 

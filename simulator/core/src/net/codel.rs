@@ -25,6 +25,9 @@ pub struct CoDelParams {
     pub interval: SimTime,
     /// MAXPACKET, bytes (see `MTU_BYTES`).
     pub mtu_bytes: u64,
+    /// Mark ECN-capable packets CE where the control law would drop them (Linux's `ecn`;
+    /// RFC 8289 §5: "drop or mark").
+    pub ecn: bool,
 }
 
 impl CoDelParams {
@@ -33,7 +36,12 @@ impl CoDelParams {
             target,
             interval,
             mtu_bytes: MTU_BYTES,
+            ecn: false,
         }
+    }
+
+    pub fn with_ecn(self, ecn: bool) -> Self {
+        CoDelParams { ecn, ..self }
     }
 }
 
@@ -120,10 +128,16 @@ impl CoDelVars {
             // Drop and take the next while drops are due: a large backlog may call for a drop
             // rate so high that the next one is due already.
             while self.dropping && now >= self.drop_next {
-                if let Some(item) = r.item {
+                self.count += 1;
+                if let Some(item) = &mut r.item {
+                    if drops.mark(&mut item.packet, p.ecn) {
+                        // Marked, not dropped: it is the one sent; the next is due by the
+                        // control law (Linux's codel_dequeue).
+                        self.drop_next = control_law(self.drop_next, self.count, p.interval);
+                        break;
+                    }
                     drops.push(item.packet, DropReason::Aqm);
                 }
-                self.count += 1;
                 r = self.dodequeue(p, now, &mut pop);
                 if r.ok_to_drop {
                     self.drop_next = control_law(self.drop_next, self.count, p.interval);
@@ -132,11 +146,13 @@ impl CoDelVars {
                 }
             }
         } else if r.ok_to_drop {
-            // Above target for an interval: drop and enter the dropping state.
-            if let Some(item) = r.item {
-                drops.push(item.packet, DropReason::Aqm);
+            // Above target for an interval: drop (or mark) and enter the dropping state.
+            if let Some(item) = &mut r.item {
+                if !drops.mark(&mut item.packet, p.ecn) {
+                    drops.push(item.packet, DropReason::Aqm);
+                    r = self.dodequeue(p, now, &mut pop);
+                }
             }
-            r = self.dodequeue(p, now, &mut pop);
             self.dropping = true;
             // Re-entering soon after the last episode: its drop rate is a good start, so count
             // resumes from the drops it took (`now - drop_next` approximates the time since
@@ -234,6 +250,37 @@ pub(super) mod tests {
             t += step;
         }
         times
+    }
+
+    #[test]
+    fn with_ecn_codel_marks_ect_packets_where_it_would_drop_them_and_sends_them() {
+        // A standing 20 ms queue for a second: the same decisions, as marks on ECT packets.
+        let run = |ecn: bool, bits: u8| {
+            let (params, mut vars) = (CoDelParams::default().with_ecn(ecn), CoDelVars::default());
+            let mut drops = Drops::default();
+            let (mut t, mut marked) = (100 * MS, 0);
+            while t < 1_100 * MS {
+                let mut head = item(0, 1000, t - 20 * MS);
+                head.packet.ecn = bits;
+                let sent = vars.dequeue(&params, t, || Some((head, 100_000)), &mut drops).unwrap();
+                marked += sent.packet.has(crate::packet::ecn::CE) as u64;
+                t += MS / 10;
+            }
+            (drops.aqm, drops.marks, marked)
+        };
+        let ect = crate::packet::ecn::ECT0;
+        let (dropped, _, _) = run(false, ect);
+        assert!(dropped > 5, "{dropped}");
+        assert_eq!(
+            run(true, ect),
+            (0, dropped, dropped),
+            "every drop became a mark on a packet sent"
+        );
+        assert_eq!(
+            run(true, 0),
+            (dropped, 0, 0),
+            "a packet that is not ECN-capable is dropped"
+        );
     }
 
     #[test]

@@ -13,7 +13,7 @@
 
 use std::collections::VecDeque;
 
-use super::{Name, NodeId, QueueDiscipline, Queued};
+use super::{Name, NodeId, QueueDiscipline, Queued, Verdict};
 use crate::histogram::DelayHistogram;
 use crate::loss::LossModule;
 use crate::packet::Packet;
@@ -135,8 +135,10 @@ impl Link {
     /// The measurement window opens: counters and delays start again from zero.
     pub fn open_window(&mut self) {
         self.counters = LinkCounters::default();
-        if let QueueDiscipline::Scheduled(s) = &mut self.queue {
-            (s.drops.overflow, s.drops.aqm) = (0, 0);
+        match &mut self.queue {
+            QueueDiscipline::Scheduled(s) => (s.drops.overflow, s.drops.aqm, s.drops.marks) = (0, 0, 0),
+            QueueDiscipline::Red(q) => q.marks = 0,
+            QueueDiscipline::DropTail(_) => {}
         }
         self.waits = None;
         self.pipe_at_open = u32::try_from(self.in_flight.len()).expect("fewer than 2³² packets in one pipe");
@@ -205,15 +207,22 @@ impl Link {
         } else {
             self.fifo_waiting(now)
         };
-        if !self.queue.admit(waiting, idle_since, now) {
-            self.counters.queue_drops += 1;
-            return Admission::DroppedByQueue;
+        let mut packet = *packet;
+        match self.queue.admit(waiting, idle_since, now, packet.ecn_capable()) {
+            Verdict::Accept => {}
+            Verdict::Mark => {
+                packet.mark_ce();
+            }
+            Verdict::Drop => {
+                self.counters.queue_drops += 1;
+                return Admission::DroppedByQueue;
+            }
         }
         let tx_start = self.busy_until.max(now);
         self.busy_until = tx_start + transmission_time(packet.size, self.rate_bps);
         let arrival = self.busy_until + self.delay;
         self.in_flight.push_back(InFlight {
-            packet: *packet,
+            packet,
             tx_start,
             arrival,
         });
@@ -279,6 +288,11 @@ impl Link {
         }
     }
 
+    /// CE marks since the window opened; None unless the queue marks (its `ecn`).
+    pub fn ecn_marks(&self) -> Option<u64> {
+        self.queue.ecn_marks()
+    }
+
     /// A packet's queueing delay: into the mean and (but on a flow's own access links) the
     /// percentiles.
     #[inline]
@@ -329,6 +343,7 @@ mod tests {
             limit_pkts: limit,
             target_ms: 5.0,
             interval_ms: 100.0,
+            ecn: false,
         };
         let rng = crate::rng::SimRng::new(1, crate::rng::StreamId::LinkQueue(0));
         Link::new(

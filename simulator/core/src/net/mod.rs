@@ -53,6 +53,7 @@ impl QueueDiscipline {
                 weight,
                 gentle,
                 mean_pkt_bytes,
+                ecn,
                 ..
             } => {
                 let (min_th, max_th) = spec.red_thresholds();
@@ -64,6 +65,7 @@ impl QueueDiscipline {
                         max_p: *max_p,
                         weight: *weight,
                         gentle: *gentle,
+                        ecn: *ecn,
                         mean_packet_time: transmission_time(*mean_pkt_bytes, rate_bps).max(1),
                     },
                     rng,
@@ -73,10 +75,14 @@ impl QueueDiscipline {
                 limit_pkts,
                 target_ms,
                 interval_ms,
-            } => Self::scheduled(Discipline::CoDel(CoDel::new(
-                *limit_pkts,
-                CoDelParams::new(from_millis(*target_ms), from_millis(*interval_ms)),
-            ))),
+                ecn,
+            } => Self::scheduled(
+                Discipline::CoDel(CoDel::new(
+                    *limit_pkts,
+                    CoDelParams::new(from_millis(*target_ms), from_millis(*interval_ms)).with_ecn(*ecn),
+                )),
+                *ecn,
+            ),
             QueueSpec::Pie {
                 limit_pkts,
                 target_ms,
@@ -85,53 +91,87 @@ impl QueueDiscipline {
                 beta,
                 max_burst_ms,
                 derandomize,
-            } => Self::scheduled(Discipline::Pie(Pie::new(
-                PieParams {
-                    limit: *limit_pkts,
-                    target: from_millis(*target_ms),
-                    t_update: from_millis(*t_update_ms),
-                    alpha: *alpha,
-                    beta: *beta,
-                    max_burst: from_millis(*max_burst_ms),
-                    derandomize: *derandomize,
-                },
-                rng,
-            ))),
+                ecn,
+            } => Self::scheduled(
+                Discipline::Pie(Pie::new(
+                    PieParams {
+                        limit: *limit_pkts,
+                        target: from_millis(*target_ms),
+                        t_update: from_millis(*t_update_ms),
+                        alpha: *alpha,
+                        beta: *beta,
+                        max_burst: from_millis(*max_burst_ms),
+                        derandomize: *derandomize,
+                        ecn: *ecn,
+                    },
+                    rng,
+                )),
+                *ecn,
+            ),
             QueueSpec::FqCodel {
                 limit_pkts,
                 flows,
                 quantum_bytes,
                 target_ms,
                 interval_ms,
-            } => Self::scheduled(Discipline::FqCoDel(FqCoDel::new(
-                FqCoDelParams {
-                    limit: *limit_pkts,
-                    flows: *flows,
-                    quantum: *quantum_bytes,
-                    codel: CoDelParams::new(from_millis(*target_ms), from_millis(*interval_ms)),
-                },
-                rng,
-            ))),
+                ecn,
+            } => Self::scheduled(
+                Discipline::FqCoDel(FqCoDel::new(
+                    FqCoDelParams {
+                        limit: *limit_pkts,
+                        flows: *flows,
+                        quantum: *quantum_bytes,
+                        codel: CoDelParams::new(from_millis(*target_ms), from_millis(*interval_ms)).with_ecn(*ecn),
+                    },
+                    rng,
+                )),
+                *ecn,
+            ),
         }
     }
 
-    fn scheduled(discipline: Discipline) -> Self {
+    fn scheduled(discipline: Discipline, ecn: bool) -> Self {
         QueueDiscipline::Scheduled(Box::new(Scheduled {
             discipline,
             drops: Drops::default(),
             transmitting: false,
+            ecn,
         }))
     }
 
-    /// `waiting`: packets queued behind the one in service; `idle_since`: when the link went
-    /// idle, if it is idle now.
-    pub fn admit(&mut self, waiting: usize, idle_since: Option<SimTime>, now: SimTime) -> bool {
+    /// CE marks since the window opened; None unless the queue marks (`ecn`).
+    pub fn ecn_marks(&self) -> Option<u64> {
         match self {
-            QueueDiscipline::DropTail(q) => q.admit(waiting),
-            QueueDiscipline::Red(q) => q.admit(waiting, idle_since, now),
+            QueueDiscipline::DropTail(_) => None,
+            QueueDiscipline::Red(q) => q.marks(),
+            QueueDiscipline::Scheduled(s) => s.ecn.then_some(s.drops.marks),
+        }
+    }
+
+    /// `waiting`: packets queued behind the one in service; `idle_since`: when the link went
+    /// idle, if it is idle now; `ect`: the packet is ECN-capable (a RED with `ecn` may mark it).
+    pub fn admit(&mut self, waiting: usize, idle_since: Option<SimTime>, now: SimTime, ect: bool) -> Verdict {
+        match self {
+            QueueDiscipline::DropTail(q) => {
+                if q.admit(waiting) {
+                    Verdict::Accept
+                } else {
+                    Verdict::Drop
+                }
+            }
+            QueueDiscipline::Red(q) => q.admit(waiting, idle_since, now, ect),
             QueueDiscipline::Scheduled(_) => unreachable!("a scheduled discipline takes packets, see `Scheduled`"),
         }
     }
+}
+
+/// What an admission-time discipline (Drop-Tail, RED) does with an arriving packet.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    Accept,
+    /// Accept it marked CE (RFC 3168 §5): it was ECN-capable where the queue would drop it.
+    Mark,
+    Drop,
 }
 
 /// A packet a discipline holds, and when it arrived there: its sojourn time starts then.
@@ -157,6 +197,8 @@ pub struct Drops {
     packets: Vec<Packet>,
     pub overflow: u64,
     pub aqm: u64,
+    /// Packets marked CE instead of dropped (RFC 3168 §5), since the window opened.
+    pub marks: u64,
 }
 
 impl Drops {
@@ -166,6 +208,14 @@ impl Drops {
             DropReason::Overflow => self.overflow += 1,
             DropReason::Aqm => self.aqm += 1,
         }
+    }
+
+    /// Where the discipline would drop `packet` for AQM: with `ecn` and an ECN-capable
+    /// packet, marks it CE and counts the mark (true: keep it); otherwise false (drop it).
+    pub fn mark(&mut self, packet: &mut Packet, ecn: bool) -> bool {
+        let marked = ecn && packet.mark_ce();
+        self.marks += marked as u64;
+        marked
     }
 
     /// The packets dropped since the last call, appended to `out`; how many.
@@ -227,6 +277,8 @@ pub struct Scheduled {
     pub drops: Drops,
     /// A packet is being transmitted (and a `LinkTransmit` event is due when it ends).
     pub transmitting: bool,
+    /// The discipline marks ECN-capable packets instead of dropping them (its `ecn`).
+    ecn: bool,
 }
 
 impl Scheduled {

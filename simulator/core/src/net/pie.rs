@@ -34,6 +34,9 @@ pub struct PieParams {
     pub max_burst: SimTime,
     /// §5.4's derandomization: drops spaced by accumulating the probability.
     pub derandomize: bool,
+    /// §5.1: an early drop of an ECN-capable packet becomes a CE mark while the drop
+    /// probability is at most 10 % (`mark_ecnth`; Linux's `prob <= MAX_PROB / 10`).
+    pub ecn: bool,
 }
 
 impl PieParams {
@@ -47,6 +50,7 @@ impl PieParams {
             beta: 1.25,
             max_burst: 150_000_000,
             derandomize: false,
+            ecn: false,
         }
     }
 }
@@ -174,14 +178,19 @@ impl Pie {
 }
 
 impl Scheduler for Pie {
-    fn enqueue(&mut self, item: Queued, drops: &mut Drops) {
+    fn enqueue(&mut self, mut item: Queued, drops: &mut Drops) {
         self.catch_up(item.since);
         if self.queue.len() >= self.params.limit as usize {
             self.accu_prob = 0.0;
             drops.push(item.packet, DropReason::Overflow);
         } else if self.drop_early() {
             self.accu_prob = 0.0;
-            drops.push(item.packet, DropReason::Aqm);
+            let ecn = self.params.ecn && self.drop_prob <= 0.1;
+            if drops.mark(&mut item.packet, ecn) {
+                self.queue.push_back(item);
+            } else {
+                drops.push(item.packet, DropReason::Aqm);
+            }
         } else {
             self.queue.push_back(item);
         }
@@ -219,6 +228,37 @@ mod tests {
             None => q.queue.push_back(item(0, 1000, t)),
         }
         q.dequeue(t, &mut drops);
+    }
+
+    #[test]
+    fn with_ecn_pie_marks_ect_packets_while_the_drop_probability_is_at_most_ten_percent() {
+        // The burst allowance spent, a long queue and 30 ms of delay: early drops are due.
+        let arrivals = |drop_prob: f64, bits: u8| {
+            let mut q = Pie::new(
+                PieParams {
+                    ecn: true,
+                    ..PieParams::rfc8033(100_000)
+                },
+                SimRng::new(1, StreamId::LinkQueue(0)),
+            );
+            (q.burst_allowance, q.qdelay_old, q.next_update) = (0, 30 * MS, SimTime::MAX);
+            q.queue.extend((0..10).map(|_| item(0, 1000, 0)));
+            q.drop_prob = drop_prob;
+            let mut drops = Drops::default();
+            for _ in 0..10_000 {
+                let mut arrival = item(0, 1000, 0);
+                arrival.packet.ecn = bits;
+                q.enqueue(arrival, &mut drops);
+            }
+            (drops.aqm, drops.marks)
+        };
+        let ect = crate::packet::ecn::ECT0;
+        let (aqm, marks) = arrivals(0.05, ect);
+        assert!(aqm == 0 && marks > 300, "{aqm} drops, {marks} marks");
+        let (aqm, marks) = arrivals(0.05, 0);
+        assert!(aqm > 300 && marks == 0, "not ECN-capable: {aqm} drops, {marks} marks");
+        let (aqm, marks) = arrivals(0.3, ect);
+        assert!(aqm > 2_000 && marks == 0, "above 10 %: {aqm} drops, {marks} marks");
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! Random Early Detection (Floyd & Jacobson, "Random Early Detection Gateways for Congestion
 //! Avoidance", IEEE/ACM ToN 1993), with the "gentle" extension (Floyd 2000) as ns-2 has it.
 
+use super::Verdict;
 use crate::rng::SimRng;
 use crate::time::SimTime;
 
@@ -13,6 +14,10 @@ pub struct RedParams {
     pub weight: f64,
     /// Between max_th and 2·max_th the drop probability rises linearly from max_p to 1.
     pub gentle: bool,
+    /// RFC 3168 §5: an early drop of an ECN-capable packet becomes a CE mark (ns-2's `setbit`,
+    /// red.cc `drop_early`); forced drops (a full buffer, an average past max_th, or 2·max_th
+    /// when gentle) stay drops, as in ns-2.
+    pub ecn: bool,
     /// Transmission time of a typical packet: how many packets the idle link could have sent.
     pub mean_packet_time: SimTime,
 }
@@ -24,6 +29,8 @@ pub struct Red {
     /// Packets since the last drop while avg is above min_th (-1: below min_th).
     count: i64,
     rng: SimRng,
+    /// CE marks since the window opened (with `ecn`).
+    pub marks: u64,
 }
 
 impl Red {
@@ -33,14 +40,21 @@ impl Red {
             avg: 0.0,
             count: -1,
             rng,
+            marks: 0,
         }
+    }
+
+    /// CE marks since the window opened; None unless the queue marks (`ecn`).
+    pub fn marks(&self) -> Option<u64> {
+        self.params.ecn.then_some(self.marks)
     }
 
     pub fn average(&self) -> f64 {
         self.avg
     }
 
-    pub fn admit(&mut self, waiting: usize, idle_since: Option<SimTime>, now: SimTime) -> bool {
+    /// Whether the packet (`ect`: ECN-capable) is accepted, marked, or dropped.
+    pub fn admit(&mut self, waiting: usize, idle_since: Option<SimTime>, now: SimTime, ect: bool) -> Verdict {
         let p = &self.params;
         // F&J §4: after an idle period, age the average as if m small packets had passed.
         match idle_since {
@@ -52,28 +66,34 @@ impl Red {
         }
         if waiting >= p.limit as usize {
             self.count = 0;
-            return false;
+            return Verdict::Drop;
         }
         let pb = if self.avg < p.min_th {
             self.count = -1;
-            return true;
+            return Verdict::Accept;
         } else if self.avg < p.max_th {
             p.max_p * (self.avg - p.min_th) / (p.max_th - p.min_th)
         } else if p.gentle && self.avg < 2.0 * p.max_th {
             p.max_p + (1.0 - p.max_p) * (self.avg - p.max_th) / p.max_th
         } else {
             self.count = 0;
-            return false;
+            return Verdict::Drop;
         };
         self.count += 1;
         // F&J §4: spread drops evenly: pa = pb / (1 - count·pb).
         let denom = 1.0 - self.count as f64 * pb;
         let pa = if denom <= 0.0 { 1.0 } else { (pb / denom).min(1.0) };
-        if self.rng.chance(pa) {
-            self.count = 0;
-            false
+        if !self.rng.chance(pa) {
+            Verdict::Accept
         } else {
-            true
+            // A mark resets the count as a drop does (ns-2's drop_early).
+            self.count = 0;
+            if p.ecn && ect {
+                self.marks += 1;
+                Verdict::Mark
+            } else {
+                Verdict::Drop
+            }
         }
     }
 }
@@ -83,7 +103,15 @@ mod tests {
     use super::*;
     use crate::rng::StreamId;
 
+    fn admit(q: &mut Red, waiting: usize, idle_since: Option<SimTime>, now: SimTime) -> bool {
+        q.admit(waiting, idle_since, now, false) == Verdict::Accept
+    }
+
     fn red(gentle: bool) -> Red {
+        red_with(gentle, false)
+    }
+
+    fn red_with(gentle: bool, ecn: bool) -> Red {
         Red::new(
             RedParams {
                 limit: 150,
@@ -92,6 +120,7 @@ mod tests {
                 max_p: 0.1,
                 weight: 0.002,
                 gentle,
+                ecn,
                 mean_packet_time: 1000,
             },
             SimRng::new(1, StreamId::LinkQueue(0)),
@@ -101,7 +130,7 @@ mod tests {
     #[test]
     fn below_min_threshold_nothing_is_dropped() {
         let mut q = red(true);
-        assert!((0..10_000).all(|_| q.admit(40, None, 0)));
+        assert!((0..10_000).all(|_| admit(&mut q, 40, None, 0)));
         assert!(q.average() < 50.0);
     }
 
@@ -111,10 +140,10 @@ mod tests {
         // Hold the instantaneous queue at 75: avg converges to 75, pb = 0.05, and the count
         // rule makes inter-drop gaps uniform on [1, 1/pb], so about 2 pb of arrivals drop.
         for _ in 0..20_000 {
-            q.admit(75, None, 0);
+            admit(&mut q, 75, None, 0);
         }
         let n = 100_000;
-        let dropped = (0..n).filter(|_| !q.admit(75, None, 0)).count() as f64 / n as f64;
+        let dropped = (0..n).filter(|_| !admit(&mut q, 75, None, 0)).count() as f64 / n as f64;
         assert!((dropped - 2.0 * 0.05 / (1.0 + 0.05)).abs() < 0.01, "{dropped}");
     }
 
@@ -123,11 +152,11 @@ mod tests {
         let mut gentle = red(true);
         let mut harsh = red(false);
         for _ in 0..20_000 {
-            gentle.admit(120, None, 0);
-            harsh.admit(120, None, 0);
+            admit(&mut gentle, 120, None, 0);
+            admit(&mut harsh, 120, None, 0);
         }
-        let g = (0..1000).filter(|_| !gentle.admit(120, None, 0)).count();
-        let h = (0..1000).filter(|_| !harsh.admit(120, None, 0)).count();
+        let g = (0..1000).filter(|_| !admit(&mut gentle, 120, None, 0)).count();
+        let h = (0..1000).filter(|_| !admit(&mut harsh, 120, None, 0)).count();
         assert_eq!(h, 1000);
         assert!(g > 100 && g < 1000, "{g}");
     }
@@ -136,16 +165,46 @@ mod tests {
     fn the_average_decays_over_an_idle_period() {
         let mut q = red(true);
         for _ in 0..20_000 {
-            q.admit(75, None, 0);
+            admit(&mut q, 75, None, 0);
         }
         let before = q.average();
-        q.admit(0, Some(0), 1_000_000); // idle for 1000 packet times
+        admit(&mut q, 0, Some(0), 1_000_000); // idle for 1000 packet times
         assert!(q.average() < before * 0.2, "{} -> {}", before, q.average());
     }
 
     #[test]
     fn a_full_queue_drops_regardless_of_the_average() {
         let mut q = red(true);
-        assert!(!q.admit(150, None, 0));
+        assert!(!admit(&mut q, 150, None, 0));
+    }
+
+    #[test]
+    fn with_ecn_red_marks_ect_packets_where_it_would_drop_early_and_still_drops_the_others() {
+        let (mut marking, mut dropping) = (red_with(true, true), red_with(true, true));
+        for _ in 0..20_000 {
+            marking.admit(75, None, 0, true);
+            dropping.admit(75, None, 0, false);
+        }
+        let (n, before) = (10_000, marking.marks);
+        let verdicts = |q: &mut Red, ect| (0..n).map(|_| q.admit(75, None, 0, ect)).collect::<Vec<_>>();
+        let (ect, not_ect) = (verdicts(&mut marking, true), verdicts(&mut dropping, false));
+        let count = |v: &[Verdict], x| v.iter().filter(|&&y| y == x).count();
+        // Same seed, same average: the same arrivals are chosen, marked in one queue, dropped in the other.
+        assert_eq!(count(&ect, Verdict::Drop), 0);
+        assert_eq!(count(&not_ect, Verdict::Mark), 0);
+        assert_eq!(count(&ect, Verdict::Mark), count(&not_ect, Verdict::Drop));
+        assert!(count(&ect, Verdict::Mark) > 500, "{}", count(&ect, Verdict::Mark));
+        assert_eq!(marking.marks - before, count(&ect, Verdict::Mark) as u64);
+    }
+
+    #[test]
+    fn with_ecn_a_full_queue_or_an_average_past_the_gentle_region_still_drops_ect_packets() {
+        let mut q = red_with(true, true);
+        assert_eq!(q.admit(150, None, 0, true), Verdict::Drop);
+        let mut past = red_with(false, true);
+        for _ in 0..20_000 {
+            past.admit(120, None, 0, true);
+        }
+        assert_eq!(past.admit(120, None, 0, true), Verdict::Drop, "a forced drop");
     }
 }

@@ -3,7 +3,7 @@
 
 use std::collections::VecDeque;
 
-use crate::packet::{Packet, PacketKind, SeqRange, MAX_SACK_BLOCKS};
+use crate::packet::{ecn, Packet, PacketKind, SeqRange, MAX_SACK_BLOCKS};
 use crate::time::{from_secs, SimTime};
 
 pub struct TcpReceiver {
@@ -34,6 +34,10 @@ pub struct TcpReceiver {
     pub delivered_bytes: u64,
     /// Data segments of the current epoch that arrived, duplicates included.
     pub segments_received: u64,
+    /// RFC 3168 §6.1.3: a CE-marked segment arrived and no CWR since: every ACK carries ECE.
+    ece: bool,
+    /// CE-marked data segments of the current epoch that arrived.
+    pub ce_received: u64,
 }
 
 impl TcpReceiver {
@@ -54,6 +58,8 @@ impl TcpReceiver {
             mss,
             delivered_bytes: 0,
             segments_received: 0,
+            ece: false,
+            ce_received: 0,
         }
     }
 
@@ -65,6 +71,7 @@ impl TcpReceiver {
         self.unacked = 0;
         self.delack_deadline = None;
         self.transfer = transfer;
+        self.ece = false;
     }
 
     pub fn epoch(&self) -> u32 {
@@ -90,6 +97,14 @@ impl TcpReceiver {
         }
         let seq = p.seq;
         self.segments_received += 1;
+        // RFC 3168 §6.1.3: CWR ends the echo, a CE mark (on the same segment too) starts it.
+        if p.has(ecn::CWR) {
+            self.ece = false;
+        }
+        if p.has(ecn::CE) {
+            self.ece = true;
+            self.ce_received += 1;
+        }
         // RFC 7323 §4.3: echo the earliest segment of a delayed-ACK group, or a segment that
         // fills a hole; out-of-order and duplicate arrivals leave the echo alone.
         let fills_hole = seq == self.rcv_nxt && !self.ooo.is_empty();
@@ -163,6 +178,9 @@ impl TcpReceiver {
             now,
         );
         a.timestamp = self.echo;
+        if self.ece {
+            a.ecn = ecn::ECE;
+        }
         if self.sack && !self.ooo.is_empty() {
             let first = self.held_range(trigger);
             let mut n = 0;
@@ -243,6 +261,26 @@ mod tests {
         receive(&mut r, &[2]);
         assert!(r.complete());
         assert_eq!(r.delivered_bytes, 2500);
+    }
+
+    #[test]
+    fn the_receiver_echoes_ece_on_every_ack_from_a_ce_arrival_until_it_receives_cwr() {
+        let mut r = TcpReceiver::new(0, 1000, 40, false, false, 0.1);
+        let with = |seq, bits| Packet { ecn: bits, ..data(seq) };
+        let mut out = Vec::new();
+        for p in [
+            with(0, ecn::ECT0),
+            with(1, ecn::ECT0 | ecn::CE),
+            with(2, ecn::ECT0),
+            with(3, ecn::ECT0),
+            with(4, ecn::ECT0 | ecn::CWR),
+            with(5, ecn::ECT0),
+        ] {
+            r.on_data(&p, 0, &mut out);
+        }
+        let echoed: Vec<bool> = out.iter().map(|a| a.has(ecn::ECE)).collect();
+        assert_eq!(echoed, [false, true, true, true, false, false]);
+        assert_eq!(r.ce_received, 1);
     }
 
     #[test]

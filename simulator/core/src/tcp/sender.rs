@@ -13,7 +13,7 @@ use super::rto::RtoEstimator;
 use super::scoreboard::Scoreboard;
 use super::socket::{CaState, SocketState};
 use crate::cc::{self, CongestionControl};
-use crate::packet::{Packet, PacketKind};
+use crate::packet::{ecn, Packet, PacketKind};
 use crate::scenario::{RecoverGuard, RepeatedTimeoutSsthresh, RttSampling, SackRecovery, TcpConfig};
 use crate::time::{from_secs, to_secs, SimTime};
 
@@ -38,6 +38,8 @@ pub struct SenderCounters {
     /// The retransmit timer's value, sampled at every RTO update (once per round trip).
     pub rto_sum_ns: u128,
     pub rto_samples: u64,
+    /// Window reductions in answer to ECE (`tcp.ecn`), at most one per window of data.
+    pub ecn_reductions: u64,
 }
 
 pub struct TcpSender {
@@ -56,6 +58,13 @@ pub struct TcpSender {
     dupacks: u32,
     /// RFC 6582 "recover": high_tx when the last recovery or timeout began.
     recover: Option<u32>,
+    /// After a reduction for ECE, the cumulative ACK that covers the first segment sent after
+    /// it (high_tx + 1, the one carrying CWR): no other reduction before snd_una reaches it
+    /// (RFC 3168 §6.1.2's once per window of data; an ACK of only the old window may still
+    /// echo a mark from it). 0 before any.
+    ecn_recover: u32,
+    /// The window was reduced (`tcp.ecn`): the next new segment carries CWR (§6.1.2).
+    cwr_pending: bool,
     /// The reduced window before `integer_ssthresh` rounds it: ns-2's `halfwin`.
     pub(in crate::tcp) halved_window: f64,
     /// Partial ACKs in the current recovery.
@@ -103,6 +112,8 @@ impl TcpSender {
             rto: RtoEstimator::new(&cfg),
             dupacks: 0,
             recover: None,
+            ecn_recover: 0,
+            cwr_pending: false,
             partial_acks: 0,
             halved_window: 0.0,
             recovery_start: 0,
@@ -133,6 +144,11 @@ impl TcpSender {
     /// The variant's name, as the scenario gave it (every variant reports its own).
     pub fn variant(&self) -> &'static str {
         self.cc.name()
+    }
+
+    /// The flow runs ECN (`tcp.ecn`).
+    pub fn ecn(&self) -> bool {
+        self.cfg.ecn
     }
 
     pub fn sack_enabled(&self) -> bool {
@@ -172,6 +188,8 @@ impl TcpSender {
             self.rto = RtoEstimator::new(&self.cfg);
             self.dupacks = 0;
             self.recover = None;
+            self.ecn_recover = 0;
+            self.cwr_pending = false;
             self.timed = None;
             self.rto_deadline = None;
             self.board.reset(0);
@@ -267,6 +285,15 @@ impl TcpSender {
             self.timed = None;
         } else {
             self.s.high_tx = seq + 1;
+            if self.cfg.ecn {
+                // RFC 3168 §6.1.5: new data is ECT(0), a retransmission Not-ECT; CWR rides on
+                // the first new segment after a reduction (§6.1.2).
+                p.ecn = ecn::ECT0;
+                if self.cwr_pending {
+                    p.ecn |= ecn::CWR;
+                    self.cwr_pending = false;
+                }
+            }
             if self.timed.is_none() && self.cfg.rtt_sampling == RttSampling::PerRtt {
                 self.timed = Some((seq, now));
             }
@@ -398,6 +425,9 @@ impl TcpSender {
         if self.with_recovery(|r, tx| r.after_ack(tx)) {
             self.enter_fast_retransmit(now, out);
         }
+        if self.cfg.ecn && ack.has(ecn::ECE) {
+            self.on_ecn_echo(now);
+        }
         if let Some(mut rs) = sample {
             rs.in_flight = match self.s.ca_state {
                 // RFC 6675 SetPipe: holes taken as lost are not in flight (Linux's
@@ -485,10 +515,37 @@ impl TcpSender {
         }
     }
 
+    /// ECE on an ACK (`tcp.ecn`), RFC 3168 §6.1.2: as for a loss but without a retransmission —
+    /// ssthresh from the variant (`on_ecn_echo`), cwnd = ssthresh, no fast-recovery inflation
+    /// — at most once per window of data, and not while a loss is repaired (that reduction
+    /// stands for the window). The next new segment carries CWR.
+    fn on_ecn_echo(&mut self, now: SimTime) {
+        let open = matches!(self.s.ca_state, CaState::Open | CaState::Disorder);
+        if !open || self.s.snd_una < self.ecn_recover {
+            return;
+        }
+        let ssthresh = self.cc.on_ecn_echo(&self.s, now);
+        self.halved_window = ssthresh;
+        self.s.ssthresh = if self.cfg.integer_ssthresh {
+            ssthresh.floor()
+        } else {
+            ssthresh
+        };
+        self.s.cwnd = self.s.ssthresh.min(self.s.cwnd);
+        self.ecn_recover = self.s.high_tx + 1;
+        self.cwr_pending = true;
+        self.counters.ecn_reductions += 1;
+    }
+
     /// The loss is detected: ssthresh and `recover` for the episode, then the recovery's own
-    /// entry.
+    /// entry. A loss in a window already reduced for ECE keeps that ssthresh (RFC 3168 §6.1.2:
+    /// ssthresh is not reduced twice within a round trip), and with `tcp.ecn` the next new
+    /// segment carries CWR, as Linux sends it after any reduction (`tcp_init_cwnd_reduction`).
     fn enter_fast_retransmit(&mut self, now: SimTime, out: &mut Vec<Packet>) {
-        self.s.ssthresh = self.reduced_ssthresh(now);
+        if self.s.snd_una >= self.ecn_recover {
+            self.s.ssthresh = self.reduced_ssthresh(now);
+        }
+        self.cwr_pending = self.cfg.ecn;
         self.recover = Some(self.s.high_tx);
         self.counters.fast_retransmits += 1;
         self.partial_acks = 0;
@@ -512,6 +569,7 @@ impl TcpSender {
             self.s.ssthresh = self.reduced_ssthresh(now);
         }
         self.s.cwnd = 1.0;
+        self.cwr_pending = self.cfg.ecn;
         self.s.ca_state = CaState::Loss;
         self.recover = Some(self.s.high_tx);
         self.dupacks = 0;
@@ -672,5 +730,84 @@ mod tests {
         let (mut s, mut out) = sender("reno");
         s.on_ack(&Packet { epoch: 7, ..ack(5, 0) }, 10, &mut out);
         assert_eq!(s.s.snd_una, 0);
+    }
+
+    fn ecn_sender(variant: &str) -> (TcpSender, Vec<Packet>) {
+        let cfg = TcpConfig {
+            initial_cwnd_pkts: 10.0,
+            ecn: true,
+            ..TcpConfig::default()
+        };
+        let mut s = TcpSender::new(0, variant, cfg.into());
+        let mut out = Vec::new();
+        s.start(None, 0, 0, &mut out);
+        (s, out)
+    }
+
+    fn ece(seq: u32) -> Packet {
+        Packet {
+            ecn: ecn::ECE,
+            ..ack(seq, 0)
+        }
+    }
+
+    #[test]
+    fn the_sender_reduces_once_per_window_of_data_however_many_eces_arrive() {
+        let (mut s, mut out) = ecn_sender("newreno-sbs");
+        out.clear();
+        // Every ACK of the first window echoes CE. The first grows the window to 11 in slow
+        // start, then halves it, cwnd = ssthresh, no inflation; the others change nothing.
+        s.on_ack(&ece(1), 1000, &mut out);
+        assert_eq!((s.s.ssthresh, s.s.cwnd), (5.5, 5.5));
+        for seq in 2..=5 {
+            s.on_ack(&ece(seq), 1000, &mut out);
+        }
+        assert_eq!((s.counters.ecn_reductions, s.s.ssthresh), (1, 5.5));
+        assert_eq!((s.counters.retransmits, s.counters.fast_retransmits), (0, 0));
+        // The first new segment after the reduction carries CWR, and only it.
+        let cwr: Vec<bool> = out.iter().map(|p| p.has(ecn::CWR)).collect();
+        assert!(cwr[0] && !cwr[1..].iter().any(|&c| c), "{cwr:?}");
+        // Once the window in flight at the reduction is acknowledged, an ECE reduces again.
+        let high = s.ecn_recover;
+        s.on_ack(&ece(high - 1), 2000, &mut out);
+        assert_eq!(s.counters.ecn_reductions, 1);
+        s.on_ack(&ece(high), 3000, &mut out);
+        assert_eq!(s.counters.ecn_reductions, 2);
+    }
+
+    #[test]
+    fn with_ecn_new_data_is_ect_and_retransmissions_are_not() {
+        let (mut s, mut out) = ecn_sender("reno");
+        assert!(out.iter().all(|p| p.has(ecn::ECT0)));
+        out.clear();
+        for _ in 0..3 {
+            s.on_ack(&ack(0, 0), 1000, &mut out);
+        }
+        assert!(out[0].retransmission && !out[0].ecn_capable());
+        let (_, plain) = sender("reno");
+        assert!(plain.iter().all(|p| p.ecn == 0), "ECN is off by default");
+    }
+
+    #[test]
+    fn an_ece_during_fast_recovery_does_not_reduce_the_window_again() {
+        let (mut s, mut out) = ecn_sender("newreno-sbs");
+        for _ in 0..3 {
+            s.on_ack(&ack(0, 0), 1000, &mut out);
+        }
+        let (ssthresh, cwnd) = (s.s.ssthresh, s.s.cwnd);
+        s.on_ack(
+            &Packet {
+                ecn: ecn::ECE,
+                ..ack(0, 0)
+            },
+            1000,
+            &mut out,
+        );
+        assert_eq!(s.counters.ecn_reductions, 0);
+        assert_eq!(
+            (s.s.ssthresh, s.s.cwnd),
+            (ssthresh, cwnd + 1.0),
+            "only the usual inflation"
+        );
     }
 }

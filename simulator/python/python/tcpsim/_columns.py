@@ -27,10 +27,18 @@ def _values(column: Any) -> Any:
     return values
 
 
+_ABSENT_WHEN_NONE = frozenset({"ecn_marks_received", "cwnd_reductions_ecn"})
+"""Flow keys the records leave out where a flow has none (only flows with ``tcp.ecn`` have
+them): their column, present when any flow has them, is a list with ``None`` for the others."""
+
+
 def _rows(table: Mapping[str, Any]) -> list[dict[str, Any]]:
     keys = list(table)
     columns = [_values(table[k]) for k in keys]
-    return [dict(zip(keys, row, strict=True)) for row in zip(*columns, strict=True)]
+    return [
+        {k: v for k, v in zip(keys, row, strict=True) if v is not None or k not in _ABSENT_WHEN_NONE}
+        for row in zip(*columns, strict=True)
+    ]
 
 
 def _traces(traces: Mapping[str, Any]) -> dict[str, Any]:
