@@ -31,6 +31,10 @@ mod ssdr;
 mod tahoe;
 mod vegas;
 
+// ns-3.44's other variants (issue 17).
+mod highspeed;
+mod scalable;
+
 pub use aimd::Aimd;
 pub use bbr::Bbr;
 pub use cubic::Cubic;
@@ -100,6 +104,9 @@ pub const VARIANTS: &[(&str, &str)] = &[
     ("rate-halving", "FACK recovery with cwnd halved gradually, one segment per two ACKs (Mathis et al. draft 1999)"),
     ("ssdr", "Smooth-start and dynamic recovery, sender-only (Wang & Williamson 1998)"),
     ("pseudo-rate", "Vegas with one RTT sample per cycle, exponential increase and direct drop to a window bound (Chen & Chen 1999)"),
+    // ns-3.44's other variants (issue 17).
+    ("highspeed", "HighSpeed TCP: increase a(w) and decrease b(w) grow and shrink with the window above 38 segments (RFC 3649)"),
+    ("scalable", "Scalable TCP: +0.01 segment per ACK and a 1/8 decrease above a legacy window of 50 (Kelly 2003)"),
 ];
 
 /// Builds the named variant, or None for a name not in `VARIANTS`.
@@ -117,6 +124,9 @@ pub fn build(name: &str, cfg: &TcpConfig) -> Option<Box<dyn CongestionControl>> 
         "pseudo-rate" => Box::new(PseudoRate::new()),
         "cubic" => Box::new(Cubic::new(cfg)),
         "bbr" => Box::new(Bbr::new(cfg)),
+        // ns-3.44's other variants (issue 17).
+        "highspeed" => Box::new(highspeed::HighSpeed::new(cfg.sack)),
+        "scalable" => Box::new(scalable::Scalable::new(cfg.sack)),
         _ => return None,
     })
 }
