@@ -32,7 +32,9 @@ mod tahoe;
 mod vegas;
 
 // ns-3.44's other variants (issue 17).
+mod bic;
 mod highspeed;
+mod htcp;
 mod scalable;
 
 pub use aimd::Aimd;
@@ -107,6 +109,8 @@ pub const VARIANTS: &[(&str, &str)] = &[
     // ns-3.44's other variants (issue 17).
     ("highspeed", "HighSpeed TCP: increase a(w) and decrease b(w) grow and shrink with the window above 38 segments (RFC 3649)"),
     ("scalable", "Scalable TCP: +0.01 segment per ACK and a 1/8 decrease above a legacy window of 50 (Kelly 2003)"),
+    ("bic", "BIC: binary search towards the last maximum window, max probing past it, beta 0.8 (Xu, Harfoush & Rhee 2004)"),
+    ("htcp", "H-TCP: increase growing with the time since the last loss, beta = RTTmin/RTTmax in [0.5, 0.8] (Leith & Shorten 2004)"),
 ];
 
 /// Builds the named variant, or None for a name not in `VARIANTS`.
@@ -127,6 +131,8 @@ pub fn build(name: &str, cfg: &TcpConfig) -> Option<Box<dyn CongestionControl>> 
         // ns-3.44's other variants (issue 17).
         "highspeed" => Box::new(highspeed::HighSpeed::new(cfg.sack)),
         "scalable" => Box::new(scalable::Scalable::new(cfg.sack)),
+        "bic" => Box::new(bic::Bic::new(cfg.sack)),
+        "htcp" => Box::new(htcp::Htcp::new(cfg.sack)),
         _ => return None,
     })
 }
