@@ -1058,7 +1058,7 @@ fn with_an_odd_window_ns2_leaves_recovery_with_the_halved_window_not_its_whole_p
 // ---- ns-3.44's other variants (issue 17) ---------------------------------------------------
 
 /// The variants of issue 17, as scenarios name them.
-const NS3_VARIANTS: &[&str] = &["highspeed", "scalable", "bic", "htcp"];
+const NS3_VARIANTS: &[&str] = &["highspeed", "scalable", "bic", "htcp", "hybla", "westwood-plus", "veno"];
 
 /// One drop at a window of about 300 segments (100 Mb/s and 100 ms: a path of 1,200 packets and
 /// a queue that never drops): the run, and the window after the reduction over the one before.
@@ -1150,6 +1150,102 @@ fn with_one_drop_at_a_large_window_htcp_halves_then_grows_as_reno_for_a_second_a
     // Δ from 2 to 2.5 s: α(Δ) = 1 + 10(Δ − 1) + ((Δ − 1)/2)², 11 to 17 segments a round trip.
     let late = growth(&r, at + 2.0, 5.0, 0.1);
     assert!((50.0..85.0).contains(&late), "grew {late:.1} in 5 round trips");
+}
+
+#[test]
+fn at_four_times_the_reference_rtt_hybla_slow_starts_in_two_round_trips_and_regrows_sixteen_segments_a_round_trip() {
+    let (r, ratio) = one_drop_at_a_large_window("hybla");
+    let f = flow(&r);
+    assert_eq!((f.fast_recoveries, f.timeouts, f.retransmits), (1, 0, 1), "{f:?}");
+    assert!((ratio - 0.5).abs() < 0.03, "a loss halves: kept {ratio:.3}");
+    let trace = cwnd_trace(&r);
+    // ρ = 100 ms / 25 ms = 4: 15 segments per ACK in slow start (2 → 300 in about two round
+    // trips where Reno needs seven), ρ² = 16 per round trip in avoidance.
+    let reached = trace.iter().find(|p| p.1 >= 299.0).expect("reaches ssthresh").0;
+    assert!(reached < 0.1 * 3.5, "ssthresh 300 reached at {reached:.2} s");
+    let (at, _) = first_reduction(&trace);
+    let grown = growth(&r, at + 0.3, 5.0, 0.1);
+    assert!((65.0..95.0).contains(&grown), "grew {grown:.1} in 5 round trips");
+}
+
+/// One flow through a 10 Mb/s, 100 ms path (a bandwidth-delay product of 120 packets) with a
+/// 60-packet Drop-Tail buffer, for 30 s: the buffer overflows every cycle.
+fn overflowing(variant: &str) -> RunResult {
+    run(&json!({
+        "duration_s": 30, "seed": 1,
+        "topology": {"dumbbell": {"bottleneck": {"rate_mbps": 10, "delay_ms": 10,
+                                                 "queue": {"type": "droptail", "limit_pkts": 60}}}},
+        "flows": [{"name": "f", "variant": variant, "rtt_ms": 100}],
+        "outputs": {"trace_interval_s": 0.01, "trace": ["cwnd", "ssthresh"]}
+    }))
+}
+
+/// The traced ssthresh values after `from_s`, each once.
+fn ssthresholds_after(r: &RunResult, from_s: f64) -> Vec<f64> {
+    let t = r.traces.as_ref().unwrap();
+    let mut out: Vec<f64> = Vec::new();
+    for (time, th) in t.time_s.iter().zip(t.flows[0].ssthresh.as_ref().unwrap()) {
+        if let Some(th) = th.filter(|_| *time > from_s) {
+            if out.last() != Some(&th) {
+                out.push(th);
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn when_the_buffer_overflows_westwood_plus_sets_ssthresh_to_the_bandwidth_delay_product_where_sack_halves() {
+    // Mascolo et al. 2001 §2: ssthresh = BWE · RTT_min; at the bottleneck's rate that is the
+    // path's 120 packets, where (SACK) Reno's half of 180 (path and buffer) is 90.
+    // The first overflow ends slow start, whose rising rate the filter (a memory of about ten
+    // round trips) has not caught up with: that ssthresh is far lower, and the window climbs
+    // from it for about 20 s. Every later one is the path's.
+    let westwood = ssthresholds_after(&overflowing("westwood-plus"), 0.0);
+    assert!(westwood.len() >= 3, "{westwood:?}");
+    for th in &westwood[1..] {
+        assert!((105.0..=130.0).contains(th), "{westwood:?}");
+    }
+    let sack = ssthresholds_after(&overflowing("sack"), 0.0);
+    assert!(sack[1..].iter().all(|th| (80.0..=95.0).contains(th)), "{sack:?}");
+}
+
+#[test]
+fn with_one_drop_and_no_queue_westwood_plus_keeps_most_of_its_window_where_reno_halves() {
+    // 300 segments on a path of 1,200 (100 Mb/s, 100 ms), the drop 3 s into congestion
+    // avoidance, once the estimate has settled: BWE · RTT_min is about the window itself.
+    let s = long_flow(
+        "westwood-plus",
+        100.0,
+        100.0,
+        8.0,
+        json!({"type": "scheduled", "packets": [10000]}),
+        json!({"initial_ssthresh_pkts": 300}),
+        0.005,
+    );
+    let r = run(&s);
+    let f = flow(&r);
+    assert_eq!((f.fast_recoveries, f.timeouts, f.retransmits), (1, 0, 1), "{f:?}");
+    let (at, peak) = first_reduction(&cwnd_trace(&r));
+    let ratio = min_cwnd_after(&r, at - 0.001) / peak;
+    assert!(
+        ratio > 0.85,
+        "kept {ratio:.3} of {peak:.1}: the loss was not the path's capacity"
+    );
+}
+
+#[test]
+fn veno_keeps_four_fifths_after_a_loss_with_no_queue_and_halves_when_its_packets_fill_the_buffer() {
+    // 300 segments on a path of 1,200: nothing queued, N ≈ 0 < β, a random loss.
+    let (r, ratio) = one_drop_at_a_large_window("veno");
+    assert_eq!(flow(&r).fast_recoveries, 1);
+    assert!((ratio - 0.8).abs() < 0.02, "kept {ratio:.3}");
+    // A 60-packet buffer overflowing: N ≈ 60 ≥ β, congestion.
+    let r = overflowing("veno");
+    let trace = cwnd_trace(&r);
+    let (at, peak) = first_reduction(&trace[(10.0 / 0.01) as usize..]);
+    let ratio = min_cwnd_after(&r, at - 0.001) / peak;
+    assert!((ratio - 0.5).abs() < 0.05, "kept {ratio:.3} of {peak:.1}");
 }
 
 #[test]

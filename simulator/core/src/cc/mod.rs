@@ -35,7 +35,10 @@ mod vegas;
 mod bic;
 mod highspeed;
 mod htcp;
+mod hybla;
 mod scalable;
+mod veno;
+mod westwood;
 
 pub use aimd::Aimd;
 pub use bbr::Bbr;
@@ -111,6 +114,9 @@ pub const VARIANTS: &[(&str, &str)] = &[
     ("scalable", "Scalable TCP: +0.01 segment per ACK and a 1/8 decrease above a legacy window of 50 (Kelly 2003)"),
     ("bic", "BIC: binary search towards the last maximum window, max probing past it, beta 0.8 (Xu, Harfoush & Rhee 2004)"),
     ("htcp", "H-TCP: increase growing with the time since the last loss, beta = RTTmin/RTTmax in [0.5, 0.8] (Leith & Shorten 2004)"),
+    ("hybla", "Hybla: growth scaled by rho = RTT/25 ms (2^rho - 1 per ACK in slow start, rho^2/w after) to match a 25 ms flow (Caini & Firrincieli 2004)"),
+    ("westwood-plus", "Westwood+: ssthresh = bandwidth estimate (per-RTT samples, Tustin filter) x min RTT after a loss (Mascolo et al. 2001)"),
+    ("veno", "Veno: a loss with fewer than 3 packets queued (Vegas's N) keeps 4/5 of the window, else halves (Fu & Liew 2003)"),
 ];
 
 /// Builds the named variant, or None for a name not in `VARIANTS`.
@@ -133,6 +139,9 @@ pub fn build(name: &str, cfg: &TcpConfig) -> Option<Box<dyn CongestionControl>> 
         "scalable" => Box::new(scalable::Scalable::new(cfg.sack)),
         "bic" => Box::new(bic::Bic::new(cfg.sack)),
         "htcp" => Box::new(htcp::Htcp::new(cfg.sack)),
+        "hybla" => Box::new(hybla::Hybla::new(cfg.sack)),
+        "westwood-plus" => Box::new(westwood::Westwood::new(cfg.sack)),
+        "veno" => Box::new(veno::Veno::new(cfg.sack)),
         _ => return None,
     })
 }
