@@ -1058,7 +1058,16 @@ fn with_an_odd_window_ns2_leaves_recovery_with_the_halved_window_not_its_whole_p
 // ---- ns-3.44's other variants (issue 17) ---------------------------------------------------
 
 /// The variants of issue 17, as scenarios name them.
-const NS3_VARIANTS: &[&str] = &["highspeed", "scalable", "bic", "htcp", "hybla", "westwood-plus", "veno"];
+const NS3_VARIANTS: &[&str] = &[
+    "highspeed",
+    "scalable",
+    "bic",
+    "htcp",
+    "hybla",
+    "westwood-plus",
+    "veno",
+    "illinois",
+];
 
 /// One drop at a window of about 300 segments (100 Mb/s and 100 ms: a path of 1,200 packets and
 /// a queue that never drops): the run, and the window after the reduction over the one before.
@@ -1242,6 +1251,26 @@ fn veno_keeps_four_fifths_after_a_loss_with_no_queue_and_halves_when_its_packets
     assert!((ratio - 0.8).abs() < 0.02, "kept {ratio:.3}");
     // A 60-packet buffer overflowing: N ≈ 60 ≥ β, congestion.
     let r = overflowing("veno");
+    let trace = cwnd_trace(&r);
+    let (at, peak) = first_reduction(&trace[(10.0 / 0.01) as usize..]);
+    let ratio = min_cwnd_after(&r, at - 0.001) / peak;
+    assert!((ratio - 0.5).abs() < 0.05, "kept {ratio:.3} of {peak:.1}");
+}
+
+#[test]
+fn illinois_keeps_seven_eighths_and_regrows_up_to_ten_segments_a_round_trip_with_no_queue_and_halves_when_the_buffer_overflows(
+) {
+    // No queueing delay: α = α_max = 10, β = β_min = 1/8 (Liu, Başar & Srikant §3).
+    let (r, ratio) = one_drop_at_a_large_window("illinois");
+    assert_eq!((flow(&r).fast_recoveries, flow(&r).timeouts), (1, 0));
+    assert!((ratio - 0.875).abs() < 0.02, "kept {ratio:.3}");
+    let (at, _) = first_reduction(&cwnd_trace(&r));
+    // Up to 10 segments a round trip (ACK bursts queue a few packets at the bottleneck, d_a
+    // then passes d_m/100 and α falls some): far above Reno's one.
+    let grown = growth(&r, at + 0.3, 5.0, 0.1);
+    assert!((30.0..52.0).contains(&grown), "grew {grown:.1} in 5 round trips");
+    // A full 60-packet buffer at the loss: d_a near d_m, β = β_max = 1/2.
+    let r = overflowing("illinois");
     let trace = cwnd_trace(&r);
     let (at, peak) = first_reduction(&trace[(10.0 / 0.01) as usize..]);
     let ratio = min_cwnd_after(&r, at - 0.001) / peak;

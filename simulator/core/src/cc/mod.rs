@@ -36,6 +36,7 @@ mod bic;
 mod highspeed;
 mod htcp;
 mod hybla;
+mod illinois;
 mod scalable;
 mod veno;
 mod westwood;
@@ -117,6 +118,7 @@ pub const VARIANTS: &[(&str, &str)] = &[
     ("hybla", "Hybla: growth scaled by rho = RTT/25 ms (2^rho - 1 per ACK in slow start, rho^2/w after) to match a 25 ms flow (Caini & Firrincieli 2004)"),
     ("westwood-plus", "Westwood+: ssthresh = bandwidth estimate (per-RTT samples, Tustin filter) x min RTT after a loss (Mascolo et al. 2001)"),
     ("veno", "Veno: a loss with fewer than 3 packets queued (Vegas's N) keeps 4/5 of the window, else halves (Fu & Liew 2003)"),
+    ("illinois", "TCP-Illinois: increase alpha (0.3-10) and decrease beta (1/8-1/2) set by the queueing delay (Liu, Basar & Srikant 2006)"),
 ];
 
 /// Builds the named variant, or None for a name not in `VARIANTS`.
@@ -142,6 +144,7 @@ pub fn build(name: &str, cfg: &TcpConfig) -> Option<Box<dyn CongestionControl>> 
         "hybla" => Box::new(hybla::Hybla::new(cfg.sack)),
         "westwood-plus" => Box::new(westwood::Westwood::new(cfg.sack)),
         "veno" => Box::new(veno::Veno::new(cfg.sack)),
+        "illinois" => Box::new(illinois::Illinois::new(cfg.sack)),
         _ => return None,
     })
 }
