@@ -200,9 +200,9 @@ mod tests {
         let (mut cc, s) = after_round(100.0, 100, 100);
         assert_eq!((cc.alpha, cc.beta), (ALPHA_MAX, BETA_MIN));
         assert!((cc.ssthresh(&s, 0) - 0.875 * s.cwnd).abs() < 1e-9);
-        let mut s = s;
+        let (mut s, before) = (s.clone(), s.cwnd);
         cc.on_ack(&mut s, 1, 0);
-        assert!((s.cwnd - 100.1).abs() < 1e-12, "α/w = 10/100: {}", s.cwnd);
+        assert!((s.cwnd - before - 10.0 / before).abs() < 1e-12, "α/w: {before} -> {}", s.cwnd);
     }
 
     #[test]
