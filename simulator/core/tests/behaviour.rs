@@ -1277,6 +1277,56 @@ fn illinois_keeps_seven_eighths_and_regrows_up_to_ten_segments_a_round_trip_with
     assert!((ratio - 0.5).abs() < 0.05, "kept {ratio:.3} of {peak:.1}");
 }
 
+/// Flows through a 10 Mb/s bottleneck (100 ms RTT: 120 packets in flight) with a Drop-Tail
+/// buffer of `buffer` packets, for `duration_s`, measured from `warmup_s`, the queue traced
+/// every 0.1 s.
+fn deep_buffer(flows: Value, buffer: u32, duration_s: f64, warmup_s: f64) -> RunResult {
+    run(&json!({
+        "duration_s": duration_s, "warmup_s": warmup_s, "seed": 1,
+        "topology": {"dumbbell": {"bottleneck": {"rate_mbps": 10, "delay_ms": 10,
+                                                 "queue": {"type": "droptail", "limit_pkts": buffer}}}},
+        "flows": flows,
+        "outputs": {"trace_interval_s": 0.1, "trace": ["cwnd", "queue"]}
+    }))
+}
+
+#[test]
+fn ledbat_holds_about_its_100_ms_target_of_queueing_delay_where_renos_queue_keeps_growing() {
+    // 100 ms at 10 Mb/s is 120 packets of 1,040 bytes; the buffer holds 1,000. Slow start
+    // ends at 120 segments: from a buffer it had filled, LEDBAT would take GAIN · off_target
+    // = 7 segments a round trip of 0.9 s to drain it, over a minute and a half.
+    let flows = |v: &str| json!([{"name": "f", "variant": v, "rtt_ms": 100, "tcp": {"initial_ssthresh_pkts": 120}}]);
+    let r = deep_buffer(flows("ledbat"), 1000, 60.0, 30.0);
+    let late: Vec<f64> = queue_trace(&r).iter().filter(|p| p.0 > 30.0).map(|p| p.1).collect();
+    let mean = late.iter().sum::<f64>() / late.len() as f64;
+    assert!((105.0..=130.0).contains(&mean), "mean queue {mean:.1} packets");
+    let link = &r.links[0];
+    assert!(link.utilization > 0.99, "{}", link.utilization);
+    assert!(link.p99_queue_delay_s.unwrap() < 0.12, "{:?}", link.p99_queue_delay_s);
+    // Reno's queue only grows, a segment a round trip, until the buffer overflows.
+    let reno = queue_trace(&deep_buffer(flows("reno"), 1000, 60.0, 30.0));
+    let (at_30, at_60) = (max_between(&reno, 29.0, 30.0), max_between(&reno, 59.0, 60.0));
+    assert!(
+        at_60 > 200.0 && at_60 > at_30 + 50.0,
+        "Reno's queue {at_30} then {at_60}"
+    );
+}
+
+#[test]
+fn ledbat_yields_the_bottleneck_to_a_reno_flow_that_keeps_the_queue_above_its_target() {
+    // A 400-packet buffer: Reno's saw-tooth keeps 80 to 400 packets queued, mostly above
+    // LEDBAT's 120 (100 ms).
+    let r = deep_buffer(
+        json!([{"name": "reno", "variant": "reno", "rtt_ms": 100},
+               {"name": "ledbat", "variant": "ledbat", "rtt_ms": 100, "tcp": {"initial_ssthresh_pkts": 60}}]),
+        400,
+        120.0,
+        60.0,
+    );
+    let (reno, ledbat) = (r.flows[0].throughput_bps, r.flows[1].throughput_bps);
+    assert!(ledbat < 0.15 * reno, "LEDBAT {ledbat:.0} b/s beside Reno's {reno:.0}");
+}
+
 #[test]
 fn with_three_drops_in_a_window_each_ns3_variant_repairs_them_with_sack_in_one_recovery() {
     // About a round trip, and a little more for those that keep more of the window (BIC's

@@ -37,6 +37,7 @@ mod highspeed;
 mod htcp;
 mod hybla;
 mod illinois;
+mod ledbat;
 mod scalable;
 mod veno;
 mod westwood;
@@ -119,6 +120,7 @@ pub const VARIANTS: &[(&str, &str)] = &[
     ("westwood-plus", "Westwood+: ssthresh = bandwidth estimate (per-RTT samples, Tustin filter) x min RTT after a loss (Mascolo et al. 2001)"),
     ("veno", "Veno: a loss with fewer than 3 packets queued (Vegas's N) keeps 4/5 of the window, else halves (Fu & Liew 2003)"),
     ("illinois", "TCP-Illinois: increase alpha (0.3-10) and decrease beta (1/8-1/2) set by the queueing delay (Liu, Basar & Srikant 2006)"),
+    ("ledbat", "LEDBAT: a scavenger holding its queueing delay near a 100 ms target, gain 1, base delay over 10 minutes (RFC 6817; RTT-based here)"),
 ];
 
 /// Builds the named variant, or None for a name not in `VARIANTS`.
@@ -145,6 +147,7 @@ pub fn build(name: &str, cfg: &TcpConfig) -> Option<Box<dyn CongestionControl>> 
         "westwood-plus" => Box::new(westwood::Westwood::new(cfg.sack)),
         "veno" => Box::new(veno::Veno::new(cfg.sack)),
         "illinois" => Box::new(illinois::Illinois::new(cfg.sack)),
+        "ledbat" => Box::new(ledbat::Ledbat::new(cfg.sack)),
         _ => return None,
     })
 }
