@@ -202,7 +202,11 @@ mod tests {
         assert!((cc.ssthresh(&s, 0) - 0.875 * s.cwnd).abs() < 1e-9);
         let (mut s, before) = (s.clone(), s.cwnd);
         cc.on_ack(&mut s, 1, 0);
-        assert!((s.cwnd - before - 10.0 / before).abs() < 1e-12, "α/w: {before} -> {}", s.cwnd);
+        assert!(
+            (s.cwnd - before - 10.0 / before).abs() < 1e-12,
+            "α/w: {before} -> {}",
+            s.cwnd
+        );
     }
 
     #[test]
