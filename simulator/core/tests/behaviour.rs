@@ -1259,3 +1259,331 @@ fn hystart_leaves_vegas_and_bbr_to_their_own_start() {
         assert_eq!(plain.flows[0].goodput_bps, hystart.flows[0].goodput_bps, "{variant}");
     }
 }
+
+// ---- ns-3.44's other variants (issue 17) ---------------------------------------------------
+
+/// The variants of issue 17, as scenarios name them.
+const NS3_VARIANTS: &[&str] = &[
+    "highspeed",
+    "scalable",
+    "bic",
+    "htcp",
+    "hybla",
+    "westwood-plus",
+    "veno",
+    "illinois",
+];
+
+/// One drop at a window of about 300 segments (100 Mb/s and 100 ms: a path of 1,200 packets and
+/// a queue that never drops): the run, and the window after the reduction over the one before.
+fn one_drop_at_a_large_window(variant: &str) -> (RunResult, f64) {
+    let s = long_flow(
+        variant,
+        100.0,
+        100.0,
+        6.0,
+        json!({"type": "scheduled", "packets": [2000]}),
+        json!({"initial_ssthresh_pkts": 300}),
+        0.005,
+    );
+    let r = run(&s);
+    let (at, peak) = first_reduction(&cwnd_trace(&r));
+    let ratio = min_cwnd_after(&r, at - 0.001) / peak;
+    (r, ratio)
+}
+
+/// Segments the window grew in the `rtts` round trips from `from_s` on.
+fn growth(r: &RunResult, from_s: f64, rtts: f64, rtt_s: f64) -> f64 {
+    let trace = cwnd_trace(r);
+    cwnd_at(&trace, from_s + rtts * rtt_s) - cwnd_at(&trace, from_s)
+}
+
+#[test]
+fn with_one_drop_at_a_large_window_highspeed_keeps_one_minus_b_of_w_and_regrows_by_a_of_w_per_round_trip() {
+    let (r, ratio) = one_drop_at_a_large_window("highspeed");
+    let f = flow(&r);
+    assert_eq!((f.fast_recoveries, f.timeouts, f.retransmits), (1, 0, 1), "{f:?}");
+    let (at, peak) = first_reduction(&cwnd_trace(&r));
+    // RFC 3649 §5: b(300) = 0.39, so 0.61 of the window stays, where Reno keeps half.
+    let b = 0.5 - 0.4 * (peak / 38.0).ln() / (83_000.0f64 / 38.0).ln();
+    assert!(
+        (ratio - (1.0 - b)).abs() < 0.03,
+        "{peak:.1}: kept {ratio:.3}, 1 − b(w) = {:.3}",
+        1.0 - b
+    );
+    // a(~190) ≈ 2.6 segments per round trip against Reno's one.
+    let grown = growth(&r, at + 0.5, 10.0, 0.1);
+    assert!((20.0..35.0).contains(&grown), "grew {grown:.1} in 10 round trips");
+    let (_, reno) = one_drop_at_a_large_window("reno");
+    assert!((reno - 0.5).abs() < 0.03, "{reno}");
+}
+
+#[test]
+fn with_one_drop_at_a_large_window_scalable_keeps_seven_eighths_and_regrows_one_percent_per_round_trip() {
+    let (r, ratio) = one_drop_at_a_large_window("scalable");
+    let f = flow(&r);
+    assert_eq!((f.fast_recoveries, f.timeouts, f.retransmits), (1, 0, 1), "{f:?}");
+    assert!((ratio - 0.875).abs() < 0.02, "kept {ratio:.3}, Kelly's 1 − 1/8");
+    let (at, _) = first_reduction(&cwnd_trace(&r));
+    let from = cwnd_at(&cwnd_trace(&r), at + 0.5);
+    // Kelly §2: 0.01 per ACK is 1 % of the window per round trip.
+    let expected = from * (1.01f64.powi(10) - 1.0);
+    let grown = growth(&r, at + 0.5, 10.0, 0.1);
+    assert!(
+        (grown - expected).abs() < 0.25 * expected,
+        "grew {grown:.1} from {from:.1}, expected {expected:.1}"
+    );
+}
+
+#[test]
+fn with_one_drop_at_a_large_window_bic_keeps_eight_tenths_and_searches_back_to_the_old_window_then_slows() {
+    let (r, ratio) = one_drop_at_a_large_window("bic");
+    let f = flow(&r);
+    assert_eq!((f.fast_recoveries, f.timeouts, f.retransmits), (1, 0, 1), "{f:?}");
+    assert!((ratio - 0.8).abs() < 0.02, "kept {ratio:.3}, ns-3's β = 0.8");
+    let trace = cwnd_trace(&r);
+    let (at, peak) = first_reduction(&trace);
+    // A quarter of the distance to W_max a round trip: within 2 % of it 15 round trips after
+    // recovery (Reno would have regained 15 of the 60 segments), and no faster past it.
+    let back = cwnd_at(&trace, at + 0.2 + 1.5);
+    assert!((back - peak).abs() < 0.02 * peak, "{back:.1} against W_max {peak:.1}");
+    let probe = cwnd_at(&trace, at + 0.2 + 2.0) - back;
+    assert!(probe < 10.0, "max probing starts slowly: {probe:.1} in 5 round trips");
+}
+
+#[test]
+fn with_one_drop_at_a_large_window_htcp_halves_then_grows_as_reno_for_a_second_and_much_faster_after() {
+    let (r, ratio) = one_drop_at_a_large_window("htcp");
+    let f = flow(&r);
+    assert_eq!((f.fast_recoveries, f.timeouts, f.retransmits), (1, 0, 1), "{f:?}");
+    assert!((ratio - 0.5).abs() < 0.02, "the first loss: β = 0.5, kept {ratio:.3}");
+    let (at, _) = first_reduction(&cwnd_trace(&r));
+    // Δ ≤ Δ_L = 1 s: α = 1, one segment a round trip.
+    let early = growth(&r, at + 0.2, 7.0, 0.1);
+    assert!((5.0..9.0).contains(&early), "grew {early:.1} in 7 round trips");
+    // Δ from 2 to 2.5 s: α(Δ) = 1 + 10(Δ − 1) + ((Δ − 1)/2)², 11 to 17 segments a round trip.
+    let late = growth(&r, at + 2.0, 5.0, 0.1);
+    assert!((50.0..85.0).contains(&late), "grew {late:.1} in 5 round trips");
+}
+
+#[test]
+fn at_four_times_the_reference_rtt_hybla_slow_starts_in_two_round_trips_and_regrows_sixteen_segments_a_round_trip() {
+    let (r, ratio) = one_drop_at_a_large_window("hybla");
+    let f = flow(&r);
+    assert_eq!((f.fast_recoveries, f.timeouts, f.retransmits), (1, 0, 1), "{f:?}");
+    assert!((ratio - 0.5).abs() < 0.03, "a loss halves: kept {ratio:.3}");
+    let trace = cwnd_trace(&r);
+    // ρ = 100 ms / 25 ms = 4: 15 segments per ACK in slow start (2 → 300 in about two round
+    // trips where Reno needs seven), ρ² = 16 per round trip in avoidance.
+    let reached = trace.iter().find(|p| p.1 >= 299.0).expect("reaches ssthresh").0;
+    assert!(reached < 0.1 * 3.5, "ssthresh 300 reached at {reached:.2} s");
+    let (at, _) = first_reduction(&trace);
+    let grown = growth(&r, at + 0.3, 5.0, 0.1);
+    assert!((65.0..95.0).contains(&grown), "grew {grown:.1} in 5 round trips");
+}
+
+/// One flow through a 10 Mb/s, 100 ms path (a bandwidth-delay product of 120 packets) with a
+/// 60-packet Drop-Tail buffer, for 30 s: the buffer overflows every cycle.
+fn overflowing(variant: &str) -> RunResult {
+    run(&json!({
+        "duration_s": 30, "seed": 1,
+        "topology": {"dumbbell": {"bottleneck": {"rate_mbps": 10, "delay_ms": 10,
+                                                 "queue": {"type": "droptail", "limit_pkts": 60}}}},
+        "flows": [{"name": "f", "variant": variant, "rtt_ms": 100}],
+        "outputs": {"trace_interval_s": 0.01, "trace": ["cwnd", "ssthresh"]}
+    }))
+}
+
+/// The traced ssthresh values after `from_s`, each once.
+fn ssthresholds_after(r: &RunResult, from_s: f64) -> Vec<f64> {
+    let t = r.traces.as_ref().unwrap();
+    let mut out: Vec<f64> = Vec::new();
+    for (time, th) in t.time_s.iter().zip(t.flows[0].ssthresh.as_ref().unwrap()) {
+        if let Some(th) = th.filter(|_| *time > from_s) {
+            if out.last() != Some(&th) {
+                out.push(th);
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn when_the_buffer_overflows_westwood_plus_sets_ssthresh_to_the_bandwidth_delay_product_where_sack_halves() {
+    // Mascolo et al. 2001 §2: ssthresh = BWE · RTT_min; at the bottleneck's rate that is the
+    // path's 120 packets, where (SACK) Reno's half of 180 (path and buffer) is 90.
+    // The first overflow ends slow start, whose rising rate the filter (a memory of about ten
+    // round trips) has not caught up with: that ssthresh is far lower, and the window climbs
+    // from it for about 20 s. Every later one is the path's.
+    let westwood = ssthresholds_after(&overflowing("westwood-plus"), 0.0);
+    assert!(westwood.len() >= 3, "{westwood:?}");
+    for th in &westwood[1..] {
+        assert!((105.0..=130.0).contains(th), "{westwood:?}");
+    }
+    let sack = ssthresholds_after(&overflowing("sack"), 0.0);
+    assert!(sack[1..].iter().all(|th| (80.0..=95.0).contains(th)), "{sack:?}");
+}
+
+#[test]
+fn with_one_drop_and_no_queue_westwood_plus_keeps_most_of_its_window_where_reno_halves() {
+    // 300 segments on a path of 1,200 (100 Mb/s, 100 ms), the drop 3 s into congestion
+    // avoidance, once the estimate has settled: BWE · RTT_min is about the window itself.
+    let s = long_flow(
+        "westwood-plus",
+        100.0,
+        100.0,
+        8.0,
+        json!({"type": "scheduled", "packets": [10000]}),
+        json!({"initial_ssthresh_pkts": 300}),
+        0.005,
+    );
+    let r = run(&s);
+    let f = flow(&r);
+    assert_eq!((f.fast_recoveries, f.timeouts, f.retransmits), (1, 0, 1), "{f:?}");
+    let (at, peak) = first_reduction(&cwnd_trace(&r));
+    let ratio = min_cwnd_after(&r, at - 0.001) / peak;
+    assert!(
+        ratio > 0.85,
+        "kept {ratio:.3} of {peak:.1}: the loss was not the path's capacity"
+    );
+}
+
+#[test]
+fn veno_keeps_four_fifths_after_a_loss_with_no_queue_and_halves_when_its_packets_fill_the_buffer() {
+    // 300 segments on a path of 1,200: nothing queued, N ≈ 0 < β, a random loss.
+    let (r, ratio) = one_drop_at_a_large_window("veno");
+    assert_eq!(flow(&r).fast_recoveries, 1);
+    assert!((ratio - 0.8).abs() < 0.02, "kept {ratio:.3}");
+    // A 60-packet buffer overflowing: N ≈ 60 ≥ β, congestion.
+    let r = overflowing("veno");
+    let trace = cwnd_trace(&r);
+    let (at, peak) = first_reduction(&trace[(10.0 / 0.01) as usize..]);
+    let ratio = min_cwnd_after(&r, at - 0.001) / peak;
+    assert!((ratio - 0.5).abs() < 0.05, "kept {ratio:.3} of {peak:.1}");
+}
+
+#[test]
+fn illinois_keeps_seven_eighths_and_regrows_up_to_ten_segments_a_round_trip_with_no_queue_and_halves_when_the_buffer_overflows(
+) {
+    // No queueing delay: α = α_max = 10, β = β_min = 1/8 (Liu, Başar & Srikant §3).
+    let (r, ratio) = one_drop_at_a_large_window("illinois");
+    assert_eq!((flow(&r).fast_recoveries, flow(&r).timeouts), (1, 0));
+    assert!((ratio - 0.875).abs() < 0.02, "kept {ratio:.3}");
+    let (at, _) = first_reduction(&cwnd_trace(&r));
+    // Up to 10 segments a round trip (ACK bursts queue a few packets at the bottleneck, d_a
+    // then passes d_m/100 and α falls some): far above Reno's one.
+    let grown = growth(&r, at + 0.3, 5.0, 0.1);
+    assert!((30.0..52.0).contains(&grown), "grew {grown:.1} in 5 round trips");
+    // A full 60-packet buffer at the loss: d_a near d_m, β = β_max = 1/2.
+    let r = overflowing("illinois");
+    let trace = cwnd_trace(&r);
+    let (at, peak) = first_reduction(&trace[(10.0 / 0.01) as usize..]);
+    let ratio = min_cwnd_after(&r, at - 0.001) / peak;
+    assert!((ratio - 0.5).abs() < 0.05, "kept {ratio:.3} of {peak:.1}");
+}
+
+/// Flows through a 10 Mb/s bottleneck (100 ms RTT: 120 packets in flight) with a Drop-Tail
+/// buffer of `buffer` packets, for `duration_s`, measured from `warmup_s`, the queue traced
+/// every 0.1 s.
+fn deep_buffer(flows: Value, buffer: u32, duration_s: f64, warmup_s: f64) -> RunResult {
+    run(&json!({
+        "duration_s": duration_s, "warmup_s": warmup_s, "seed": 1,
+        "topology": {"dumbbell": {"bottleneck": {"rate_mbps": 10, "delay_ms": 10,
+                                                 "queue": {"type": "droptail", "limit_pkts": buffer}}}},
+        "flows": flows,
+        "outputs": {"trace_interval_s": 0.1, "trace": ["cwnd", "queue"]}
+    }))
+}
+
+#[test]
+fn ledbat_holds_about_its_100_ms_target_of_queueing_delay_where_renos_queue_keeps_growing() {
+    // 100 ms at 10 Mb/s is 120 packets of 1,040 bytes; the buffer holds 1,000. Slow start
+    // ends at 120 segments: from a buffer it had filled, LEDBAT would take GAIN · off_target
+    // = 7 segments a round trip of 0.9 s to drain it, over a minute and a half.
+    let flows = |v: &str| json!([{"name": "f", "variant": v, "rtt_ms": 100, "tcp": {"initial_ssthresh_pkts": 120}}]);
+    let r = deep_buffer(flows("ledbat"), 1000, 60.0, 30.0);
+    let late: Vec<f64> = queue_trace(&r).iter().filter(|p| p.0 > 30.0).map(|p| p.1).collect();
+    let mean = late.iter().sum::<f64>() / late.len() as f64;
+    assert!((105.0..=130.0).contains(&mean), "mean queue {mean:.1} packets");
+    let link = &r.links[0];
+    assert!(link.utilization > 0.99, "{}", link.utilization);
+    assert!(link.p99_queue_delay_s.unwrap() < 0.12, "{:?}", link.p99_queue_delay_s);
+    // Reno's queue only grows, a segment a round trip, until the buffer overflows.
+    let reno = queue_trace(&deep_buffer(flows("reno"), 1000, 60.0, 30.0));
+    let (at_30, at_60) = (max_between(&reno, 29.0, 30.0), max_between(&reno, 59.0, 60.0));
+    assert!(
+        at_60 > 200.0 && at_60 > at_30 + 50.0,
+        "Reno's queue {at_30} then {at_60}"
+    );
+}
+
+#[test]
+fn ledbat_yields_the_bottleneck_to_a_reno_flow_that_keeps_the_queue_above_its_target() {
+    // A 400-packet buffer: Reno's saw-tooth keeps 80 to 400 packets queued, mostly above
+    // LEDBAT's 120 (100 ms).
+    let r = deep_buffer(
+        json!([{"name": "reno", "variant": "reno", "rtt_ms": 100},
+               {"name": "ledbat", "variant": "ledbat", "rtt_ms": 100, "tcp": {"initial_ssthresh_pkts": 60}}]),
+        400,
+        120.0,
+        60.0,
+    );
+    let (reno, ledbat) = (r.flows[0].throughput_bps, r.flows[1].throughput_bps);
+    assert!(ledbat < 0.15 * reno, "LEDBAT {ledbat:.0} b/s beside Reno's {reno:.0}");
+}
+
+#[test]
+fn with_three_drops_in_a_window_each_ns3_variant_repairs_them_with_sack_in_one_recovery() {
+    // About a round trip, and a little more for those that keep more of the window (BIC's
+    // 0.8: pipe must fall below it before the later holes go out); NewReno would take three.
+    for variant in NS3_VARIANTS {
+        let r = run(&scenario(variant, THREE_DROPS, json!({})));
+        let f = flow(&r);
+        assert_eq!(
+            (f.fast_recoveries, f.timeouts, f.retransmits),
+            (1, 0, 3),
+            "{variant}: {f:?}"
+        );
+        assert!(
+            recovery_length_rtts(f) < 2.0,
+            "{variant}: {:.2} RTTs",
+            recovery_length_rtts(f)
+        );
+    }
+}
+
+#[test]
+fn after_a_timeout_each_ns3_variant_restarts_from_one_segment_and_finishes() {
+    for variant in NS3_VARIANTS {
+        let mut s = scenario(variant, &[], json!({}));
+        s["flows"][0]["loss"] = json!({"type": "outage", "start_s": 0.6, "end_s": 1.0});
+        let r = run(&s);
+        let f = flow(&r);
+        assert!(f.timeouts >= 1, "{variant}: {f:?}");
+        assert_eq!(min_cwnd_after(&r, 0.6), 1.0, "{variant}");
+        assert!(f.download_time_s.is_some(), "{variant} finishes");
+    }
+}
+
+/// Two flows of `variant` with the same 40 ms RTT through a 10 Mb/s bottleneck with a one-BDP
+/// Drop-Tail buffer, the second starting 2 s later: (Jain's index, utilisation) over 20–60 s.
+fn two_flows(variant: &str) -> (f64, f64) {
+    let flows = json!([{"name": "a", "variant": variant, "rtt_ms": 40},
+                       {"name": "b", "variant": variant, "rtt_ms": 40, "start_s": 2}]);
+    let r = run(&bbr_dumbbell(flows, 60.0, 20.0, 48, 1.0));
+    (r.fairness.jain.expect("two flows"), r.links[0].utilization)
+}
+
+#[test]
+fn two_flows_of_each_ns3_variant_fill_a_bottleneck_and_all_but_scalable_share_it_fairly() {
+    for variant in NS3_VARIANTS {
+        let (jain, utilization) = two_flows(variant);
+        assert!(utilization > 0.9, "{variant}: {utilization}");
+        // Scalable's increase and decrease are both multiplicative above its legacy window
+        // (MIMD, which Chiu & Jain 1989 show does not converge to fairness), and across it
+        // the smaller flow halves where the larger loses an eighth: the two keep unequal
+        // shares, so only a lower bound that both get a real share.
+        let least = if *variant == "scalable" { 0.6 } else { 0.9 };
+        assert!(jain > least, "{variant}: Jain {jain}");
+    }
+}

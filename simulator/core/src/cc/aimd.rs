@@ -43,6 +43,16 @@ pub fn increase(s: &mut SocketState) {
     s.cwnd = s.cwnd.min(s.max_window as f64);
 }
 
+/// The loss recovery of the variants ns-3 and Linux run with SACK on: RFC 6675, or RFC 6582
+/// NewReno (Slow-but-Steady) when the scenario turns `sack` off.
+pub fn sack_or_newreno(sack: Option<bool>) -> Recovery {
+    if sack == Some(false) {
+        Recovery::NewReno(crate::tcp::PartialAckTimer::EveryPartialAck)
+    } else {
+        Recovery::Sack
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -32,6 +32,17 @@ mod ssdr;
 mod tahoe;
 mod vegas;
 
+// ns-3.44's other variants (issue 17).
+mod bic;
+mod highspeed;
+mod htcp;
+mod hybla;
+mod illinois;
+mod ledbat;
+mod scalable;
+mod veno;
+mod westwood;
+
 pub use aimd::Aimd;
 pub use bbr::Bbr;
 pub use cubic::{Cubic, CubicParams};
@@ -116,6 +127,16 @@ pub const VARIANTS: &[(&str, &str)] = &[
     ("rate-halving", "FACK recovery with cwnd halved gradually, one segment per two ACKs (Mathis et al. draft 1999)"),
     ("ssdr", "Smooth-start and dynamic recovery, sender-only (Wang & Williamson 1998)"),
     ("pseudo-rate", "Vegas with one RTT sample per cycle, exponential increase and direct drop to a window bound (Chen & Chen 1999)"),
+    // ns-3.44's other variants (issue 17).
+    ("highspeed", "HighSpeed TCP: increase a(w) and decrease b(w) grow and shrink with the window above 38 segments (RFC 3649)"),
+    ("scalable", "Scalable TCP: +0.01 segment per ACK and a 1/8 decrease above a legacy window of 50 (Kelly 2003)"),
+    ("bic", "BIC: binary search towards the last maximum window, max probing past it, beta 0.8 (Xu, Harfoush & Rhee 2004)"),
+    ("htcp", "H-TCP: increase growing with the time since the last loss, beta = RTTmin/RTTmax in [0.5, 0.8] (Leith & Shorten 2004)"),
+    ("hybla", "Hybla: growth scaled by rho = RTT/25 ms (2^rho - 1 per ACK in slow start, rho^2/w after) to match a 25 ms flow (Caini & Firrincieli 2004)"),
+    ("westwood-plus", "Westwood+: ssthresh = bandwidth estimate (per-RTT samples, Tustin filter) x min RTT after a loss (Mascolo et al. 2001)"),
+    ("veno", "Veno: a loss with fewer than 3 packets queued (Vegas's N) keeps 4/5 of the window, else halves (Fu & Liew 2003)"),
+    ("illinois", "TCP-Illinois: increase alpha (0.3-10) and decrease beta (1/8-1/2) set by the queueing delay (Liu, Basar & Srikant 2006)"),
+    ("ledbat", "LEDBAT: a scavenger holding its queueing delay near a 100 ms target, gain 1, base delay over 10 minutes (RFC 6817; RTT-based here)"),
 ];
 
 /// Builds the named variant, or None for a name not in `VARIANTS`. A variant with knobs takes
@@ -143,6 +164,16 @@ fn variant(name: &str, cfg: &TcpConfig) -> Option<Box<dyn CongestionControl>> {
         "pseudo-rate" => Box::new(PseudoRate::new(&cfg.pseudo_rate)),
         "cubic" => Box::new(Cubic::new(&cfg.cubic, cfg.sack)),
         "bbr" => Box::new(Bbr::new(cfg)),
+        // ns-3.44's other variants (issue 17).
+        "highspeed" => Box::new(highspeed::HighSpeed::new(cfg.sack)),
+        "scalable" => Box::new(scalable::Scalable::new(cfg.sack)),
+        "bic" => Box::new(bic::Bic::new(cfg.sack)),
+        "htcp" => Box::new(htcp::Htcp::new(cfg.sack)),
+        "hybla" => Box::new(hybla::Hybla::new(cfg.sack)),
+        "westwood-plus" => Box::new(westwood::Westwood::new(cfg.sack)),
+        "veno" => Box::new(veno::Veno::new(cfg.sack)),
+        "illinois" => Box::new(illinois::Illinois::new(cfg.sack)),
+        "ledbat" => Box::new(ledbat::Ledbat::new(cfg.sack)),
         _ => return None,
     })
 }
