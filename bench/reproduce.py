@@ -75,7 +75,7 @@ def _override(text: str) -> tuple[str, Any]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("paper", help="000, 002, 003, 004")
+    parser.add_argument("paper", help="000, 002, 003, 004, or a study: bufferbloat")
     parser.add_argument("--only", nargs="*", help="only these experiments (keys)")
     parser.add_argument(
         "--override",
@@ -91,7 +91,7 @@ def main() -> None:
     started = time.perf_counter()
     evaluation = p.evaluate(simulate_paper(p, dict(args.override) or None, only=args.only))
     lines = [
-        f"# Paper {p.number}: {p.title}",
+        f"# Paper {p.number}: {p.title}" if p.number.isdigit() else f"# Study: {p.title}",
         "",
         *markdown(evaluation),
         f"wall time: {time.perf_counter() - started:.0f} s",

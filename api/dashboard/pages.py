@@ -340,7 +340,9 @@ def paper_page(request: Request, paper: str, viewer: Viewer) -> HTMLResponse:
         found = get_paper(paper)
     except UnknownPaper:
         return not_found_page(request, "reproduction of paper", paper, viewer)
-    return _page(request, "paper.html", f"Paper {found.number}", {"paper": found.number}, viewer=viewer)
+    heading = f"Paper {found.number}" if found.number.isdigit() else f"Study: {found.title}"
+    config = {"paper": found.number, "label": found.label}
+    return _page(request, "paper.html", heading, config, viewer=viewer)
 
 
 @router.get("/dashboard/compare", response_class=HTMLResponse)

@@ -18,7 +18,10 @@ router = APIRouter(prefix="/v1/presets", tags=["presets"])
 
 
 class ReferenceOut(BaseModel):
-    paper: str = Field(description="The paper's number in tcplab's papers (\"000\").")
+    paper: str | None = Field(
+        description="The paper's number in tcplab's papers (\"000\"); null for a study, whose `citation` lists "
+        "its sources."
+    )
     citation: str = Field(description="Authors, title, venue, year.")
     where: str = Field(description='Section, figure, table ("§IV-B, Fig. 2(a)").')
 

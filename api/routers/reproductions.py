@@ -41,6 +41,8 @@ class ReproduceRequest(BaseModel):
 def _paper(p: Paper) -> dict[str, Any]:
     return {
         "paper": p.number,
+        "label": p.label,
+        "kind": "paper" if p.number.isdigit() else "study",
         "title": p.title,
         "citation": p.citation,
         "setup": p.setup,
@@ -125,7 +127,7 @@ def get_reproduction(paper: str, session: SessionDep, viewer: CurrentUser, fmt: 
         "verdicts": {v: counts.get(v, 0) for v in VERDICTS},
     }
     return table_response(
-        rows, fmt, f"reproduction-paper{report.paper.number}-conclusions", body=body, first_columns=CONCLUSION_COLUMNS
+        rows, fmt, f"reproduction-{report.paper.label}-conclusions", body=body, first_columns=CONCLUSION_COLUMNS
     )
 
 
@@ -146,7 +148,7 @@ def get_table(
     return table_response(
         table.rows,
         fmt,
-        f"reproduction-paper{report.paper.number}-{key}",
+        f"reproduction-{report.paper.label}-{key}",
         body=body,
         first_columns=[c.name for c in table.columns],
     )

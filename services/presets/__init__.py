@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from services.presets import paper000, paper002, paper003, paper004
+from services.presets import paper000, paper002, paper003, paper004, study_bufferbloat
 from services.presets.registry import (
     Column,
     Parameter,
@@ -43,9 +43,12 @@ __all__ = [
     "list_presets",
 ]
 
-PRESETS: dict[str, Preset] = {p.name: p for paper in (paper000, paper002, paper003, paper004) for p in paper.PRESETS}
-"""Every preset by name: paper by paper in the papers' order (a new paper adds its module to the
-import and the tuple, as `services/reproductions/registry.py` does), each in its module's order."""
+PRESETS: dict[str, Preset] = {
+    p.name: p for module in (paper000, paper002, paper003, paper004, study_bufferbloat) for p in module.PRESETS
+}
+"""Every preset by name: paper by paper in the papers' order, then the studies (a new paper or
+study adds its module to the import and the tuple, as `services/reproductions/registry.py`
+does), each in its module's order."""
 
 
 def list_presets() -> list[Preset]:

@@ -42,10 +42,11 @@ class UnknownPreset(LookupError):
 
 @dataclass(frozen=True)
 class Reference:
-    """Where in which paper the experiment comes from."""
+    """Where in which paper the experiment comes from, or, for a study (`paper` None), which
+    sources its claims come from."""
 
-    paper: str
-    """The paper's number in the papers folder ("000")."""
+    paper: str | None
+    """The paper's number in the papers folder ("000"); None for a study."""
     citation: str
     """Authors, title, venue, year."""
     where: str

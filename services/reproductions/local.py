@@ -13,8 +13,17 @@ from typing import Any
 
 from services.reproductions.model import Experiment, Paper
 from services.stats import finite_values
-from services.sweeps import Observation, SweepSpec, flow_groups, grid_points, plan_point, replication_seed
+from services.sweeps import (
+    Observation,
+    SweepSpec,
+    flow_groups,
+    grid_points,
+    level_metrics,
+    plan_point,
+    replication_seed,
+)
 from services.sweeps.grid import axis_values, with_seed
+from services.sweeps.observations import run_variant
 from services.sweeps.spec import NUMERIC_METRICS
 
 
@@ -33,22 +42,27 @@ def observations_of(
     point: int = 0,
     values: Mapping[str, Any] | None = None,
     replication: int = 0,
+    levels: bool = False,
 ) -> list[Observation]:
-    """One run's result as observations, one per flow group (as the sweeps store them)."""
+    """One run's result as observations, one per flow group (as the sweeps store them), then,
+    with `levels`, one per shared link and one for the run (`sweeps.level_observations`)."""
     flows = list(result["flows"])
     out, start = [], 0
     run_id = uuid.uuid4()
+    common: dict[str, Any] = {
+        "sweep_id": None,
+        "point": point,
+        "values": dict(values or {}),
+        "replication": replication,
+        "run_id": run_id,
+        "seed": int(canonical.get("seed", 0)),
+    }
     for group in flow_groups(canonical):
         members = flows[start : start + group["count"]]
         start += group["count"]
         out.append(
             Observation(
-                sweep_id=None,
-                point=point,
-                values=dict(values or {}),
-                replication=replication,
-                run_id=run_id,
-                seed=int(canonical.get("seed", 0)),
+                **common,
                 flow=group["name"],
                 variant=group["variant"],
                 type=group["type"],
@@ -56,6 +70,10 @@ def observations_of(
                 app=group.get("app"),
             )
         )
+    if levels:
+        variant = run_variant(flow_groups(canonical))
+        for name, level, metrics in level_metrics(result.get("fairness"), result.get("links", [])):
+            out.append(Observation(**common, flow=name, variant=variant, type=level, metrics=metrics))
     return out
 
 
@@ -64,8 +82,10 @@ def simulate(
     overrides: Mapping[str, Any] | None = None,
     *,
     run: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
+    levels: bool = False,
 ) -> list[Observation]:
-    """Every point and replication of `experiment`, run with `run` (default `tcpsim.run`)."""
+    """Every point and replication of `experiment`, run with `run` (default `tcpsim.run`);
+    `levels` adds each run's link and run observations (`Paper.levels`)."""
     if run is None:
         import tcpsim
 
@@ -78,7 +98,9 @@ def simulate(
         canonical.pop("outputs", None)  # traces are not judged
         for r in range(spec.replications):
             scenario = with_seed(canonical, replication_seed(spec.seed, r))
-            out += observations_of(run(scenario), scenario, point=index, values=planned.values, replication=r)
+            out += observations_of(
+                run(scenario), scenario, point=index, values=planned.values, replication=r, levels=levels
+            )
     return out
 
 
@@ -86,4 +108,6 @@ def simulate_paper(
     paper: Paper, overrides: Mapping[str, Any] | None = None, *, only: Sequence[str] | None = None
 ) -> dict[str, list[Observation]]:
     """Observations per experiment key, for every experiment (or those in `only`)."""
-    return {e.key: simulate(e, overrides) for e in paper.experiments if only is None or e.key in only}
+    return {
+        e.key: simulate(e, overrides, levels=paper.levels) for e in paper.experiments if only is None or e.key in only
+    }

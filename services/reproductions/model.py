@@ -148,6 +148,10 @@ Observations = Mapping[str, Sequence[ObservationLike]]
 
 @dataclass(frozen=True)
 class Paper:
+    """A paper of the papers folder ("003"), or a study ("bufferbloat"): experiments whose
+    expected outcome comes from several published sources (RFCs, measurement papers) rather
+    than from one paper's tables. Both are reproduced, judged and shown the same way."""
+
     number: str
     title: str
     citation: str
@@ -157,6 +161,15 @@ class Paper:
     evaluate: Callable[[Observations], Evaluation] = field(repr=False)
     validation: str
     """The document that discusses the outcome (docs/validation/...)."""
+    levels: bool = False
+    """Whether `evaluate` reads each run's link and run observations too (a bottleneck's
+    queueing delay, Jain's index), beside the flow groups'."""
+
+    @property
+    def label(self) -> str:
+        """How sweeps and files name it: "paper003" for a paper of the papers folder, the key
+        itself for a study ("bufferbloat")."""
+        return f"paper{self.number}" if self.number.isdigit() else self.number
 
     @property
     def presets(self) -> list[str]:

@@ -1,8 +1,8 @@
-"""The papers that have a reproduction, by number."""
+"""The papers that have a reproduction, by number, then the studies, by key."""
 
 from __future__ import annotations
 
-from services.reproductions import paper000, paper002, paper003, paper004
+from services.reproductions import paper000, paper002, paper003, paper004, study_bufferbloat
 from services.reproductions.model import Paper
 
 
@@ -13,7 +13,9 @@ class UnknownPaper(LookupError):
         super().__init__(f"no reproduction of paper {number!r}; known: {', '.join(known)}")
 
 
-PAPERS: dict[str, Paper] = {p.number: p for p in (paper000.PAPER, paper002.PAPER, paper003.PAPER, paper004.PAPER)}
+PAPERS: dict[str, Paper] = {
+    p.number: p for p in (paper000.PAPER, paper002.PAPER, paper003.PAPER, paper004.PAPER, study_bufferbloat.PAPER)
+}
 
 
 def get_paper(number: str) -> Paper:

@@ -2,7 +2,7 @@
 that user's own finished ones. Never commits: the API's request does, then enqueues.
 
 A reproduction is one sweep per experiment, created together and named
-"paperNNN reproduction <batch>: <experiment>" (the name is how they are found again: no table
+"paperNNN reproduction <batch>: <experiment>" ("<study> reproduction ..." for a study; the name is how they are found again: no table
 of their own). The report reads, per experiment, the caller's newest finished sweep of it —
 only the caller's: another user's reproduction, even shared, never answers for mine. An
 experiment with no finished reproduction sweep is judged from the caller's newest finished
@@ -30,11 +30,15 @@ from services.reproductions.registry import UnknownPaper, get_paper
 from services.sweeps import Created, SweepSpec
 from services.users import Identity
 
-NAME = re.compile(r"^paper(?P<paper>\d{3}) reproduction (?P<batch>[0-9a-f]{8}): (?P<experiment>[a-z0-9-]+)$")
+NAME = re.compile(
+    r"^(?:paper(?P<paper>\d{3})|(?P<study>[a-z][a-z0-9-]*)) reproduction (?P<batch>[0-9a-f]{8}): (?P<experiment>[a-z0-9-]+)$"
+)
+"""A reproduction's sweep name: "paper003 reproduction <batch>: fig5", or for a study
+"bufferbloat reproduction <batch>: same-variant"."""
 
 
-def sweep_name(paper: str, batch: str, experiment: str) -> str:
-    return f"paper{paper} reproduction {batch}: {experiment}"
+def sweep_name(paper: Paper, batch: str, experiment: str) -> str:
+    return f"{paper.label} reproduction {batch}: {experiment}"
 
 
 def paper_of(number: str) -> Paper:
@@ -79,7 +83,7 @@ def reproduce(
     batch = uuid.uuid4().hex[:8]
     started = Started(paper.number, batch, [])
     for key in dict.fromkeys(chosen):
-        body = paper.experiment(key).spec(overrides) | {"name": sweep_name(paper.number, batch, key), "shared": shared}
+        body = paper.experiment(key).spec(overrides) | {"name": sweep_name(paper, batch, key), "shared": shared}
         sweep, created = sweeps.create(session, SweepSpec.model_validate(body), owner=owner, max_queued=max_queued)
         started.sweeps.append((key, sweep, created))
         started.created.add(created)
@@ -160,18 +164,18 @@ def _iso(t: dt.datetime | None) -> str | None:
     return t.isoformat() if t else None
 
 
-def _sources(session: Session, number: str, viewer: Identity) -> list[Source]:
+def _sources(session: Session, paper: Paper, viewer: Identity) -> list[Source]:
     """The caller's own reproduction sweeps of this paper, newest first."""
     rows = (
         session.execute(
             select(Sweep)
-            .where(Sweep.owner_id == viewer.id, Sweep.name.like(f"paper{number} reproduction %"))
+            .where(Sweep.owner_id == viewer.id, Sweep.name.like(f"{paper.label} reproduction %"))
             .order_by(Sweep.created_at.desc(), Sweep.id)
         )
         .scalars()
         .all()
     )
-    found = [(s, m) for s in rows if (m := NAME.match(s.name or "")) and m["paper"] == number]
+    found = [(s, m) for s in rows if (m := NAME.match(s.name or "")) and (m["paper"] or m["study"]) == paper.number]
     progress = sweeps.progress_of(session, [s for s, _ in found])
     return [
         Source(m["experiment"], m["batch"], s, progress[s.id][0], sweeps.status_of(s, progress[s.id][0]))
@@ -182,7 +186,7 @@ def _sources(session: Session, number: str, viewer: Identity) -> list[Source]:
 def report(session: Session, number: str, viewer: Identity) -> Report:
     """The paper judged from `viewer`'s own newest finished sweep of each experiment."""
     paper = paper_of(number)
-    sources = _sources(session, paper.number, viewer)
+    sources = _sources(session, paper, viewer)
     latest = [s for s in sources if sources and s.batch == sources[0].batch]
     latest.sort(
         key=lambda s: (
@@ -200,6 +204,8 @@ def report(session: Session, number: str, viewer: Identity) -> Report:
         if source is not None:
             used.append(source)
             observations[e.key] = sweeps.observations(session, source.sweep.id)
+            if paper.levels:
+                observations[e.key] += sweeps.level_observations(session, source.sweep.id)
     return Report(paper, latest, used, paper.evaluate(observations))
 
 
@@ -233,6 +239,6 @@ def _reusable(session: Session, experiment: Experiment, viewer: Identity) -> Sou
 def status(session: Session, number: str, viewer: Identity) -> dict[str, Any]:
     """The caller's newest reproduction of the paper, without judging it (for lists)."""
     paper = paper_of(number)
-    sources = _sources(session, paper.number, viewer)
+    sources = _sources(session, paper, viewer)
     latest = [s for s in sources if s.batch == sources[0].batch] if sources else []
     return Report(paper, latest, [], Evaluation([], [])).reproduction() or {"status": "none"}

@@ -11,6 +11,7 @@ docs/sweeps.md describes the format and the statistics.
 from services.sweeps.grid import flow_groups, grid_points, plan_point, point_scenario, replication_seed
 from services.sweeps.observations import (
     Observation,
+    level_metrics,
     level_observations,
     observations,
     run_level_observations,
@@ -69,6 +70,7 @@ __all__ = [
     "flow_groups",
     "get_sweep",
     "grid_points",
+    "level_metrics",
     "level_observations",
     "list_sweeps",
     "observations",

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import uuid
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -143,11 +144,28 @@ def _level_observations(
             "seed": seed,
             "variant": run_variant(groups_at.get(point, ())),
         }
-        for link in links:
-            metrics = {m: _finite(link.get(LINK_FIELDS.get(m, m))) for m in LINK_METRICS}
-            out.append(Observation(**common, flow=str(link["name"]), type="link", metrics=metrics))
-        metrics = {m: _finite((fairness or {}).get(m)) for m in RUN_METRICS}
-        out.append(Observation(**common, flow=RUN_GROUP, type="run", metrics=metrics))
+        for name, level, metrics in level_metrics(fairness, links):
+            out.append(Observation(**common, flow=name, type=level, metrics=metrics))
+    return out
+
+
+ACCESS_LINK = re.compile(r"\.(src|dst)-access(-rev)?$")
+"""A dumbbell's per-flow access link: left out of the level observations (the stored rows
+leave them out already, `repository.SHARED_LINKS`)."""
+
+
+def level_metrics(
+    fairness: Mapping[str, Any] | None, links: Sequence[Mapping[str, Any]]
+) -> list[tuple[str, str, dict[str, float | None]]]:
+    """A run's link- and run-level observations as (name, type, metrics): each link's
+    LINK_METRICS, then the run's RUN_METRICS, from the core's `links` and `fairness` (stored or
+    straight from `tcpsim.run`)."""
+    out = [
+        (str(link["name"]), "link", {m: _finite(link.get(LINK_FIELDS.get(m, m))) for m in LINK_METRICS})
+        for link in links
+        if not ACCESS_LINK.search(str(link["name"]))
+    ]
+    out.append((RUN_GROUP, "run", {m: _finite((fairness or {}).get(m)) for m in RUN_METRICS}))
     return out
 
 

@@ -27,10 +27,13 @@ def test_the_list_has_every_preset_with_its_metadata_but_not_its_scenario(client
     body = response.json()
     assert [p["name"] for p in body] == NAMES
     for p in body:
-        assert {"name", "title", "description", "reference", "tcp_profile", "parameters", "published"} <= set(p)
+        assert {"name", "title", "description", "reference", "tcp_profile", "parameters"} <= set(p)
         assert p["tcp_profile"] == get_preset(p["name"]).tcp_profile
         assert "scenario" not in p
-        assert p["reference"]["paper"] == p["name"][5:8]  # paperNNN-...
+        if p["name"].startswith("study-"):  # a study: its sources, no paper and no published numbers
+            assert p["reference"].get("paper") is None and p["reference"]["citation"] and "published" not in p
+        else:
+            assert p["reference"]["paper"] == p["name"][5:8] and "published" in p  # paperNNN-...
         assert p["parameters"] and all("name" in q and "meaning" in q for q in p["parameters"])
 
 

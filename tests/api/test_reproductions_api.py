@@ -157,3 +157,33 @@ def test_a_finished_sweep_of_the_experiments_preset_answers_when_no_reproduction
         assert verdicts["exp2-newreno-beats-reno-high"] == "not_run"  # exp2-high's sweep had other axes
         assert [t["key"] for t in body["tables"]] == ["exp2-low"]
         assert {r["verdict"] for r in di.get("/v1/reproductions/002").json()["rows"]} == {"not_run"}
+
+
+def test_a_study_is_reproduced_through_the_database_and_judged_from_its_link_and_run_levels(
+    app, client, db_session
+) -> None:
+    """The bufferbloat study's claims rest on the bottleneck's queueing delay and Jain's index:
+    the report reads them from the stored runs' link and run levels, not only the flow groups."""
+    with user_client(app, make_user(client, "ada")) as ada:
+        r = ada.post("/v1/reproductions/bufferbloat", json={"experiments": ["mixed"], "overrides": {"duration_s": 12}})
+        assert r.status_code == 201, r.text
+        started = r.json()
+        (sweep,) = started["sweeps"]
+        assert ada.get(f"/v1/sweeps/{sweep['sweep_id']}").json()["name"] == (
+            f"bufferbloat reproduction {started['batch']}: mixed"
+        )
+        assert simulate_queued(db_session, [sweep["sweep_id"]]) == 16 * 3
+
+        body = ada.get("/v1/reproductions/bufferbloat").json()
+        assert body["status"] == "done" and body["kind"] == "study" and body["label"] == "bufferbloat"
+        verdicts = {r["id"]: r["verdict"] for r in body["rows"]}
+        assert verdicts["fq-codel-isolates-flows"] == "agree"  # Jain, a run-level metric
+        assert verdicts["bbr-cubic-share-depends-on-buffer"] in ("agree", "partly", "disagree")
+        assert verdicts["droptail-delay-grows-with-buffer"] == "not_run"  # same-variant was not asked for
+        table = ada.get("/v1/reproductions/bufferbloat/tables/mixed").json()
+        assert len(table["rows"]) == 16
+        assert all(row["p99_delay_ms"] is not None and row["p99_delay_ms"] > 0 for row in table["rows"])
+        droptail = {row["buffer_bdp"]: row for row in table["rows"] if row["queue"] == "Drop-Tail"}
+        assert droptail[8]["p99_delay_ms"] > droptail[1]["p99_delay_ms"]
+        csv_text = ada.get("/v1/reproductions/bufferbloat/tables/mixed?format=csv")
+        assert "reproduction-bufferbloat-mixed" in csv_text.headers.get("content-disposition", "")

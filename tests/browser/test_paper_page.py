@@ -91,3 +91,33 @@ def test_the_button_starts_a_reproduction_and_shows_its_progress(
     assert body["status"] == "running" and body["reproduction"]["runs"] == sum(e["runs"] for e in body["experiments"])
     for s in body["reproduction"]["sweeps"]:
         server.client.post(f"/v1/sweeps/{s['sweep_id']}/cancel")
+
+
+def test_a_studys_page_names_it_a_study_and_plots_its_delay_against_the_buffer(
+    tab: Tab, server: Server, db_engine: Any, reproduced: dict[str, Any]
+) -> None:
+    """The bufferbloat study's mixed experiment, shortened, run as a worker would: its page says
+    "Study", heads its claims as the sources', and draws one line per queue."""
+    from sqlalchemy.orm import Session
+
+    r = server.client.post(
+        "/v1/reproductions/bufferbloat", json={"experiments": ["mixed"], "overrides": {"duration_s": 8}}
+    )
+    assert r.status_code == 201, r.text
+    with Session(db_engine) as session:
+        simulate_queued(session, [s["sweep_id"] for s in r.json()["sweeps"]])
+    tab.open("/dashboard/papers/bufferbloat")
+    tab.page.wait_for_selector("#table-mixed tbody tr", timeout=READY_MS)
+    assert tab.page.locator("#title").inner_text().startswith("Study: Bufferbloat")
+    assert tab.page.locator("#conclusions-heading").inner_text() == "The sources' claims, and whether our results agree"
+    body = server.get("/v1/reproductions/bufferbloat")
+    shown = tab.page.locator("#conclusions-table tbody tr")
+    assert shown.count() == len(body["rows"])
+    fair = tab.page.locator("#conclusions-table tbody tr[data-id='fq-codel-isolates-flows'] td").all_inner_texts()
+    assert fair[0] == MARK[next(r["verdict"] for r in body["rows"] if r["id"] == "fq-codel-isolates-flows")]
+    assert tab.page.locator("#table-mixed tbody tr").count() == 16
+    traces = tab.page.evaluate(
+        "() => document.querySelector(\"section[data-key='mixed'] .js-plotly-plot\").data.map((t) => t.name)"
+    )
+    assert sorted(traces) == ["ours CoDel", "ours Drop-Tail", "ours FQ-CoDel", "ours PIE"]
+    tab.screenshot("study-bufferbloat")

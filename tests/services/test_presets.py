@@ -26,9 +26,11 @@ def flow(scenario: dict[str, Any], name: str) -> dict[str, Any]:
     return next(f for f in scenario["flows"] if f["name"] == name)
 
 
-def test_the_presets_come_paper_by_paper_in_the_papers_order_paper_000s_first():
+def test_the_presets_come_paper_by_paper_in_the_papers_order_paper_000s_first_then_the_studies():
     papers = [p.reference.paper for p in list_presets()]
-    assert papers == sorted(papers)
+    numbered = [p for p in papers if p is not None]
+    assert papers == numbered + [None] * (len(papers) - len(numbered))  # the studies (no paper) last
+    assert numbered == sorted(numbered)
     assert list(PRESETS)[: len(NAMES)] == NAMES
     assert [p.name for p in list_presets()] == list(PRESETS)
 

@@ -9,7 +9,11 @@
   let timer = null;
 
   function header(body) {
-    document.getElementById("title").textContent = `Paper ${body.paper}: ${body.title}`;
+    document.getElementById("title").textContent = body.kind === "study" ? `Study: ${body.title}` : `Paper ${body.paper}: ${body.title}`;
+    if (body.kind === "study") {
+      document.getElementById("conclusions-heading").textContent = "The sources' claims, and whether our results agree";
+      document.getElementById("tables-heading").textContent = "Our results";
+    }
     document.getElementById("citation").textContent = body.citation;
     document.getElementById("setup").textContent = body.setup;
     document.getElementById("validation").textContent = body.validation;
@@ -49,7 +53,7 @@
       tr.dataset.verdict = body.rows[i].verdict;
       tr.cells[0].title = body.rows[i].verdict;
     });
-    downloads(document.getElementById("conclusions-downloads"), "the conclusions", base, `reproduction-paper${config.paper}-conclusions`);
+    downloads(document.getElementById("conclusions-downloads"), "the conclusions", base, `reproduction-${config.label}-conclusions`);
   }
 
   // A column's 95 % interval as an error bar, from the table's own columns beside it:
@@ -107,13 +111,13 @@
     const data = await api(url);
     table(box, data.rows, meta.columns.map((c) => ({ name: c.name, label: c.unit ? `${c.label} (${c.unit})` : c.label,
       text: typeof (data.rows[0] || {})[c.name] === "string" })), { id: `table-${meta.key}` });
-    downloads(links, meta.title, url, `reproduction-paper${config.paper}-${meta.key}`);
+    downloads(links, meta.title, url, `reproduction-${config.label}-${meta.key}`);
     if (meta.plot) {
       const drawn = traces(meta.plot, data.rows, (c) => (meta.columns.find((x) => x.name === c) || {}).label || c);
       await plot(plotId, drawn, {
         barmode: "group", xaxis: { title: { text: meta.plot.x_label || label(meta.plot.x) } },
         yaxis: { title: { text: (meta.plot.y_label || label(meta.plot.y[0])) + (drawn.some((d) => d.error_y) ? ", 95 % CI" : "") } },
-      }, { name: `paper${config.paper}-${meta.key}` });
+      }, { name: `${config.label}-${meta.key}` });
     }
   }
 
