@@ -57,7 +57,11 @@ def option(args: list[str], name: str) -> str:
 
 
 def test_it_covers_every_variant_ns3_has():
-    assert set(xc.VARIANTS) == {"newreno", "sack", "vegas", "cubic", "bbr"}
+    assert xc.DEFAULT_VARIANTS == ["newreno", "sack", "vegas", "cubic", "bbr"]
+    # ns-3's other congestion controls, each paired with tcpsim's of the same name (LP, YeAH
+    # and DCTCP come with their tcpsim variants).
+    paired = {v["ns3"] for v in xc.VARIANTS.values()}
+    assert NS3_CONGESTION_OPS - paired <= {"TcpLinuxReno", "TcpLp", "TcpYeah", "TcpDctcp"}
     for key, v in xc.VARIANTS.items():
         assert v["ours"] in tcpsim.VARIANTS, key
         assert v["ns3"] in NS3_CONGESTION_OPS, key
@@ -210,4 +214,18 @@ def test_the_high_bdp_verdict():
     a = xc.parse_args(["--cases", "highbdp"])
     assert a.variants == xc.HIGHBDP_VARIANTS and a.shapes == [next(iter(xc.HIGHBDP))] and a.seeds == [1]
     a = xc.parse_args([])
-    assert a.variants == list(xc.VARIANTS) and a.shapes == list(xc.SHAPES) and a.seeds == [1, 2]
+    assert a.variants == xc.DEFAULT_VARIANTS and a.shapes == list(xc.SHAPES) and a.seeds == [1, 2]
+    assert xc.parse_args(["--variants", "sack,family"]).variants == ["sack", *xc.FAMILY]
+
+
+def test_an_extra_with_tcpsims_own_mechanism_runs_it_and_one_without_reuses_its_variants_run():
+    """PRR and HyStart are in tcpsim now: their extras compare like with like; PRR with SACK off
+    is not, so newreno/prr stays against the plain newreno-sbs run."""
+    plain = xc.build_scenario("sack", "4x10M", 1)
+    prr = xc.build_scenario("sack", "4x10M", 1, "sack/prr")
+    assert "sack_recovery" not in plain["flows"][0]["tcp"] and prr["flows"][0]["tcp"]["sack_recovery"] == "prr"
+    hystart = xc.build_scenario("cubic", "8x15M", 2, "cubic/hystart")["flows"][0]["tcp"]["hystart"]
+    assert hystart == {"css_rounds": 0, "min_window_pkts": 16}
+    assert xc.build_scenario("newreno", "4x10M", 1, "newreno/prr") == xc.build_scenario("newreno", "4x10M", 1)
+    cmd, _ = xc.ns3_command(prr, "sack", "sack/prr")
+    assert cmd[cmd.index("--recovery") + 1] == "TcpPrrRecovery"

@@ -57,8 +57,9 @@ TOLERANCE_PCT = 10.0
 # with SACK on and, with SACK off, NewReno's one-hole-per-partial-ACK: our `newreno-sbs`, whose
 # cwnd inflation by one per duplicate ACK admits one segment per duplicate ACK, as the shrinking
 # pipe does in ns-3 (its timer is Slow-but-Steady's; docs/validation/ns3-crosscheck.md says why
-# the pairing stays). ns-3's default recovery, PRR (RFC 6937), is not in tcpsim; the --extras
-# configurations show how much it changes.
+# the pairing stays). ns-3's default recovery, PRR (RFC 6937), is tcpsim's `sack_recovery:
+# "prr"` with SACK on: the --extras pair them (with SACK off tcpsim has no PRR, so newreno/prr
+# stays against newreno-sbs and shows how much PRR changes).
 VARIANTS: dict[str, dict] = {
     "newreno": {
         "ours": "newreno-sbs",
@@ -112,18 +113,56 @@ VARIANTS: dict[str, dict] = {
     },
 }
 
-# Further ns-3 configurations (--extras), each against the same tcpsim run as its variant.
+# The rest of ns-3.44's congestion controls (issue 17), on the `sack` pairing: TcpClassicRecovery
+# with SACK on, the variant's own ssthresh and window growth on each side. Run them with
+# `--variants family` (or by name); the default run keeps the five above.
+FAMILY: dict[str, dict] = {
+    name: {
+        "ours": name,
+        "tcp": {"sack": True},
+        "ns3": ns3,
+        "recovery": "TcpClassicRecovery",
+        "sack": "on",
+        "set": list(sets),
+        "about": f"{name} vs {ns3}{' (' + ', '.join(sets) + ')' if sets else ''} + TcpClassicRecovery, SACK on",
+    }
+    for name, ns3, sets in (
+        ("highspeed", "TcpHighSpeed", ()),
+        ("scalable", "TcpScalable", ()),
+        ("bic", "TcpBic", ()),
+        ("htcp", "TcpHtcp", ()),
+        # ns-3's RRTT defaults to 50 ms; ours (the paper's and Linux's) is 25 ms.
+        ("hybla", "TcpHybla", ("ns3::TcpHybla::RRTT=25ms",)),
+        ("westwood-plus", "TcpWestwoodPlus", ()),
+        ("veno", "TcpVeno", ()),
+        ("illinois", "TcpIllinois", ()),
+        ("ledbat", "TcpLedbat", ()),
+    )
+}
+DEFAULT_VARIANTS = list(VARIANTS)
+VARIANTS.update(FAMILY)
+
+# Further ns-3 configurations (--extras), each against its variant's tcpsim run, with `ours`'s
+# TCP settings on top where tcpsim has the same mechanism (then a tcpsim run of its own).
 EXTRAS: dict[str, dict] = {
     "newreno/prr": {
         "variant": "newreno",
         "recovery": "TcpPrrRecovery",
-        "about": "ns-3's default recovery, PRR (RFC 6937), SACK off",
+        "about": "ns-3's default recovery, PRR (RFC 6937), SACK off (tcpsim: newreno-sbs, no PRR without SACK)",
     },
-    "sack/prr": {"variant": "sack", "recovery": "TcpPrrRecovery", "about": "ns-3's defaults: PRR + SACK"},
+    "sack/prr": {
+        "variant": "sack",
+        "recovery": "TcpPrrRecovery",
+        "ours": {"sack_recovery": "prr"},
+        "about": "sack with PRR (RFC 6937) vs ns-3's defaults: PRR + SACK",
+    },
     "cubic/hystart": {
         "variant": "cubic",
         "set": ["ns3::TcpCubic::HyStart=true"],
-        "about": "TcpCubic with HyStart on (ns-3's default)",
+        # ns-3's TcpCubic HyStart is Linux's (delay increase and ACK train, from 16 segments):
+        # tcpsim's HyStart++ with Linux's constants has the delay detector, not the ACK train.
+        "ours": {"hystart": {"css_rounds": 0, "min_window_pkts": 16}},
+        "about": "cubic with HyStart++ as Linux's delay detector vs TcpCubic with HyStart on (ns-3's default)",
     },
     "vegas/sack": {"variant": "vegas", "sack": "on", "about": "TcpVegas with SACK on"},
 }
@@ -179,13 +218,15 @@ def shape_of(shape: str) -> dict:
     return SHAPES[shape] if shape in SHAPES else HIGHBDP[shape]
 
 
-def build_scenario(variant: str, shape: str, seed: int) -> dict:
-    """Our scenario for one variant on one dumbbell (SHAPES) or high-BDP case (HIGHBDP)."""
+def build_scenario(variant: str, shape: str, seed: int, extra: str | None = None) -> dict:
+    """Our scenario for one variant on one dumbbell (SHAPES) or high-BDP case (HIGHBDP), with
+    an --extras configuration's own TCP settings (`ours`) on top."""
     if shape in HIGHBDP:
         return build_highbdp_scenario(variant, shape, seed)
     v, sh = VARIANTS[variant], SHAPES[shape]
     tcp = reference_tcp()
     tcp.update(copy.deepcopy(v["tcp"]))
+    tcp.update(copy.deepcopy(EXTRAS[extra].get("ours", {})) if extra else {})
     return {
         "name": f"ns3-crosscheck-{variant}-{shape}-s{seed}",
         "description": f"{sh['flows']} x {v['ours']}, {sh['rate_mbps']} Mb/s, {RTT_MS} ms RTT, DropTail {sh['queue_pkts']} p; compared with ns-3: {v['about']}",
@@ -514,7 +555,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     )
     p.add_argument(
         "--variants",
-        help=f"comma-separated, from {', '.join(VARIANTS)} (default: all; {', '.join(HIGHBDP_VARIANTS)} with --cases highbdp)",
+        help=f"comma-separated, from {', '.join(VARIANTS)}, or `family` for {', '.join(FAMILY)} "
+        f"(default: {', '.join(DEFAULT_VARIANTS)}; {', '.join(HIGHBDP_VARIANTS)} with --cases highbdp)",
     )
     p.add_argument(
         "--shapes",
@@ -543,7 +585,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     a = p.parse_args(argv)
     high = a.cases == "highbdp"
     shapes = HIGHBDP if high else SHAPES
-    a.variants = a.variants or ",".join(HIGHBDP_VARIANTS if high else VARIANTS)
+    a.variants = a.variants or ",".join(HIGHBDP_VARIANTS if high else DEFAULT_VARIANTS)
+    a.variants = a.variants.replace("family", ",".join(FAMILY))
     a.shapes = a.shapes or (next(iter(HIGHBDP)) if high else ",".join(SHAPES))
     a.seeds = a.seeds or ("1" if high else "1,2")
     a.variants = [v.strip() for v in a.variants.split(",") if v.strip()]
@@ -574,7 +617,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.dry_run:
         for shape in args.shapes:
             for label, v, extra in configs:
-                s = build_scenario(v, shape, args.seeds[0])
+                s = build_scenario(v, shape, args.seeds[0], extra)
                 cmd, notes = ns3_command(s, v, extra)
                 print(
                     f"{label} {shape}: tcpsim {s['flows'][0]['variant']} tcp={json.dumps(s['flows'][0]['tcp'], sort_keys=True)}"
@@ -606,10 +649,10 @@ def main(argv: list[str] | None = None) -> int:
     for shape in args.shapes:
         for label, v, extra in configs:
             for seed in args.seeds:
-                s = build_scenario(v, shape, seed)
+                s = build_scenario(v, shape, seed, extra)
                 entry = {"label": label, "variant": v, "extra": extra, "shape": shape, "seed": seed, "scenario": s}
-                # The extras reuse their variant's tcpsim run.
-                prior = next((r for r in runs if r["variant"] == v and r["shape"] == shape and r["seed"] == seed), None)
+                # An extra without settings of its own reuses its variant's tcpsim run.
+                prior = next((r for r in runs if r["scenario"] == s), None)
                 entry["ours"] = prior["ours"] if prior else run_ours(s)
                 if ns3_py:
                     cmd, notes = ns3_command(s, v, extra)
