@@ -193,7 +193,9 @@ impl CongestionControl for HyStart {
         self.inner.ssthresh(s, now)
     }
 
+    /// RFC 9406 §4.3: an ECN mark, as a loss, ends slow start and CSS for good.
     fn on_ecn_echo(&mut self, s: &SocketState, now: SimTime) -> f64 {
+        self.phase = Phase::Done;
         self.inner.on_ecn_echo(s, now)
     }
 
@@ -347,6 +349,18 @@ mod tests {
         assert_eq!(h.phase, Phase::Done, "cwnd {}", s.cwnd);
         assert_eq!(s.ssthresh, s.cwnd);
         assert!(s.cwnd >= 16.0);
+    }
+
+    #[test]
+    fn an_ecn_echo_in_css_ends_hystart_and_returns_the_variants_reduction() {
+        let (mut h, mut s) = reno_with(HystartParams::default());
+        round(&mut h, &mut s, 50 * MS);
+        round(&mut h, &mut s, 50 * MS);
+        round(&mut h, &mut s, 62 * MS);
+        assert!(matches!(h.phase, Phase::Css { .. }), "{:?}", h.phase);
+        let ssthresh = h.on_ecn_echo(&s, 0);
+        assert_eq!(h.phase, Phase::Done);
+        assert_eq!(ssthresh, s.cwnd / 2.0, "Reno's halving, through the wrapper");
     }
 
     #[test]
