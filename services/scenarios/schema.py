@@ -222,6 +222,10 @@ class RedQueue(_Model):
     ecn: bool = False
     """RFC 3168 §5: an early drop of an ECN-capable packet becomes a CE mark (gentle region
     included, as ns-2); a full buffer or an average past max_th (2 * max_th when gentle) drops."""
+    rules: Literal["floyd-jacobson", "ns"] = "floyd-jacobson"
+    """Whose early-drop rules: Floyd & Jacobson's (the average alone decides), or ns-2's and
+    ns-3's (no early drop while at most one packet waits; the first arrival above min_th only
+    starts the count)."""
 
 
 AqmMillis = Annotated[float, Field(ge=1e-3, le=1.0e6)]

@@ -83,14 +83,16 @@ QUEUES: dict[str, dict] = {
                                           "UseDequeueRateEstimator": "false", "UseCapDropAdjustment": "true"}},
         "about": "PIE (RFC 8033): target 15 ms, T_UPDATE 15 ms, alpha 0.125, beta 1.25, max burst 150 ms",
     },
+    # ns-3's RedQueueDisc has ns-2's two extra rules (no early drop with at most one packet
+    # queued; the first arrival above min_th only starts the count): tcpsim's `rules: "ns"`.
     "red": {
-        "ours": {"type": "red", **RED},
+        "ours": {"type": "red", **RED, "rules": "ns"},
         "ns3": {"queue": "red", "attrs": {"MinTh": "20", "MaxTh": "60", "LInterm": "10", "QW": "0.002", "Gentle": "true",
                                           "MeanPktSize": "1000", "Wait": "false"}},
         "about": "RED: min_th 20, max_th 60, max_p 0.1, w_q 0.002, gentle; drops spread by pb/(1 - count pb) (ns-3 Wait=false)",
     },
     "red-ecn": {
-        "ours": {"type": "red", **RED, "ecn": True},
+        "ours": {"type": "red", **RED, "ecn": True, "rules": "ns"},
         "tcp": {"ecn": True},
         "ns3": {"queue": "red", "attrs": {"MinTh": "20", "MaxTh": "60", "LInterm": "10", "QW": "0.002", "Gentle": "true",
                                           "MeanPktSize": "1000", "Wait": "false", "UseHardDrop": "true"}, "ecn": True},

@@ -73,6 +73,7 @@ HAND_WRITTEN: list[dict[str, Any]] = [
                         "gentle": False,
                         "mean_pkt_bytes": 500,
                         "ecn": True,
+                        "rules": "ns",
                     },
                     "loss": {"type": "uniform", "rate": 0.001},
                     "reverse_loss": {

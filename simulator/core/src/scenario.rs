@@ -128,6 +128,19 @@ pub struct GraphLink {
     pub reverse_loss: Option<LossSpec>,
 }
 
+/// RED's early-drop rules (`topology…queue.rules`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum RedRules {
+    /// Floyd & Jacobson 1993 §4, as Linux's sch_red: the average alone decides.
+    #[default]
+    FloydJacobson,
+    /// ns-2.35's red.cc and ns-3's RedQueueDisc: no early drop (or mark) while at most one
+    /// packet waits, and the first arrival with the average above min_th starts the count
+    /// without a drop (`edv_.old`).
+    Ns,
+}
+
 #[derive(Clone, Debug, Deserialize, Serialize, JsonSchema, PartialEq)]
 #[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
 pub enum QueueSpec {
@@ -155,6 +168,11 @@ pub enum QueueSpec {
         /// (2·max_th when gentle), still drops.
         #[serde(default)]
         ecn: bool,
+        /// Whose early-drop rules: Floyd & Jacobson's (the default), or ns-2's and ns-3's, which
+        /// never drop early while at most one packet waits and let the first arrival above
+        /// min_th only start the count.
+        #[serde(default)]
+        rules: RedRules,
     },
     /// CoDel, RFC 8289: drops at dequeue once the sojourn time has stayed above `target_ms` for
     /// `interval_ms`, then interval/√count apart (`net/codel.rs`).

@@ -54,6 +54,7 @@ impl QueueDiscipline {
                 gentle,
                 mean_pkt_bytes,
                 ecn,
+                rules,
                 ..
             } => {
                 let (min_th, max_th) = spec.red_thresholds();
@@ -67,6 +68,7 @@ impl QueueDiscipline {
                         gentle: *gentle,
                         ecn: *ecn,
                         mean_packet_time: transmission_time(*mean_pkt_bytes, rate_bps).max(1),
+                        ns_rules: *rules == crate::scenario::RedRules::Ns,
                     },
                     rng,
                 )))

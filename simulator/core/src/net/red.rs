@@ -20,6 +20,11 @@ pub struct RedParams {
     pub ecn: bool,
     /// Transmission time of a typical packet: how many packets the idle link could have sent.
     pub mean_packet_time: SimTime,
+    /// ns-2's and ns-3's two rules beside Floyd & Jacobson's (`rules: "ns"`): no early drop,
+    /// mark or forced drop by the average while at most one packet waits, and the first arrival
+    /// with the average above min_th only starts the count (`edv_.old` in ns-2's red.cc,
+    /// `m_old` in ns-3's red-queue-disc.cc).
+    pub ns_rules: bool,
 }
 
 pub struct Red {
@@ -28,6 +33,8 @@ pub struct Red {
     avg: f64,
     /// Packets since the last drop while avg is above min_th (-1: below min_th).
     count: i64,
+    /// With `ns_rules`: whether the previous arrival was already in the early-drop region.
+    old: bool,
     rng: SimRng,
     /// CE marks since the window opened (with `ecn`).
     pub marks: u64,
@@ -39,6 +46,7 @@ impl Red {
             params,
             avg: 0.0,
             count: -1,
+            old: false,
             rng,
             marks: 0,
         }
@@ -67,6 +75,18 @@ impl Red {
         if waiting >= p.limit as usize {
             self.count = 0;
             return Verdict::Drop;
+        }
+        if p.ns_rules {
+            if self.avg < p.min_th || waiting <= 1 {
+                self.old = false;
+                self.count = -1;
+                return Verdict::Accept;
+            }
+            if !self.old && (self.avg < p.max_th || p.gentle && self.avg < 2.0 * p.max_th) {
+                self.old = true;
+                self.count = 1; // ns-2's `edv_.count = 1`: the next arrival decides with count 2
+                return Verdict::Accept;
+            }
         }
         let pb = if self.avg < p.min_th {
             self.count = -1;
@@ -112,6 +132,10 @@ mod tests {
     }
 
     fn red_with(gentle: bool, ecn: bool) -> Red {
+        red_ruled(gentle, ecn, false)
+    }
+
+    fn red_ruled(gentle: bool, ecn: bool, ns_rules: bool) -> Red {
         Red::new(
             RedParams {
                 limit: 150,
@@ -122,6 +146,7 @@ mod tests {
                 gentle,
                 ecn,
                 mean_packet_time: 1000,
+                ns_rules,
             },
             SimRng::new(1, StreamId::LinkQueue(0)),
         )
@@ -206,5 +231,49 @@ mod tests {
             past.admit(120, None, 0, true);
         }
         assert_eq!(past.admit(120, None, 0, true), Verdict::Drop, "a forced drop");
+    }
+
+    /// Raises the average to about `level` with the queue held there (no drop can happen below
+    /// min_th, so the same arrivals on both queues).
+    fn warm(q: &mut Red, level: usize) {
+        for _ in 0..20_000 {
+            q.admit(level, None, 0, false);
+        }
+    }
+
+    #[test]
+    fn under_ns_rules_a_high_average_never_drops_while_at_most_one_packet_waits() {
+        let (mut ns, mut fj) = (red_ruled(true, false, true), red_ruled(true, false, false));
+        for q in [&mut ns, &mut fj] {
+            warm(q, 75);
+            q.params.max_p = 0.5;
+        }
+        // The average stays above min_th for the next hundred arrivals at a queue of 0 or 1.
+        let ns_drops = (0..100).filter(|i| !admit(&mut ns, i % 2, None, 0)).count();
+        let fj_drops = (0..100).filter(|i| !admit(&mut fj, i % 2, None, 0)).count();
+        assert!(ns.average() > 50.0, "still above min_th: {}", ns.average());
+        assert_eq!(ns_drops, 0);
+        assert!(
+            fj_drops > 5,
+            "Floyd & Jacobson's RED drops on the average alone: {fj_drops}"
+        );
+    }
+
+    #[test]
+    fn under_ns_rules_the_first_arrival_above_min_th_only_starts_the_count() {
+        let mut q = red_ruled(true, false, true);
+        for _ in 0..20_000 {
+            q.admit(45, None, 0, false);
+        }
+        q.params.max_p = 1.0; // pb near 1 at the threshold's far end: any decision would drop
+        q.avg = 99.0;
+        assert!(admit(&mut q, 99, None, 0), "the crossing arrival is accepted");
+        assert!(!admit(&mut q, 99, None, 0), "the next one decides, and drops");
+    }
+
+    #[test]
+    fn under_ns_rules_a_full_queue_still_drops() {
+        let mut q = red_ruled(true, false, true);
+        assert!(!admit(&mut q, 150, None, 0));
     }
 }
