@@ -86,6 +86,11 @@ __all__ = [
     "CubicParams",
     "SsdrParams",
     "PseudoRateParams",
+    "ScalableParams",
+    "HyblaParams",
+    "LedbatParams",
+    "LpParams",
+    "YeahParams",
 ]
 
 # The core's hard caps (scenario.rs / plan.rs), so an absurd value is refused before it is
@@ -571,6 +576,64 @@ class PseudoRateParams(_Model):
     Vegas's default alpha and beta; Chen & Chen's value was not at hand)."""
 
 
+class ScalableParams(_Model):
+    """Scalable TCP's knobs (Kelly 2003, §2), used by the `scalable` variant only."""
+
+    a: Annotated[float, Field(gt=0.0, le=1.0)] = 0.01
+    """a, segments added per ACK above the legacy window of 50 segments."""
+    b: Annotated[float, Field(gt=0.0, lt=1.0)] = 0.125
+    """b, the share of the window a congestion event takes away above the legacy window."""
+
+
+class HyblaParams(_Model):
+    """Hybla's knob (Caini & Firrincieli 2004), used by the `hybla` variant only."""
+
+    rtt0_ms: Annotated[float, Field(gt=0.0, le=1.0e5)] = 25.0
+    """RTT0, ms: the reference RTT whose growth every flow matches (the paper's and Linux's 25;
+    ns-3's `RRTT` is 50)."""
+
+
+class LedbatParams(_Model):
+    """LEDBAT's knobs (RFC 6817 §3.2, ns-3's `TcpLedbat` defaults), used by the `ledbat` variant only."""
+
+    target_ms: Annotated[float, Field(gt=0.0, le=1.0e5)] = 100.0
+    """TARGET, ms: the queueing delay it aims to add (the RFC allows at most 100)."""
+    gain: Annotated[float, Field(gt=0.0, le=100.0)] = 1.0
+    """GAIN: how fast the window follows the distance to the target (the RFC allows at most 1)."""
+
+
+class LpParams(_Model):
+    """TCP-LP's knobs (Kuzmanovic & Knightly 2003, §III; constants in ns-3 and Linux), used by the
+    `lp` variant only."""
+
+    threshold: Annotated[float, Field(gt=0.0, lt=1.0)] = 0.15
+    """δ: the share of the delay range above its minimum that signals early congestion."""
+    inference_rtts: Annotated[float, Field(gt=0.0, le=1000.0)] = 3.0
+    """The inference time-out after an early indication, in round trips."""
+
+
+class YeahParams(_Model):
+    """YeAH-TCP's knobs, named and defaulted as ns-3.44's `TcpYeah` attributes, used by the `yeah`
+    variant only."""
+
+    alpha: U32 = 80
+    """α, packets: the most it keeps queued at the bottleneck in fast mode."""
+    gamma: Annotated[U32, Field(ge=1)] = 1
+    """γ: precautionary decongestion removes Q/γ packets a round trip."""
+    delta: Annotated[U32, Field(le=16)] = 3
+    """δ: a loss removes at least cwnd/2^δ."""
+    epsilon: Annotated[U32, Field(le=16)] = 1
+    """ε: precautionary decongestion removes at most cwnd/2^ε."""
+    phy: Annotated[U32, Field(ge=1)] = 8
+    """φ: slow mode when the queueing delay passes the base RTT over φ."""
+    rho: U32 = 16
+    """ρ: slow-mode rounds in a row after which a loss halves, as Reno."""
+    zeta: U32 = 50
+    """ζ: fast-mode rounds after which the decongestion floor is reset to 2."""
+    stcp_ai_factor: Annotated[U32, Field(ge=1)] = 100
+    """Fast mode adds one segment per min(cwnd, this) ACKs."""
+
+
 class HystartParams(_Model):
     """HyStart++ (RFC 9406 §4.3's constants): leave the first slow start when the RTT rises, through
     Conservative Slow Start, before the buffer overflows. `css_rounds: 0` and `min_window_pkts: 16`
@@ -688,6 +751,16 @@ class TcpConfig(_Model):
     """Smooth start's grain and depth (used by the `ssdr` variant only)."""
     pseudo_rate: PseudoRateParams = Field(default_factory=PseudoRateParams)
     """Pseudo-Rate's queue length q (used by the `pseudo-rate` variant only)."""
+    scalable: ScalableParams = Field(default_factory=ScalableParams)
+    """Scalable TCP's a and b (used by the `scalable` variant only)."""
+    hybla: HyblaParams = Field(default_factory=HyblaParams)
+    """Hybla's reference RTT0 (used by the `hybla` variant only)."""
+    ledbat: LedbatParams = Field(default_factory=LedbatParams)
+    """LEDBAT's target and gain (used by the `ledbat` variant only)."""
+    lp: LpParams = Field(default_factory=LpParams)
+    """TCP-LP's threshold and inference time-out (used by the `lp` variant only)."""
+    yeah: YeahParams = Field(default_factory=YeahParams)
+    """YeAH-TCP's constants (used by the `yeah` variant only)."""
 
 
 # ---- flows -----------------------------------------------------------------------------------

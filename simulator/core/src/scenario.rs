@@ -8,7 +8,10 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::cc::{CubicParams, PseudoRateParams, SsdrParams, VegasParams};
+use crate::cc::{
+    CubicParams, HyblaParams, LedbatParams, LpParams, PseudoRateParams, ScalableParams, SsdrParams, VegasParams,
+    YeahParams,
+};
 use crate::error::{Result, SimError};
 
 /// Hard caps that keep a single scenario from exhausting memory before it even starts.
@@ -561,6 +564,11 @@ pub struct TcpConfig {
     pub cubic: CubicParams,
     pub ssdr: SsdrParams,
     pub pseudo_rate: PseudoRateParams,
+    pub scalable: ScalableParams,
+    pub hybla: HyblaParams,
+    pub ledbat: LedbatParams,
+    pub lp: LpParams,
+    pub yeah: YeahParams,
 }
 
 impl Default for TcpConfig {
@@ -599,6 +607,11 @@ impl Default for TcpConfig {
             cubic: CubicParams::default(),
             ssdr: SsdrParams::default(),
             pseudo_rate: PseudoRateParams::default(),
+            scalable: ScalableParams::default(),
+            hybla: HyblaParams::default(),
+            ledbat: LedbatParams::default(),
+            lp: LpParams::default(),
+            yeah: YeahParams::default(),
         }
     }
 }
@@ -1329,6 +1342,47 @@ impl TcpConfig {
             self.pseudo_rate.queue_pkts,
             1.0e7,
         );
+        self.check_ns3_variant_params(c, path);
+    }
+
+    /// The knobs of ns-3.44's other variants (issue 17).
+    fn check_ns3_variant_params(&self, c: &mut Check, path: &str) {
+        let at = |field: &str| format!("{path}.{field}");
+        let fraction = |c: &mut Check, field: &str, v: f64| {
+            if c.finite(&at(field), v) && !(v > 0.0 && v < 1.0) {
+                c.fail(at(field), format!("must be in (0, 1), got {}", show(v)));
+            }
+        };
+        c.positive(&at("scalable.a"), self.scalable.a);
+        c.at_most(&at("scalable.a"), self.scalable.a, 1.0);
+        fraction(c, "scalable.b", self.scalable.b);
+        c.positive(&at("hybla.rtt0_ms"), self.hybla.rtt0_ms);
+        c.at_most(&at("hybla.rtt0_ms"), self.hybla.rtt0_ms, 1.0e5);
+        c.positive(&at("ledbat.target_ms"), self.ledbat.target_ms);
+        c.at_most(&at("ledbat.target_ms"), self.ledbat.target_ms, 1.0e5);
+        c.positive(&at("ledbat.gain"), self.ledbat.gain);
+        c.at_most(&at("ledbat.gain"), self.ledbat.gain, 100.0);
+        fraction(c, "lp.threshold", self.lp.threshold);
+        c.positive(&at("lp.inference_rtts"), self.lp.inference_rtts);
+        c.at_most(&at("lp.inference_rtts"), self.lp.inference_rtts, 1000.0);
+        let y = &self.yeah;
+        for (field, v) in [
+            ("yeah.gamma", y.gamma),
+            ("yeah.phy", y.phy),
+            ("yeah.stcp_ai_factor", y.stcp_ai_factor),
+        ] {
+            if v == 0 {
+                c.fail(at(field), "must be at least 1");
+            }
+        }
+        for (field, v) in [("yeah.delta", y.delta), ("yeah.epsilon", y.epsilon)] {
+            if v > YeahParams::MAX_SHIFT {
+                c.fail(
+                    at(field),
+                    format!("must be between 0 and {}, got {v}", YeahParams::MAX_SHIFT),
+                );
+            }
+        }
     }
 }
 

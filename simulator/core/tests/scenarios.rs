@@ -592,3 +592,42 @@ fn with_no_warmup_every_packet_of_the_run_is_counted() {
     assert_eq!((f.packets_sent, f.retransmits, f.drops), (100, 0, 0));
     assert_eq!(f.goodput_bps * 20.0 / 8.0, 100_000.0);
 }
+
+#[test]
+fn a_knob_of_issue_17s_variants_out_of_range_is_refused_with_its_path() {
+    let cases: Vec<(&str, Value, &str)> = vec![
+        ("scalable", json!({"scalable": {"a": 0}}), "$.flows[0].tcp.scalable.a"),
+        ("scalable", json!({"scalable": {"b": 1.0}}), "$.flows[0].tcp.scalable.b"),
+        (
+            "hybla",
+            json!({"hybla": {"rtt0_ms": 0}}),
+            "$.flows[0].tcp.hybla.rtt0_ms",
+        ),
+        (
+            "ledbat",
+            json!({"ledbat": {"target_ms": -5}}),
+            "$.flows[0].tcp.ledbat.target_ms",
+        ),
+        ("ledbat", json!({"ledbat": {"gain": 0}}), "$.flows[0].tcp.ledbat.gain"),
+        ("lp", json!({"lp": {"threshold": 1.0}}), "$.flows[0].tcp.lp.threshold"),
+        (
+            "lp",
+            json!({"lp": {"inference_rtts": 0}}),
+            "$.flows[0].tcp.lp.inference_rtts",
+        ),
+        ("yeah", json!({"yeah": {"gamma": 0}}), "$.flows[0].tcp.yeah.gamma"),
+        ("yeah", json!({"yeah": {"phy": 0}}), "$.flows[0].tcp.yeah.phy"),
+        ("yeah", json!({"yeah": {"epsilon": 17}}), "$.flows[0].tcp.yeah.epsilon"),
+        (
+            "reno",
+            json!({"yeah": {"stcp_ai_factor": 0}}),
+            "$.flows[0].tcp.yeah.stcp_ai_factor",
+        ),
+    ];
+    for (variant, tcp, path) in cases {
+        let s = dumbbell(json!([{"rtt_ms": 40, "variant": variant, "tcp": tcp}]));
+        let e = error(&s);
+        assert_eq!(e.path(), Some(path), "{tcp}: {e}");
+        assert!(e.to_string().len() > path.len() + 15, "the message says why: {e}");
+    }
+}

@@ -25,14 +25,32 @@
 //!   (ns-3).
 //! - SACK (RFC 6675) recovery, NewReno with `sack: false`.
 
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
 use super::{aimd, CongestionControl};
 use crate::tcp::{Recovery, SocketState};
 use crate::time::{from_secs, to_secs, SimTime};
 
-/// TARGET, seconds: the queueing delay LEDBAT aims to add (§3.2: at most 100 ms).
-pub const TARGET_S: f64 = 0.1;
-/// GAIN: how fast the window follows the distance to the target (§3.2: at most 1).
-pub const GAIN: f64 = 1.0;
+/// LEDBAT's two knobs, a flow's `tcp.ledbat` (`{"target_ms": 100, "gain": 1}`); the defaults
+/// are the RFC's and ns-3.44's `TcpLedbat` (`TargetDelay`, `Gain`).
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct LedbatParams {
+    /// TARGET, milliseconds: the queueing delay LEDBAT aims to add (§3.2: at most 100 ms).
+    pub target_ms: f64,
+    /// GAIN: how fast the window follows the distance to the target (§3.2: at most 1).
+    pub gain: f64,
+}
+
+impl Default for LedbatParams {
+    fn default() -> Self {
+        LedbatParams {
+            target_ms: 100.0,
+            gain: 1.0,
+        }
+    }
+}
 /// BASE_HISTORY: minutes of per-minute minima the base delay is the lowest of.
 pub const BASE_HISTORY: usize = 10;
 /// CURRENT_FILTER: the current delay is the lowest of this many latest samples.
@@ -44,6 +62,9 @@ pub const MIN_CWND: f64 = 2.0;
 
 pub struct Ledbat {
     recovery: Recovery,
+    /// TARGET, seconds, and GAIN (`LedbatParams`).
+    target_s: f64,
+    gain: f64,
     /// The latest delay samples, oldest first (at most CURRENT_FILTER).
     current: Vec<SimTime>,
     /// (minute, lowest delay in it), oldest first (at most BASE_HISTORY).
@@ -53,9 +74,11 @@ pub struct Ledbat {
 }
 
 impl Ledbat {
-    pub fn new(sack: Option<bool>) -> Self {
+    pub fn new(p: &LedbatParams, sack: Option<bool>) -> Self {
         Ledbat {
             recovery: aimd::sack_or_newreno(sack),
+            target_s: p.target_ms / 1e3,
+            gain: p.gain,
             current: Vec::with_capacity(CURRENT_FILTER),
             base: Vec::with_capacity(BASE_HISTORY),
             may_slow_start: true,
@@ -114,8 +137,8 @@ impl CongestionControl for Ledbat {
             aimd::increase(s);
             return;
         };
-        let off_target = (TARGET_S - queuing_delay) / TARGET_S;
-        s.cwnd += GAIN * off_target * acked as f64 / s.cwnd;
+        let off_target = (self.target_s - queuing_delay) / self.target_s;
+        s.cwnd += self.gain * off_target * acked as f64 / s.cwnd;
         let max_allowed = (s.flight() + acked) as f64 + ALLOWED_INCREASE;
         s.cwnd = s.cwnd.min(max_allowed).max(MIN_CWND).min(s.max_window as f64);
         // No slow start after a decrease (ns-3's `m_ssThresh = cWnd − 1`).
@@ -137,7 +160,7 @@ mod tests {
     const MS: SimTime = 1_000_000;
 
     fn in_avoidance(cwnd: f64) -> (Ledbat, SocketState) {
-        let mut cc = Ledbat::new(None);
+        let mut cc = Ledbat::new(&LedbatParams::default(), None);
         cc.may_slow_start = false;
         let mut s = SocketState::new(cwnd, 1.0, 10_000);
         s.snd_nxt = 1000;

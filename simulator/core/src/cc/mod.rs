@@ -39,17 +39,24 @@ mod htcp;
 mod hybla;
 mod illinois;
 mod ledbat;
+mod lp;
 mod scalable;
 mod veno;
 mod westwood;
+mod yeah;
 
 pub use aimd::Aimd;
 pub use bbr::Bbr;
 pub use cubic::{Cubic, CubicParams};
+pub use hybla::HyblaParams;
 pub use hystart::{HyStart, HystartParams};
+pub use ledbat::LedbatParams;
+pub use lp::LpParams;
 pub use pseudo_rate::{PseudoRate, PseudoRateParams};
+pub use scalable::ScalableParams;
 pub use ssdr::{Ssdr, SsdrParams};
 pub use vegas::{Vegas, VegasParams};
+pub use yeah::YeahParams;
 
 use crate::scenario::TcpConfig;
 use crate::tcp::{RateSample, Recovery, SocketState};
@@ -137,6 +144,8 @@ pub const VARIANTS: &[(&str, &str)] = &[
     ("veno", "Veno: a loss with fewer than 3 packets queued (Vegas's N) keeps 4/5 of the window, else halves (Fu & Liew 2003)"),
     ("illinois", "TCP-Illinois: increase alpha (0.3-10) and decrease beta (1/8-1/2) set by the queueing delay (Liu, Basar & Srikant 2006)"),
     ("ledbat", "LEDBAT: a scavenger holding its queueing delay near a 100 ms target, gain 1, base delay over 10 minutes (RFC 6817; RTT-based here)"),
+    ("lp", "TCP-LP: Reno that halves on an early delay indication (15 % of the delay range) and yields to standard TCP (Kuzmanovic & Knightly 2003)"),
+    ("yeah", "YeAH-TCP: Scalable's increase while its queue estimate is below 80 packets, Reno's above, precautionary decongestion (Baiocchi, Castellani & Vacirca 2007)"),
 ];
 
 /// Builds the named variant, or None for a name not in `VARIANTS`. A variant with knobs takes
@@ -166,14 +175,16 @@ fn variant(name: &str, cfg: &TcpConfig) -> Option<Box<dyn CongestionControl>> {
         "bbr" => Box::new(Bbr::new(cfg)),
         // ns-3.44's other variants (issue 17).
         "highspeed" => Box::new(highspeed::HighSpeed::new(cfg.sack)),
-        "scalable" => Box::new(scalable::Scalable::new(cfg.sack)),
+        "scalable" => Box::new(scalable::Scalable::new(&cfg.scalable, cfg.sack)),
         "bic" => Box::new(bic::Bic::new(cfg.sack)),
         "htcp" => Box::new(htcp::Htcp::new(cfg.sack)),
-        "hybla" => Box::new(hybla::Hybla::new(cfg.sack)),
+        "hybla" => Box::new(hybla::Hybla::new(&cfg.hybla, cfg.sack)),
         "westwood-plus" => Box::new(westwood::Westwood::new(cfg.sack)),
         "veno" => Box::new(veno::Veno::new(cfg.sack)),
         "illinois" => Box::new(illinois::Illinois::new(cfg.sack)),
-        "ledbat" => Box::new(ledbat::Ledbat::new(cfg.sack)),
+        "ledbat" => Box::new(ledbat::Ledbat::new(&cfg.ledbat, cfg.sack)),
+        "lp" => Box::new(lp::Lp::new(&cfg.lp, cfg.sack)),
+        "yeah" => Box::new(yeah::Yeah::new(&cfg.yeah, cfg.sack)),
         _ => return None,
     })
 }

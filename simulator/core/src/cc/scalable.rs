@@ -15,25 +15,43 @@
 //!   the window in use (the same outside fast recovery).
 //! - Slow start is RFC 5681's; recovery RFC 6675 SACK, or NewReno with `sack: false`.
 
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
 use super::{aimd, CongestionControl};
 use crate::tcp::{Recovery, SocketState};
 use crate::time::SimTime;
 
-/// Kelly §2: segments added per ACK above the legacy window.
-pub const A: f64 = 0.01;
-/// Kelly §2: the fraction of the window a congestion event takes away above the legacy window.
-pub const B: f64 = 0.125;
+/// Scalable TCP's two knobs, a flow's `tcp.scalable` (`{"a": 0.01, "b": 0.125}`), Kelly's.
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct ScalableParams {
+    /// a, segments added per ACK above the legacy window (Kelly §2: 0.01).
+    pub a: f64,
+    /// b, the fraction of the window a congestion event takes away above the legacy window
+    /// (Kelly §2: 0.125).
+    pub b: f64,
+}
+
+impl Default for ScalableParams {
+    fn default() -> Self {
+        ScalableParams { a: 0.01, b: 0.125 }
+    }
+}
+
 /// Segments: at or below this window Scalable TCP is Standard TCP (ns-3's and Linux's 50).
 pub const LEGACY_WINDOW: f64 = 50.0;
 
 pub struct Scalable {
     recovery: Recovery,
+    p: ScalableParams,
 }
 
 impl Scalable {
-    pub fn new(sack: Option<bool>) -> Self {
+    pub fn new(p: &ScalableParams, sack: Option<bool>) -> Self {
         Scalable {
             recovery: aimd::sack_or_newreno(sack),
+            p: p.clone(),
         }
     }
 }
@@ -52,12 +70,12 @@ impl CongestionControl for Scalable {
             aimd::increase(s);
             return;
         }
-        s.cwnd = (s.cwnd + A).min(s.max_window as f64);
+        s.cwnd = (s.cwnd + self.p.a).min(s.max_window as f64);
     }
 
     fn ssthresh(&mut self, s: &SocketState, _now: SimTime) -> f64 {
         let w = s.window_in_use();
-        let keep = if w > LEGACY_WINDOW { 1.0 - B } else { 0.5 };
+        let keep = if w > LEGACY_WINDOW { 1.0 - self.p.b } else { 0.5 };
         (w * keep).max(2.0)
     }
 }
@@ -68,7 +86,7 @@ mod tests {
 
     #[test]
     fn above_the_legacy_window_each_ack_adds_a_hundredth_of_a_segment() {
-        let mut cc = Scalable::new(None);
+        let mut cc = Scalable::new(&ScalableParams::default(), None);
         let mut s = SocketState::new(200.0, 100.0, 100_000);
         cc.on_ack(&mut s, 1, 0);
         assert!((s.cwnd - 200.01).abs() < 1e-12, "{}", s.cwnd);
@@ -81,14 +99,14 @@ mod tests {
 
     #[test]
     fn above_the_legacy_window_a_loss_takes_an_eighth_of_the_window() {
-        let mut cc = Scalable::new(None);
+        let mut cc = Scalable::new(&ScalableParams::default(), None);
         let s = SocketState::new(200.0, 100.0, 100_000);
         assert_eq!(cc.ssthresh(&s, 0), 175.0);
     }
 
     #[test]
     fn at_or_below_the_legacy_window_it_is_standard_tcp() {
-        let mut cc = Scalable::new(None);
+        let mut cc = Scalable::new(&ScalableParams::default(), None);
         let mut s = SocketState::new(40.0, 20.0, 100_000);
         assert_eq!(cc.ssthresh(&s, 0), 20.0);
         cc.on_ack(&mut s, 1, 0);
@@ -97,7 +115,7 @@ mod tests {
 
     #[test]
     fn slow_start_is_one_segment_per_ack_at_any_window() {
-        let mut cc = Scalable::new(None);
+        let mut cc = Scalable::new(&ScalableParams::default(), None);
         let mut s = SocketState::new(100.0, f64::INFINITY, 100_000);
         cc.on_ack(&mut s, 1, 0);
         assert_eq!(s.cwnd, 101.0);
