@@ -137,6 +137,8 @@ FAMILY: dict[str, dict] = {
         ("veno", "TcpVeno", ()),
         ("illinois", "TcpIllinois", ()),
         ("ledbat", "TcpLedbat", ()),
+        ("lp", "TcpLp", ()),
+        ("yeah", "TcpYeah", ()),
     )
 }
 DEFAULT_VARIANTS = list(VARIANTS)
