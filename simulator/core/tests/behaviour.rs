@@ -1706,3 +1706,16 @@ fn an_incast_of_sixteen_dctcp_senders_into_one_port_finishes_without_a_timeout()
     let plain = incast("newreno-sbs", None);
     assert!(plain.links[0].drops > 0, "NewReno without marking overflows the buffer");
 }
+
+#[test]
+fn a_marking_threshold_of_zero_or_past_the_buffer_is_refused_at_its_path() {
+    for k in [0, 301] {
+        let s = datacenter(dctcp_flows(1), k, 1.0);
+        let err = tcpsim_core::validate_json(&s.to_string()).expect_err("K outside 1..=limit");
+        assert_eq!(
+            err.path(),
+            Some("$.topology.dumbbell.bottleneck.queue.ecn_threshold_pkts"),
+            "K {k}: {err}"
+        );
+    }
+}
