@@ -94,7 +94,8 @@ pub struct FlowResult {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cwnd_reductions_ecn: Option<u64>,
     /// DCTCP only (absent otherwise): its α, the estimated fraction of its data marked
-    /// (RFC 8257 §3.3), averaged over the segments acknowledged in the window.
+    /// (RFC 8257 §3.3), averaged over the segments acknowledged in the window (for an
+    /// application of several transfers, those of the current connection: each starts afresh).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub dctcp_alpha: Option<f64>,
 }
