@@ -71,7 +71,7 @@ def test_every_case_maps_onto_a_command_the_probe_and_the_peer_parse(case):
     own, peer_args = split(cmd)
     a = probe.parse_own(["--peer-script", "dumbbell.py", *own])
     assert a.queue == aqm.QUEUES[case["queue"]]["ns3"]["queue"]
-    assert a.ecn == (case["queue"] == "red-ecn")
+    assert a.ecn == bool(aqm.QUEUES[case["queue"]]["ns3"].get("ecn"))
     if not PEER_SCRIPT.exists():
         pytest.skip("the ns-3 peer is not beside the repository")
     pa = peer_module().parse_args([*peer_args, "--qdisc", "pfifo"])
@@ -157,7 +157,7 @@ def test_the_stored_ns3_reference_holds_each_run_with_its_own_case():
         assert raw["seed"] == c.get("seed", 1)
         assert (raw["flows"], raw["queue_pkts"]) == (c["flows"], c["buffer"])
         assert raw["qdisc_type"] == probe.QDISC_TYPES[aqm.QUEUES[c["queue"]]["ns3"]["queue"]]
-        assert raw["ecn"] == (c["queue"] == "red-ecn")
+        assert raw["ecn"] == bool(aqm.QUEUES[c["queue"]]["ns3"].get("ecn"))
         assert raw["qdisc_attributes"]["MaxSize"] == f"{c['buffer']}p"
         assert len(raw["per_flow_goodput_mbps"]) == c["flows"]
         # The queue disc ran with the attributes the case set (ns-3 prints times as "+5e+06ns").
@@ -170,3 +170,14 @@ def test_the_stored_ns3_reference_holds_each_run_with_its_own_case():
                 assert ran == value, name
         if q.get("quantum"):
             assert raw["qdisc_attributes"]["(quantum, SetQuantum)"] == str(q["quantum"])
+
+
+def test_dctcp_runs_tcp_dctcp_against_ns3_red_marking_at_the_same_k_on_the_instantaneous_queue():
+    (case,) = [c for c in CASES if c["queue"] == "dctcp" and c["flows"] == 4 and c["buffer"] == 100]
+    s = aqm.build_scenario(case)
+    cmd, _ = aqm.ns3_command(case, s)
+    q, a = s["topology"]["dumbbell"]["bottleneck"]["queue"], ns3_attrs("dctcp")
+    assert s["flows"][0]["variant"] == "dctcp" and cmd[cmd.index("--variant") + 1] == "TcpDctcp"
+    assert q["ecn_threshold_pkts"] == int(a["MinTh"]) == int(a["MaxTh"]) == aqm.DCTCP_K
+    assert (a["QW"], a["UseHardDrop"], a["Gentle"]) == ("1", "false", "false")
+    assert not [c for c in CASES if c["queue"] == "dctcp" and c["variant"] != "sack"], "one pairing runs it"

@@ -562,6 +562,24 @@ def test_ecn_counters_come_the_same_with_columns_and_a_marking_queue_reports_its
     assert _bits(_without_stats(tcpsim.to_records(columns))) == _bits(_without_stats(records))
 
 
+def test_a_dctcp_flow_reports_its_alpha_and_runs_ecn_without_tcp_ecn_through_a_droptail_marking_at_k():
+    dctcp = copy.deepcopy(MIXED)
+    dctcp["topology"]["dumbbell"]["bottleneck"]["queue"] = {
+        "type": "droptail",
+        "limit_pkts": 100,
+        "ecn_threshold_pkts": 5,
+    }
+    dctcp["flows"][0]["variant"] = "dctcp"
+    records = tcpsim.run(dctcp)
+    assert records["links"][0]["ecn_marks"] > 0
+    first, *others = records["flows"]
+    assert 0.0 <= first["dctcp_alpha"] <= 1.0 and first["ecn_marks_received"] > 0
+    assert all("dctcp_alpha" not in flow for flow in others)
+    columns = tcpsim.run(dctcp, columns=True)
+    assert columns["flows"]["dctcp_alpha"][1:] == [None, None]
+    assert _bits(_without_stats(tcpsim.to_records(columns))) == _bits(_without_stats(records))
+
+
 def test_trace_series_are_numpy_arrays_nan_where_the_records_have_none():
     records = tcpsim.run(MIXED)
     traces = tcpsim.run(MIXED, columns=True)["traces"]

@@ -202,6 +202,10 @@ class DroptailQueue(_Model):
     type: Literal["droptail"]
     limit_pkts: Annotated[U32, Field(ge=1)]
     """Buffer size in packets."""
+    ecn_threshold_pkts: Annotated[U32, Field(ge=1)] | None = None
+    """DCTCP's marking threshold K (RFC 8257 §3.1), at most limit_pkts: an ECN-capable arrival
+    that finds this many packets or more waiting is marked CE (the instantaneous queue, no
+    averaging); absent, no marking."""
 
 
 class RedQueue(_Model):

@@ -53,6 +53,10 @@ VARIANTS = ["sack", "cubic"]  # keys of ns3_crosscheck.VARIANTS
 FLOWS = [1, 4]
 BUFFERS = [1000, 100]
 
+# DCTCP's marking threshold K in packets: above the BDP/7 that RFC 8257 §4.1 (after Alizadeh et al.)
+# asks for full utilisation (119/7 = 17 here).
+DCTCP_K = 20
+
 # RED's thresholds are set, not derived from the buffer, so both buffers run the same RED:
 # 20 and 60 packets (the BDP is 119 packets of 1054 B), max_p 0.1, w_q 0.002, gentle.
 RED = {"min_th_pkts": 20, "max_th_pkts": 60, "max_p": 0.1, "weight": 0.002, "gentle": True, "mean_pkt_bytes": 1000}
@@ -98,6 +102,20 @@ QUEUES: dict[str, dict] = {
                                           "MeanPktSize": "1000", "Wait": "false", "UseHardDrop": "true"}, "ecn": True},
         "about": "the same RED marking CE instead of an early drop, ECN on every flow (ns-3 UseHardDrop: drops past 2 max_th)",
     },
+    # DCTCP (RFC 8257) on a step-marking switch, set up as ns-3's examples/tcp/dctcp-example.cc:
+    # RED with MinTh = MaxTh = K, QW 1 (the instantaneous queue), UseEcn, UseHardDrop false and
+    # not gentle marks every ECN-capable arrival that finds K or more queued, which is tcpsim's
+    # droptail with ecn_threshold_pkts K. The flows run dctcp / TcpDctcp whatever the pairing
+    # says (only the `sack` pairing runs it: SACK on, TcpClassicRecovery).
+    "dctcp": {
+        "ours": {"type": "droptail", "ecn_threshold_pkts": DCTCP_K},
+        "variant": "dctcp",
+        "ns3": {"queue": "red", "attrs": {"MinTh": str(DCTCP_K), "MaxTh": str(DCTCP_K), "QW": "1", "LInterm": "1",
+                                          "Gentle": "false", "MeanPktSize": "1000", "Wait": "false",
+                                          "UseHardDrop": "false"}, "ecn": True, "variant": "TcpDctcp"},
+        "about": f"DCTCP (RFC 8257, g 1/16, alpha on init 1) marking at K = {DCTCP_K} on the instantaneous queue "
+                 "(ns-3: RED MinTh = MaxTh = K, QW 1, UseHardDrop false)",
+    },
 }  # fmt: skip
 
 # ns-3's drop reasons that mean "the buffer was full", per queue disc; the rest are the AQM's
@@ -125,7 +143,8 @@ def key_of(variant: str, flows: int, buffer: int, queue: str, seed: int = 1) -> 
 def matrix(
     variants: list[str], flows: list[int], buffers: list[int], queues: list[str], seeds: tuple[int, ...] = (1,)
 ) -> list[dict]:
-    """Buffer first (1000, the AQM's case, before 100), then variant, flows, queue, seed."""
+    """Buffer first (1000, the AQM's case, before 100), then variant, flows, queue, seed. A queue
+    that sets its own variant (dctcp) runs once, with the `sack` pairing."""
     return [
         {"key": key_of(v, n, b, q, sd), "variant": v, "flows": n, "buffer": b, "queue": q, "seed": sd}
         for b in buffers
@@ -133,6 +152,7 @@ def matrix(
         for n in flows
         for q in queues
         for sd in seeds
+        if "variant" not in QUEUES[q] or v == "sack"
     ]
 
 
@@ -154,6 +174,8 @@ def build_scenario(case: dict) -> dict:
     f = s["flows"][0]
     f["count"] = case["flows"]
     f["tcp"].update(copy.deepcopy(q.get("tcp", {})))
+    if "variant" in q:
+        f["variant"] = q["variant"]
     return s
 
 
@@ -169,6 +191,8 @@ def ns3_command(case: dict, scenario: dict) -> tuple[list[str], list[str]]:
         own += ["--quantum", str(q["quantum"])]
     if q.get("ecn"):
         own += ["--ecn"]
+    if q.get("variant"):
+        cmd[cmd.index("--variant") + 1] = q["variant"]
     return own + cmd, notes
 
 
@@ -384,7 +408,7 @@ def ns3_markdown_table(rows: list[dict]) -> str:
             "| "
             + " | ".join(
                 [
-                    xc.VARIANTS[r["variant"]]["ns3"],
+                    QUEUES[r["queue"]]["ns3"].get("variant", xc.VARIANTS[r["variant"]]["ns3"]),
                     str(r["flows"]),
                     str(r["buffer"]),
                     r["queue"] + (f" (seed {r['seed']})" if r.get("seed", 1) != 1 else ""),

@@ -207,7 +207,7 @@ HAND_WRITTEN: list[dict[str, Any]] = [
                         "to": "r",
                         "rate_mbps": 100,
                         "delay_ms": 1,
-                        "queue": {"type": "droptail", "limit_pkts": 50},
+                        "queue": {"type": "droptail", "limit_pkts": 50, "ecn_threshold_pkts": 20},
                         "loss": {"type": "uniform", "rate": 0.0001},
                         "reverse_loss": {"type": "uniform", "rate": 0.0001},
                     },

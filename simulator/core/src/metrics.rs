@@ -93,6 +93,11 @@ pub struct FlowResult {
     pub ecn_marks_received: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cwnd_reductions_ecn: Option<u64>,
+    /// DCTCP only (absent otherwise): its α, the estimated fraction of its data marked
+    /// (RFC 8257 §3.3), averaged over the segments acknowledged in the window (for an
+    /// application of several transfers, those of the current connection: each starts afresh).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dctcp_alpha: Option<f64>,
 }
 
 #[derive(Clone, Debug, Serialize, PartialEq)]
@@ -201,6 +206,8 @@ pub struct FlowInputs<'a> {
     pub downloads: crate::traffic::Downloads,
     /// With `tcp.ecn`: (CE-marked segments received, window reductions for ECE).
     pub ecn: Option<(u64, u64)>,
+    /// DCTCP's mean α over the window.
+    pub dctcp_alpha: Option<f64>,
 }
 
 fn ratio(a: f64, b: f64) -> Option<f64> {
@@ -250,6 +257,7 @@ pub fn flow_result(i: FlowInputs, window_s: f64) -> FlowResult {
         download_time_s: ratio(i.downloads.total_s, i.downloads.count as f64),
         ecn_marks_received: i.ecn.map(|(marks, _)| marks),
         cwnd_reductions_ecn: i.ecn.map(|(_, reductions)| reductions),
+        dctcp_alpha: i.dctcp_alpha,
     }
 }
 
@@ -343,6 +351,7 @@ mod tests {
                 flow: FlowCounters::default(),
                 downloads: Default::default(),
                 ecn: None,
+                dctcp_alpha: None,
             },
             1.0,
         );

@@ -93,7 +93,10 @@ fn default_access_rate() -> f64 {
 }
 
 fn default_access_queue() -> QueueSpec {
-    QueueSpec::Droptail { limit_pkts: 1000 }
+    QueueSpec::Droptail {
+        limit_pkts: 1000,
+        ecn_threshold_pkts: None,
+    }
 }
 
 impl Default for AccessParams {
@@ -148,7 +151,14 @@ pub enum RedRules {
 #[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
 pub enum QueueSpec {
     /// FIFO that drops arrivals when `limit_pkts` packets wait (the one in service not counted).
-    Droptail { limit_pkts: u32 },
+    Droptail {
+        limit_pkts: u32,
+        /// DCTCP's marking threshold K (RFC 8257 §3.1): an ECN-capable arrival that finds this
+        /// many packets or more waiting is marked CE (the instantaneous queue, no averaging);
+        /// absent, no marking.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        ecn_threshold_pkts: Option<u32>,
+    },
     /// Random Early Detection, Floyd & Jacobson 1993. Thresholds default to 1/3 and 2/3 of the
     /// limit, as paper 000 §IV-A sets them.
     Red {
@@ -293,7 +303,10 @@ fn default_red_mean_pkt() -> u32 {
 
 impl Default for QueueSpec {
     fn default() -> Self {
-        QueueSpec::Droptail { limit_pkts: 100 }
+        QueueSpec::Droptail {
+            limit_pkts: 100,
+            ecn_threshold_pkts: None,
+        }
     }
 }
 
@@ -1029,9 +1042,18 @@ pub fn check_link_rate_delay(c: &mut Check, path: &str, rate_mbps: f64, delay_ms
 impl QueueSpec {
     pub fn check(&self, c: &mut Check, path: &str) {
         match self {
-            QueueSpec::Droptail { limit_pkts } => {
+            QueueSpec::Droptail {
+                limit_pkts,
+                ecn_threshold_pkts,
+            } => {
                 if *limit_pkts == 0 {
                     c.fail(format!("{path}.limit_pkts"), "must be at least 1 packet");
+                }
+                if ecn_threshold_pkts.is_some_and(|k| k == 0 || k > *limit_pkts) {
+                    c.fail(
+                        format!("{path}.ecn_threshold_pkts"),
+                        "must be between 1 packet and limit_pkts",
+                    );
                 }
             }
             QueueSpec::Red {

@@ -18,7 +18,7 @@ use crate::plan;
 use crate::rng::{SimRng, StreamId};
 use crate::scenario::{FlowKind, Scenario, TcpConfig, TraceKind};
 use crate::stop::StopSignal;
-use crate::tcp::{SenderCounters, TcpReceiver, TcpSender};
+use crate::tcp::{TcpReceiver, TcpSender};
 use crate::time::{from_secs, to_secs, SimTime};
 use crate::traffic::{App, AppCtx, Downloads, Endpoints};
 
@@ -145,7 +145,8 @@ impl Simulation {
                         sender.sack_enabled(),
                         t.delayed_ack,
                         t.delack_timeout_s,
-                    );
+                    )
+                    .with_precise_ecn(sender.precise_ecn());
                     Endpoints::Tcp { sender, receiver }
                 }
                 FlowKind::Udp => Endpoints::Udp,
@@ -377,7 +378,7 @@ impl Simulation {
         for f in &mut self.flows {
             f.counters = FlowCounters::default();
             if let Endpoints::Tcp { sender, receiver } = &mut f.ends {
-                sender.counters = SenderCounters::default();
+                sender.open_window();
                 receiver.delivered_bytes = 0;
                 receiver.segments_received = 0;
                 receiver.ce_received = 0;
@@ -422,6 +423,7 @@ impl Simulation {
                             }
                             _ => None,
                         },
+                        dctcp_alpha: f.sender().and_then(TcpSender::mean_alpha),
                     },
                     window_s,
                 )

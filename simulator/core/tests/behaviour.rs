@@ -1788,3 +1788,135 @@ fn scalables_b_sets_the_share_a_loss_takes_and_a_its_growth() {
         "grew {grown:.1} from {from:.1}, expected {expected:.1}"
     );
 }
+
+// ---- DCTCP (RFC 8257, issue 17) ----
+
+/// A datacenter-like dumbbell: hosts on 10 Gb/s links into a 1 Gb/s bottleneck with 50 µs one
+/// way, flows of 200 µs round-trip propagation (a BDP of about 25 packets of 1 kB), and a
+/// bottleneck buffer of `limit` packets that marks ECN-capable arrivals at `k` packets or more
+/// (DCTCP's switch, RFC 8257 §3.1).
+fn datacenter_net(limit: u32, k: Option<u32>) -> Value {
+    let mut queue = json!({"type": "droptail", "limit_pkts": limit});
+    if let Some(k) = k {
+        queue["ecn_threshold_pkts"] = json!(k);
+    }
+    json!({"dumbbell": {"access": {"rate_mbps": 10_000},
+                        "bottleneck": {"rate_mbps": 1000, "delay_ms": 0.05, "queue": queue}}})
+}
+
+fn datacenter(flows: Value, k: u32, duration_s: f64) -> Value {
+    json!({
+        "duration_s": duration_s, "warmup_s": duration_s / 4.0, "seed": 3,
+        "topology": datacenter_net(300, Some(k)),
+        "flows": flows,
+    })
+}
+
+fn dctcp_flows(n: usize) -> Value {
+    (0..n)
+        .map(|i| json!({"name": format!("d{i}"), "variant": "dctcp", "rtt_ms": 0.2, "start_s": i as f64 * 0.01}))
+        .collect()
+}
+
+/// Seconds to send one 1040-byte packet at 1 Gb/s.
+const DC_PACKET_S: f64 = 1040.0 * 8.0 / 1e9;
+
+#[test]
+fn dctcp_keeps_the_queue_near_the_marking_threshold_with_the_link_full_and_nothing_lost() {
+    for k in [20, 60] {
+        let r = run(&datacenter(dctcp_flows(2), k, 2.0));
+        let l = &r.links[0];
+        assert!(l.utilization > 0.98, "K {k}: utilization {}", l.utilization);
+        assert_eq!(l.drops, 0, "K {k}");
+        assert!(l.ecn_marks.unwrap() > 100, "K {k}: {:?} marks", l.ecn_marks);
+        // The sawtooth oscillates just around K (the marks stop the flows within a round
+        // trip of crossing it): the mean within K/2..3K/2, the p99 far below the buffer.
+        let mean = l.mean_queue_pkts;
+        assert!(
+            mean > 0.5 * k as f64 && mean < 1.5 * k as f64,
+            "K {k}: mean queue {mean}"
+        );
+        let p99 = l.p99_queue_delay_s.unwrap() / DC_PACKET_S;
+        assert!(p99 < 2.0 * k as f64 + 10.0, "K {k}: p99 {p99} packets");
+        assert!(r.flows.iter().all(|f| f.timeouts == 0 && f.retransmits == 0));
+    }
+}
+
+#[test]
+fn dctcp_alpha_tracks_the_fraction_of_its_segments_marked_and_rises_as_k_falls() {
+    let alpha_and_fraction = |k| {
+        let r = run(&datacenter(dctcp_flows(1), k, 2.0));
+        let f = &r.flows[0];
+        let fraction = f.ecn_marks_received.unwrap() as f64 / f.packets_sent as f64;
+        (f.dctcp_alpha.unwrap(), fraction)
+    };
+    let (low_k, high_k) = (alpha_and_fraction(8), alpha_and_fraction(40));
+    for (alpha, fraction) in [low_k, high_k] {
+        // One flow, ACKs per segment: α within 10 % of the marked fraction (0.19–0.25 here).
+        assert!(
+            fraction > 0.05 && (alpha - fraction).abs() < 0.1 * fraction,
+            "α {alpha} against {fraction} of segments marked"
+        );
+    }
+    assert!(low_k.0 > high_k.0, "α at K 8 {low_k:?}, at K 40 {high_k:?}");
+}
+
+#[test]
+fn dctcp_beside_cubic_with_ecn_under_the_same_threshold_takes_the_larger_share_without_losses() {
+    let flows = json!([
+        {"name": "dctcp", "variant": "dctcp", "rtt_ms": 0.2},
+        {"name": "cubic", "variant": "cubic", "rtt_ms": 0.2, "tcp": {"ecn": true}},
+    ]);
+    let r = run(&datacenter(flows, 20, 2.0));
+    let (d, c) = (&r.flows[0], &r.flows[1]);
+    // CUBIC answers each marked window with RFC 3168's 30 % cut, DCTCP with α/2 of a few
+    // per cent: on one step threshold DCTCP gets most of the link, CUBIC still a share.
+    assert!(r.links[0].utilization > 0.98);
+    assert_eq!(r.links[0].drops, 0);
+    assert!(
+        d.goodput_bps > 1.5 * c.goodput_bps,
+        "DCTCP {} CUBIC {}",
+        d.goodput_bps,
+        c.goodput_bps
+    );
+    assert!(c.goodput_bps > 0.02e9, "CUBIC {}", c.goodput_bps);
+    assert!(d.dctcp_alpha.unwrap() < 0.5 && c.dctcp_alpha.is_none());
+}
+
+#[test]
+fn an_incast_of_sixteen_dctcp_senders_into_one_port_finishes_without_a_timeout() {
+    // Sixteen senders answer one request at once with 64 kB each (a partition/aggregate
+    // query); a 100-packet buffer that marks at 20. Plain NewReno through the same buffer
+    // without marking fills it in the first round trips and loses packets.
+    let incast = |variant: &str, k: Option<u32>| {
+        let flows: Vec<Value> = (0..16)
+            .map(|i| {
+                json!({"name": format!("s{i}"), "variant": variant, "rtt_ms": 0.2,
+                            "app": {"type": "ftp", "bytes": 64_000}})
+            })
+            .collect();
+        run(&json!({"duration_s": 1.0, "seed": 4, "topology": datacenter_net(100, k), "flows": flows}))
+    };
+    let r = incast("dctcp", Some(20));
+    assert!(
+        r.flows.iter().all(|f| f.timeouts == 0 && f.download_time_s.is_some()),
+        "{:?}",
+        r.flows
+    );
+    assert_eq!(r.links[0].drops, 0);
+    let plain = incast("newreno-sbs", None);
+    assert!(plain.links[0].drops > 0, "NewReno without marking overflows the buffer");
+}
+
+#[test]
+fn a_marking_threshold_of_zero_or_past_the_buffer_is_refused_at_its_path() {
+    for k in [0, 301] {
+        let s = datacenter(dctcp_flows(1), k, 1.0);
+        let err = tcpsim_core::validate_json(&s.to_string()).expect_err("K outside 1..=limit");
+        assert_eq!(
+            err.path(),
+            Some("$.topology.dumbbell.bottleneck.queue.ecn_threshold_pkts"),
+            "K {k}: {err}"
+        );
+    }
+}

@@ -217,6 +217,7 @@ fn flow_table<'py>(py: Python<'py>, flows: &[FlowResult]) -> PyResult<Bound<'py,
         download_time_s;
         if any ecn_marks_received,
         cwnd_reductions_ecn,
+        dctcp_alpha,
     }))
 }
 

@@ -199,6 +199,22 @@ impl CongestionControl for HyStart {
         self.inner.on_ecn_echo(s, now)
     }
 
+    fn on_ecn_ack(&mut self, s: &SocketState, acked: u32, ece: bool, now: SimTime) {
+        self.inner.on_ecn_ack(s, acked, ece, now);
+    }
+
+    fn precise_ecn(&self) -> bool {
+        self.inner.precise_ecn()
+    }
+
+    fn ecn_alpha(&self) -> Option<f64> {
+        self.inner.ecn_alpha()
+    }
+
+    fn open_window(&mut self) {
+        self.inner.open_window();
+    }
+
     fn on_rtt_sample(&mut self, s: &SocketState, rtt: SimTime, now: SimTime) {
         if self.phase != Phase::Done {
             self.round_min = Some(self.round_min.map_or(rtt, |m| m.min(rtt)));

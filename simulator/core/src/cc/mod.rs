@@ -45,6 +45,9 @@ mod veno;
 mod westwood;
 mod yeah;
 
+// Datacenter TCP (issue 17).
+mod dctcp;
+
 pub use aimd::Aimd;
 pub use bbr::Bbr;
 pub use cubic::{Cubic, CubicParams};
@@ -88,6 +91,27 @@ pub trait CongestionControl: Send {
     fn on_ecn_echo(&mut self, s: &SocketState, now: SimTime) -> f64 {
         self.ssthresh(s, now)
     }
+
+    /// Every ACK of a flow that runs ECN, in or out of recovery, after the sender took in its
+    /// cumulative ACK: `acked` segments newly acknowledged, `ece` whether it echoed CE. DCTCP
+    /// estimates its marked fraction from these (RFC 8257 §3.3).
+    fn on_ecn_ack(&mut self, _s: &SocketState, _acked: u32, _ece: bool, _now: SimTime) {}
+
+    /// The variant runs ECN whatever `tcp.ecn` says, and its receiver echoes the CE state of
+    /// every segment (RFC 8257 §3.2) instead of RFC 3168's ECE-until-CWR: DCTCP (as ns-3's
+    /// `TcpDctcp::Init` forces its `DctcpEcn` mode).
+    fn precise_ecn(&self) -> bool {
+        false
+    }
+
+    /// DCTCP's α (RFC 8257 §3.3), the estimated fraction of data marked, averaged over the
+    /// segments acknowledged since `open_window`; None for other variants.
+    fn ecn_alpha(&self) -> Option<f64> {
+        None
+    }
+
+    /// The measurement window opens: a variant's own averages for the results start again.
+    fn open_window(&mut self) {}
 
     /// Every RTT measurement from an ACK's timestamp echo (delay-based variants use these).
     fn on_rtt_sample(&mut self, _s: &SocketState, _rtt: SimTime, _now: SimTime) {}
@@ -146,6 +170,8 @@ pub const VARIANTS: &[(&str, &str)] = &[
     ("ledbat", "LEDBAT: a scavenger holding its queueing delay near a 100 ms target, gain 1, base delay over 10 minutes (RFC 6817; RTT-based here)"),
     ("lp", "TCP-LP: Reno that halves on an early delay indication (15 % of the delay range) and yields to standard TCP (Kuzmanovic & Knightly 2003)"),
     ("yeah", "YeAH-TCP: Scalable's increase while its queue estimate is below 80 packets, Reno's above, precautionary decongestion (Baiocchi, Castellani & Vacirca 2007)"),
+    // Datacenter TCP (issue 17).
+    ("dctcp", "DCTCP: cwnd x (1 - alpha/2) once per window of marks, alpha the marked fraction's EWMA with g = 1/16, precise CE echo; ECN always on (RFC 8257)"),
 ];
 
 /// Builds the named variant, or None for a name not in `VARIANTS`. A variant with knobs takes
@@ -185,6 +211,7 @@ fn variant(name: &str, cfg: &TcpConfig) -> Option<Box<dyn CongestionControl>> {
         "ledbat" => Box::new(ledbat::Ledbat::new(&cfg.ledbat, cfg.sack)),
         "lp" => Box::new(lp::Lp::new(&cfg.lp, cfg.sack)),
         "yeah" => Box::new(yeah::Yeah::new(&cfg.yeah, cfg.sack)),
+        "dctcp" => Box::new(dctcp::Dctcp::new(cfg.sack)),
         _ => return None,
     })
 }

@@ -138,6 +138,7 @@ impl Link {
         match &mut self.queue {
             QueueDiscipline::Scheduled(s) => (s.drops.overflow, s.drops.aqm, s.drops.marks) = (0, 0, 0),
             QueueDiscipline::Red(q) => q.marks = 0,
+            QueueDiscipline::MarkingDropTail(q) => q.marks = 0,
             QueueDiscipline::DropTail(_) => {}
         }
         self.waits = None;

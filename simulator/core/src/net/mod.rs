@@ -11,7 +11,7 @@ mod red;
 mod topology;
 
 pub use codel::{CoDel, CoDelParams};
-pub use droptail::DropTail;
+pub use droptail::{DropTail, MarkingDropTail};
 pub use fq_codel::{FqCoDel, FqCoDelParams};
 pub use link::{Admission, Link, LinkCounters, QueueDelays, Started};
 pub use name::Name;
@@ -37,6 +37,9 @@ pub type LinkId = u32;
 /// (one more event per packet, on their links only).
 pub enum QueueDiscipline {
     DropTail(DropTail),
+    /// Drop-Tail marking at DCTCP's threshold K (`ecn_threshold_pkts`). Boxed: a link stays
+    /// 176 bytes.
+    MarkingDropTail(Box<MarkingDropTail>),
     /// Boxed: RED's state is large and most links are Drop-Tail.
     Red(Box<Red>),
     /// Boxed: a link stays 176 bytes (issue 13's per-flow budget).
@@ -46,7 +49,14 @@ pub enum QueueDiscipline {
 impl QueueDiscipline {
     pub fn new(spec: &QueueSpec, rate_bps: u64, rng: SimRng) -> Self {
         match spec {
-            QueueSpec::Droptail { limit_pkts } => QueueDiscipline::DropTail(DropTail::new(*limit_pkts)),
+            QueueSpec::Droptail {
+                limit_pkts,
+                ecn_threshold_pkts: None,
+            } => QueueDiscipline::DropTail(DropTail::new(*limit_pkts)),
+            QueueSpec::Droptail {
+                limit_pkts,
+                ecn_threshold_pkts: Some(k),
+            } => QueueDiscipline::MarkingDropTail(Box::new(MarkingDropTail::new(*limit_pkts, *k))),
             QueueSpec::Red {
                 limit_pkts,
                 max_p,
@@ -145,6 +155,7 @@ impl QueueDiscipline {
     pub fn ecn_marks(&self) -> Option<u64> {
         match self {
             QueueDiscipline::DropTail(_) => None,
+            QueueDiscipline::MarkingDropTail(q) => Some(q.marks),
             QueueDiscipline::Red(q) => q.marks(),
             QueueDiscipline::Scheduled(s) => s.ecn.then_some(s.drops.marks),
         }
@@ -161,6 +172,7 @@ impl QueueDiscipline {
                     Verdict::Drop
                 }
             }
+            QueueDiscipline::MarkingDropTail(q) => q.admit(waiting, ect),
             QueueDiscipline::Red(q) => q.admit(waiting, idle_since, now, ect),
             QueueDiscipline::Scheduled(_) => unreachable!("a scheduled discipline takes packets, see `Scheduled`"),
         }

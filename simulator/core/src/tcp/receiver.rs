@@ -38,6 +38,9 @@ pub struct TcpReceiver {
     ece: bool,
     /// CE-marked data segments of the current epoch that arrived.
     pub ce_received: u64,
+    /// DCTCP's precise echo (RFC 8257 §3.2): `ece` is the CE state of the last segment, and
+    /// a change of it first acknowledges the segments held for a delayed ACK with the old one.
+    precise_ecn: bool,
 }
 
 impl TcpReceiver {
@@ -60,7 +63,14 @@ impl TcpReceiver {
             segments_received: 0,
             ece: false,
             ce_received: 0,
+            precise_ecn: false,
         }
+    }
+
+    /// Echoes CE as DCTCP needs (RFC 8257 §3.2) rather than until CWR (RFC 3168 §6.1.3).
+    pub fn with_precise_ecn(mut self, precise: bool) -> Self {
+        self.precise_ecn = precise;
+        self
     }
 
     /// Prepares for a new transfer (a new connection) of `segments`, the last `last_payload` long.
@@ -97,13 +107,23 @@ impl TcpReceiver {
         }
         let seq = p.seq;
         self.segments_received += 1;
-        // RFC 3168 §6.1.3: CWR ends the echo, a CE mark (on the same segment too) starts it.
-        if p.has(ecn::CWR) {
-            self.ece = false;
-        }
-        if p.has(ecn::CE) {
-            self.ece = true;
-            self.ce_received += 1;
+        let ce = p.has(ecn::CE);
+        self.ce_received += ce as u64;
+        if self.precise_ecn {
+            // RFC 8257 §3.2: ECE mirrors the CE state of the data; when it changes, the segments
+            // a delayed ACK holds are acknowledged at once with the state they arrived in.
+            if ce != self.ece {
+                if self.unacked > 0 {
+                    self.send_ack(u32::MAX, now, out);
+                }
+                self.ece = ce;
+            }
+        } else {
+            // RFC 3168 §6.1.3: CWR ends the echo, a CE mark (on the same segment too) starts it.
+            if p.has(ecn::CWR) {
+                self.ece = false;
+            }
+            self.ece |= ce;
         }
         // RFC 7323 §4.3: echo the earliest segment of a delayed-ACK group, or a segment that
         // fills a hole; out-of-order and duplicate arrivals leave the echo alone.
@@ -281,6 +301,30 @@ mod tests {
         let echoed: Vec<bool> = out.iter().map(|a| a.has(ecn::ECE)).collect();
         assert_eq!(echoed, [false, true, true, true, false, false]);
         assert_eq!(r.ce_received, 1);
+    }
+
+    #[test]
+    fn a_dctcp_receiver_echoes_the_ce_state_of_each_segment_and_acks_at_once_when_it_changes() {
+        let mut r = TcpReceiver::new(0, 1000, 40, false, true, 0.1).with_precise_ecn(true);
+        let with = |seq, bits| Packet { ecn: bits, ..data(seq) };
+        let (plain, marked) = (ecn::ECT0, ecn::ECT0 | ecn::CE);
+        let mut out = Vec::new();
+        // Delayed ACKs (every second segment): 0 is held; CE on 1 first acknowledges 0 without
+        // ECE, then 1, 2 go together with ECE; 3 is held; 4 unmarked acknowledges 3 with ECE,
+        // then holds 4 until 5 arrives, and 4, 5 go without ECE. CWR plays no part.
+        for p in [
+            with(0, plain),
+            with(1, marked),
+            with(2, marked | ecn::CWR),
+            with(3, marked),
+            with(4, plain),
+            with(5, plain),
+        ] {
+            r.on_data(&p, 0, &mut out);
+        }
+        let acks: Vec<(u32, bool)> = out.iter().map(|a| (a.seq, a.has(ecn::ECE))).collect();
+        assert_eq!(acks, [(1, false), (3, true), (4, true), (6, false)]);
+        assert_eq!(r.ce_received, 3);
     }
 
     #[test]

@@ -65,6 +65,8 @@ pub struct TcpSender {
     ecn_recover: u32,
     /// The window was reduced (`tcp.ecn`): the next new segment carries CWR (§6.1.2).
     cwr_pending: bool,
+    /// The flow runs ECN: `tcp.ecn`, or a variant that always does (DCTCP, `precise_ecn`).
+    ecn: bool,
     /// The reduced window before `integer_ssthresh` rounds it: ns-2's `halfwin`.
     pub(in crate::tcp) halved_window: f64,
     /// Partial ACKs in the current recovery.
@@ -102,6 +104,7 @@ impl TcpSender {
         let sack = cfg.sack.unwrap_or(recovery.needs_sack());
         let rate = cc.wants_rate_samples().then(Box::<DeliveryRate>::default);
         let pace_next = (cc.pacing_rate().is_some() || cfg.pacing.is_some()).then_some(0);
+        let ecn = cfg.ecn || cc.precise_ecn();
         TcpSender {
             flow,
             s: Self::fresh_state(&cfg),
@@ -114,6 +117,7 @@ impl TcpSender {
             recover: None,
             ecn_recover: 0,
             cwr_pending: false,
+            ecn,
             partial_acks: 0,
             halved_window: 0.0,
             recovery_start: 0,
@@ -146,9 +150,26 @@ impl TcpSender {
         self.cc.name()
     }
 
-    /// The flow runs ECN (`tcp.ecn`).
+    /// The flow runs ECN (`tcp.ecn`, or DCTCP, which always does).
     pub fn ecn(&self) -> bool {
-        self.cfg.ecn
+        self.ecn
+    }
+
+    /// The receiver must echo every CE mark precisely (DCTCP, RFC 8257 §3.2).
+    pub fn precise_ecn(&self) -> bool {
+        self.cc.precise_ecn()
+    }
+
+    /// DCTCP's α averaged over the segments acknowledged since the measurement window opened;
+    /// None for other variants.
+    pub fn mean_alpha(&self) -> Option<f64> {
+        self.cc.ecn_alpha()
+    }
+
+    /// The measurement window opens: counters (and a variant's own averages) from zero.
+    pub fn open_window(&mut self) {
+        self.counters = SenderCounters::default();
+        self.cc.open_window();
     }
 
     pub fn sack_enabled(&self) -> bool {
@@ -285,7 +306,7 @@ impl TcpSender {
             self.timed = None;
         } else {
             self.s.high_tx = seq + 1;
-            if self.cfg.ecn {
+            if self.ecn {
                 // RFC 3168 §6.1.5: new data is ECT(0), a retransmission Not-ECT; CWR rides on
                 // the first new segment after a reduction (§6.1.2).
                 p.ecn = ecn::ECT0;
@@ -400,6 +421,7 @@ impl TcpSender {
             return;
         }
         let cum = ack.seq;
+        let acked = cum.saturating_sub(self.s.snd_una);
         let sack = self.sack_enabled();
         if sack {
             self.board.mark_sacked(ack.sack_blocks(), self.s.high_tx);
@@ -425,8 +447,12 @@ impl TcpSender {
         if self.with_recovery(|r, tx| r.after_ack(tx)) {
             self.enter_fast_retransmit(now, out);
         }
-        if self.cfg.ecn && ack.has(ecn::ECE) {
-            self.on_ecn_echo(now);
+        if self.ecn {
+            let ece = ack.has(ecn::ECE);
+            self.cc.on_ecn_ack(&self.s, acked, ece, now);
+            if ece {
+                self.on_ecn_echo(now);
+            }
         }
         if let Some(mut rs) = sample {
             rs.in_flight = match self.s.ca_state {
@@ -545,7 +571,7 @@ impl TcpSender {
         if self.s.snd_una >= self.ecn_recover {
             self.s.ssthresh = self.reduced_ssthresh(now);
         }
-        self.cwr_pending = self.cfg.ecn;
+        self.cwr_pending = self.ecn;
         self.recover = Some(self.s.high_tx);
         self.counters.fast_retransmits += 1;
         self.partial_acks = 0;
@@ -569,7 +595,7 @@ impl TcpSender {
             self.s.ssthresh = self.reduced_ssthresh(now);
         }
         self.s.cwnd = 1.0;
-        self.cwr_pending = self.cfg.ecn;
+        self.cwr_pending = self.ecn;
         self.s.ca_state = CaState::Loss;
         self.recover = Some(self.s.high_tx);
         self.dupacks = 0;

@@ -27,9 +27,9 @@ def _values(column: Any) -> Any:
     return values
 
 
-_ABSENT_WHEN_NONE = frozenset({"ecn_marks_received", "cwnd_reductions_ecn"})
+_ABSENT_WHEN_NONE = frozenset({"ecn_marks_received", "cwnd_reductions_ecn", "dctcp_alpha"})
 """Flow keys the records leave out where a flow has none (only flows with ``tcp.ecn`` have
-them): their column, present when any flow has them, is a list with ``None`` for the others."""
+the first two, only DCTCP flows ``dctcp_alpha``): their column, present when any flow has them, is a list with ``None`` for the others."""
 
 
 def _rows(table: Mapping[str, Any]) -> list[dict[str, Any]]:
