@@ -44,7 +44,7 @@ mod veno;
 mod westwood;
 
 pub use aimd::Aimd;
-pub use bbr::Bbr;
+pub use bbr::{AckAggregationParams, Bbr, BbrParams, LongTermBwParams};
 pub use cubic::{Cubic, CubicParams};
 pub use hystart::{HyStart, HystartParams};
 pub use pseudo_rate::{PseudoRate, PseudoRateParams};
@@ -87,6 +87,11 @@ pub trait CongestionControl: Send {
 
     /// After a retransmission timeout collapsed the window to one segment.
     fn on_timeout(&mut self, _s: &mut SocketState, _now: SimTime) {}
+
+    /// New data is about to leave with nothing in flight after the application had run out of
+    /// data (Linux's CA_EVENT_TX_START with tp->app_limited): a restart from idle. Called only
+    /// when `wants_rate_samples` (the app-limited mark is the delivery-rate state's).
+    fn on_tx_start(&mut self, _s: &mut SocketState, _now: SimTime) {}
 
     /// Whether the variant models the path from delivery-rate samples (`on_delivery`). Only
     /// then does the sender keep per-segment delivery state.
