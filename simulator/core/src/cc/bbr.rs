@@ -38,7 +38,7 @@
 //! - the **lost-segment deduction** in recovery (§4.2.3.5; on by default, as in Linux and
 //!   ns-3). Without SACK no loss is counted (the deduction needs the scoreboard's IsLost;
 //!   Linux would count the one hole NewReno marks).
-//! - **idle restart** (Linux `bbr_cwnd_event(CA_EVENT_TX_START)`, §4.3.4.4 of the draft):
+//! - **idle restart** (Linux `bbr_cwnd_event(CA_EVENT_TX_START)`; the draft's restart from idle):
 //!   when data leaves with nothing in flight after the application ran dry, ProbeBW paces at
 //!   BtlBw (gain 1) instead of its phase's gain, ProbeRTT may end at once, and ProbeRTT is not
 //!   entered until an ACK delivers data again.
@@ -47,10 +47,10 @@
 //!   (`bbr_pacing_margin_percent`; ns-3 `m_pacingMargin`), and ns-3's **fixed send quantum**
 //!   of one segment (`SetSendQuantum`) in place of the draft's rate-dependent one.
 //!
-//! Still left out: TSO autosizing (the send quantum of §4.2.3.2 stands in for it), Linux's
-//! rounding of the target up to an even number, and the random first ProbeBW phase. RTprop is
-//! refreshed by a strictly lower sample or by expiry (Linux since 4.10; the draft's `<=` would
-//! let a simulator's exactly repeated propagation delay postpone ProbeRTT forever). The first
+//! Still left out: TSO autosizing (the send quantum of §4.2.3.2 stands in for it) and Linux's
+//! rounding of the target up to an even number. RTprop is refreshed by a strictly lower sample
+//! or by expiry: the draft, Linux's tcp_bbr.c and ns-3 take an equal sample too (`<=`), which
+//! would let a simulator's exactly repeated propagation delay postpone ProbeRTT forever. The first
 //! ProbeBW phase is chosen from the entry time (deterministic, and different between flows)
 //! instead of at random, never the 0.75 phase, as the draft asks.
 
