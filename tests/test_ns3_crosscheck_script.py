@@ -137,6 +137,32 @@ def test_cubic_runs_without_hystart_in_ns3_and_vegas_thresholds_match_ns3s_integ
             assert ns3_decision(cwnd, 0.05, rtt) == ours(cwnd, 0.05, rtt), (cwnd, queued)
 
 
+def test_bbr_runs_with_ns3s_switches_the_same_as_the_cores_ns3_profile_sets():
+    for s in (xc.build_scenario("bbr", "4x10M", 1), xc.build_highbdp_scenario("bbr", "1x100M-100ms", 1)):
+        bbr = s["flows"][0]["tcp"]["bbr"]
+        assert bbr["ack_aggregation"]["epoch_reset_pkts"] == 4096 / 1000  # ns-3's 4096 bytes
+        assert "long_term_bw" not in bbr  # ns-3's TcpBbr has no long-term sampling
+    # The core's preset (`BbrParams::ns3`, the ns3 profile's 536-byte segments) is the same.
+    profile = tcpsim.TCP_PROFILES["ns3"]["bbr"]
+    assert xc.ns3_bbr(536) == profile
+    normal = tcpsim.normalize(xc.build_scenario("bbr", "4x10M", 1))["flows"][0]["tcp"]["bbr"]
+    assert normal == xc.ns3_bbr(1000)
+
+
+def test_stored_ns3_runs_are_reused_only_for_the_same_command(tmp_path):
+    s = xc.build_scenario("bbr", "4x10M", 1)
+    cmd, _ = xc.ns3_command(s, "bbr")
+    runs = [
+        {"label": "bbr", "ns3_command": cmd, "ns3": {"aggregate_mbps": 9.0}},
+        {"label": "bbr", "ns3_command": cmd[:-1], "ns3": {"aggregate_mbps": 1.0}},
+        {"label": "bbr", "ns3_command": cmd, "ns3": {"error": "timeout"}},
+    ]
+    path = tmp_path / "earlier.json"
+    path.write_text(xc.json.dumps({"runs": runs}))
+    kept = xc.stored_ns3_runs(path)
+    assert [r["ns3"] for r in kept if r["ns3_command"] == cmd] == [{"aggregate_mbps": 9.0}]
+
+
 @pytest.mark.skipif(not PEER_SCRIPT.exists(), reason="the ns-3 peer lives in ../shared beside the repository")
 @pytest.mark.parametrize(
     ("variant", "extra"),

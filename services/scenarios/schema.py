@@ -638,6 +638,58 @@ class YeahParams(_Model):
     """Fast mode adds one segment per min(cwnd, this) ACKs."""
 
 
+class AckAggregationParams(_Model):
+    """BBR's ACK-aggregation allowance (Linux `bbr_update_ack_aggregation`; Linux's constants)."""
+
+    gain: Annotated[float, Field(ge=0.0, le=100.0)] = 1.0
+    """`bbr_extra_acked_gain`: the share of the measured excess added to the cwnd target."""
+    window_rounds: Annotated[U32, Field(ge=1, le=31)] = 5
+    """`bbr_extra_acked_win_rtts`: the maximum is kept over this many to twice as many rounds."""
+    max_s: Annotated[float, Field(ge=0.0, le=60.0)] = 0.1
+    """`bbr_extra_acked_max_us`: the allowance is at most this many seconds of BtlBw."""
+    epoch_reset_pkts: Annotated[float, Field(gt=0.0)] = float(1 << 20)
+    """`bbr_ack_epoch_acked_reset_thresh`: an epoch restarts after this many segments (ns-3.44:
+    4096 bytes)."""
+    whole_second_epochs: bool = False
+    """ns-3.44's way: the epoch's expected delivery from its length in whole seconds."""
+
+
+class LongTermBwParams(_Model):
+    """BBR's long-term bandwidth sampling, policer detection (Linux `bbr_lt_bw_sampling`)."""
+
+    min_rounds: Annotated[U32, Field(ge=1, le=1000)] = 4
+    """`bbr_lt_intvl_min_rtts`: rounds a sampling interval lasts at least (at most 4x as many)."""
+    loss_thresh: Annotated[float, Field(ge=0.0, le=1.0)] = 50.0 / 256.0
+    """`bbr_lt_loss_thresh`: an interval is lossy once lost/delivered reaches this."""
+    bw_ratio: Annotated[float, Field(ge=0.0, le=1.0)] = 0.125
+    """`bbr_lt_bw_ratio`: two intervals' rates within this share of each other agree."""
+    bw_diff_bps: Annotated[float, Field(ge=0.0)] = 4000.0
+    """`bbr_lt_bw_diff`: or within this many bits per second."""
+    max_rounds: Annotated[U32, Field(ge=1)] = 48
+    """`bbr_lt_bw_max_rtts`: ProbeBW rounds the long-term rate is used for."""
+
+
+class BbrParams(_Model):
+    """BBRv1's parts beyond the draft's core (`cc/bbr.rs`), used by the `bbr` variant only; the
+    defaults leave them out but the lost-segment deduction. The `ns3` and `linux` profiles set
+    ns-3.44's TcpBbr's and Linux's."""
+
+    ack_aggregation: AckAggregationParams | None = None
+    """The ACK-aggregation allowance on the cwnd target; absent, none."""
+    long_term_bw: LongTermBwParams | None = None
+    """Long-term bandwidth sampling (policer detection); absent, none."""
+    lost_deduction: bool = True
+    """Segments an ACK newly marks lost come off cwnd (draft §4.2.3.5)."""
+    idle_restart: bool = False
+    """Restart from idle: ProbeBW paces at BtlBw, ProbeRTT waits for the next delivery."""
+    probe_bw_extra_pkts: Annotated[float, Field(ge=0.0, le=1.0e6)] = 0.0
+    """Segments added to the in-flight targets in ProbeBW's 1.25 phase (Linux and ns-3: 2)."""
+    pacing_margin: Annotated[float, Field(ge=0.0, lt=1.0)] = 0.0
+    """Paced at BtlBw x gain x (1 - margin) (Linux and ns-3: 0.01)."""
+    send_quantum_pkts: Annotated[float, Field(gt=0.0, le=1.0e6)] | None = None
+    """A fixed send quantum, segments (ns-3: 1); absent, the draft's, from the pacing rate."""
+
+
 class HystartParams(_Model):
     """HyStart++ (RFC 9406 §4.3's constants): leave the first slow start when the RTT rises, through
     Conservative Slow Start, before the buffer overflows. `css_rounds: 0` and `min_window_pkts: 16`
@@ -765,6 +817,8 @@ class TcpConfig(_Model):
     """TCP-LP's threshold and inference time-out (used by the `lp` variant only)."""
     yeah: YeahParams = Field(default_factory=YeahParams)
     """YeAH-TCP's constants (used by the `yeah` variant only)."""
+    bbr: BbrParams = Field(default_factory=BbrParams)
+    """BBRv1's switches beyond the draft (used by the `bbr` variant only)."""
 
 
 # ---- flows -----------------------------------------------------------------------------------

@@ -109,7 +109,7 @@ VARIANTS: dict[str, dict] = {
         "recovery": "TcpClassicRecovery",
         "sack": "on",
         "set": [],
-        "about": "bbr (BBRv1, paced) vs TcpBbr (BBRv1, which turns pacing on itself) + TcpClassicRecovery, SACK on",
+        "about": "bbr (BBRv1, paced, with ns-3's switches: tcp.bbr = ns3_bbr()) vs TcpBbr (BBRv1, which turns pacing on itself) + TcpClassicRecovery, SACK on",
     },
 }
 
@@ -143,6 +143,40 @@ FAMILY: dict[str, dict] = {
 }
 DEFAULT_VARIANTS = list(VARIANTS)
 VARIANTS.update(FAMILY)
+
+
+def ns3_bbr(mss_bytes: int) -> dict:
+    """`tcp.bbr` as ns-3.44's TcpBbr has it by default (tcp-bbr.cc/.h; the core's `BbrParams::ns3`,
+    which the `ns3` profile sets for its 536-byte segments): the ACK-aggregation allowance
+    (`m_extraAckedGain` 1, a 5-round window, at most 100 ms of BtlBw) with ns-3's whole-second
+    epochs (`uint32_t epochProp`) and its epoch reset after 4096 bytes (`AckEpochAckedResetThresh`),
+    idle restart (`CwndEvent(CA_EVENT_TX_START)`), +2 segments in the 1.25 phase (`InFlight`), a
+    1 % pacing margin (`m_pacingMargin`), a one-segment send quantum (`SetSendQuantum`), the
+    lost-segment deduction (`ModulateCwndForRecovery`), and no long-term sampling (ns-3 has none)."""
+    return {
+        "ack_aggregation": {
+            "gain": 1.0,
+            "window_rounds": 5,
+            "max_s": 0.1,
+            "epoch_reset_pkts": 4096 / mss_bytes,
+            "whole_second_epochs": True,
+        },
+        "lost_deduction": True,
+        "idle_restart": True,
+        "probe_bw_extra_pkts": 2.0,
+        "pacing_margin": 0.01,
+        "send_quantum_pkts": 1.0,
+    }
+
+
+def variant_tcp(variant: str) -> dict:
+    """The reference TCP settings with the variant's own (and, for bbr, ns-3's switches)."""
+    tcp = reference_tcp()
+    tcp.update(copy.deepcopy(VARIANTS[variant]["tcp"]))
+    if variant == "bbr":
+        tcp["bbr"] = ns3_bbr(tcp["mss_bytes"])
+    return tcp
+
 
 # Further ns-3 configurations (--extras), each against its variant's tcpsim run, with `ours`'s
 # TCP settings on top where tcpsim has the same mechanism (then a tcpsim run of its own).
@@ -226,8 +260,7 @@ def build_scenario(variant: str, shape: str, seed: int, extra: str | None = None
     if shape in HIGHBDP:
         return build_highbdp_scenario(variant, shape, seed)
     v, sh = VARIANTS[variant], SHAPES[shape]
-    tcp = reference_tcp()
-    tcp.update(copy.deepcopy(v["tcp"]))
+    tcp = variant_tcp(variant)
     tcp.update(copy.deepcopy(EXTRAS[extra].get("ours", {})) if extra else {})
     return {
         "name": f"ns3-crosscheck-{variant}-{shape}-s{seed}",
@@ -260,8 +293,7 @@ def build_scenario(variant: str, shape: str, seed: int, extra: str | None = None
 
 def build_highbdp_scenario(variant: str, shape: str, seed: int) -> dict:
     v, sh = VARIANTS[variant], HIGHBDP[shape]
-    tcp = reference_tcp()
-    tcp.update(copy.deepcopy(v["tcp"]))
+    tcp = variant_tcp(variant)
     tcp["max_window_pkts"] = -(-HIGHBDP_BUFFER_BYTES // tcp["mss_bytes"])
     rtt = sh["rtt_ms"]
     return {
@@ -289,6 +321,12 @@ def build_highbdp_scenario(variant: str, shape: str, seed: int) -> dict:
             }
         ],
     }  # fmt: skip
+
+
+def stored_ns3_runs(path: Path) -> list[dict]:
+    """The runs of an earlier invocation's JSON that have an ns-3 side without an error."""
+    runs = json.loads(path.read_text())["runs"]
+    return [r for r in runs if r.get("ns3") and "error" not in r["ns3"] and r.get("ns3_command")]
 
 
 def ns3_config(variant: str, extra: str | None = None) -> dict:
@@ -578,6 +616,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="run only the --extras configurations (their variants' tcpsim runs too)",
     )
     p.add_argument("--no-ns3", action="store_true", help="tcpsim only")
+    p.add_argument(
+        "--ns3-results",
+        help="an earlier run's JSON: take ns-3's side from it wherever it ran the same ns-3 command (ns-3 is deterministic)",
+    )
     p.add_argument("--ns3-python", help="Python with the ns3 package (default .venv-ns3/bin/python)")
     p.add_argument("--ns3-script", help="the peer's dumbbell.py (default ../shared/peers/ns3/dumbbell.py)")
     p.add_argument("--install-ns3", action="store_true", help="create .venv-ns3 if it is missing (~2 min)")
@@ -629,6 +671,7 @@ def main(argv: list[str] | None = None) -> int:
                     print(f"  mapping note: {n}")
         return 0
 
+    stored = stored_ns3_runs(Path(args.ns3_results)) if args.ns3_results else []
     ns3_py = ns3_script = None
     if not args.no_ns3:
         ns3_py, ns3_script, msg = bench.find_ns3(
@@ -656,8 +699,12 @@ def main(argv: list[str] | None = None) -> int:
                 # An extra without settings of its own reuses its variant's tcpsim run.
                 prior = next((r for r in runs if r["scenario"] == s), None)
                 entry["ours"] = prior["ours"] if prior else run_ours(s)
-                if ns3_py:
-                    cmd, notes = ns3_command(s, v, extra)
+                cmd, notes = ns3_command(s, v, extra)
+                kept = next((r["ns3"] for r in stored if r.get("ns3_command") == cmd), None)
+                if kept is not None:
+                    entry.update(ns3_command=cmd, mapping_notes=notes, ns3=kept, ns3_from=args.ns3_results)
+                    log(f"ns3_crosscheck: {label} {shape} seed {seed}: ns-3's side from {args.ns3_results}")
+                elif ns3_py:
                     entry["ns3_command"] = cmd
                     entry["mapping_notes"] = notes
                     t0 = time.perf_counter()

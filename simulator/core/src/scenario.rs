@@ -9,8 +9,8 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::cc::{
-    CubicParams, HyblaParams, LedbatParams, LpParams, PseudoRateParams, ScalableParams, SsdrParams, VegasParams,
-    YeahParams,
+    BbrParams, CubicParams, HyblaParams, LedbatParams, LpParams, PseudoRateParams, ScalableParams, SsdrParams,
+    VegasParams, YeahParams,
 };
 use crate::error::{Result, SimError};
 
@@ -582,6 +582,8 @@ pub struct TcpConfig {
     pub ledbat: LedbatParams,
     pub lp: LpParams,
     pub yeah: YeahParams,
+    /// BBRv1's parts beyond the draft's core (`cc/bbr.rs`); the defaults leave them out.
+    pub bbr: BbrParams,
 }
 
 impl Default for TcpConfig {
@@ -625,6 +627,7 @@ impl Default for TcpConfig {
             ledbat: LedbatParams::default(),
             lp: LpParams::default(),
             yeah: YeahParams::default(),
+            bbr: BbrParams::default(),
         }
     }
 }
@@ -680,6 +683,9 @@ impl TcpProfile {
         //   Linux's tcp_vegas.c use alpha 2, beta 4, gamma 1. The profiles leave them at ns-2's
         //   so results of existing scenarios stay the same; set `vegas` to compare with those.
         // - SSDR and Pseudo-Rate are in neither ns-3 nor Linux.
+        // BBR's switches are the exception (`bbr`, cc/bbr.rs): ns3 and linux set them as ns-3's
+        // TcpBbr and Linux's tcp_bbr.c have them; no golden snapshot names those profiles.
+        let bbr = |p: crate::cc::BbrParams| serde_json::to_value(p).expect("BbrParams serialise");
         match self {
             TcpProfile::Ns2 => json!({
                 "mss_bytes": 1000, "header_bytes": 40, "initial_cwnd_pkts": 2, "max_window_pkts": 20,
@@ -695,14 +701,16 @@ impl TcpProfile {
                 "delayed_ack": true, "delack_timeout_s": 0.2, "sack": true, "dupack_threshold": 3,
                 "initial_rto_s": 1.0, "min_rto_s": 1.0, "rtt_gain": 0.125, "rttvar_gain": 0.25,
                 "rttvar_k": 4.0, "timer_granularity_s": 0.001, "rtt_sampling": "timestamps",
-                "limited_transmit": true, "sack_recovery": "prr"
+                "limited_transmit": true, "sack_recovery": "prr",
+                "bbr": bbr(crate::cc::BbrParams::ns3(536))
             }),
             TcpProfile::Linux => json!({
                 "mss_bytes": 1448, "header_bytes": 52, "initial_cwnd_pkts": 10, "max_window_pkts": 4344,
                 "delayed_ack": true, "delack_timeout_s": 0.04, "sack": true, "dupack_threshold": 3,
                 "initial_rto_s": 1.0, "min_rto_s": 0.2, "max_rto_s": 120.0, "timer_granularity_s": 0.001,
                 "rtt_sampling": "timestamps", "integer_ssthresh": true, "sack_recovery": "prr",
-                "hystart": {"css_rounds": 0, "min_window_pkts": 16}
+                "hystart": {"css_rounds": 0, "min_window_pkts": 16},
+                "bbr": bbr(crate::cc::BbrParams::linux())
             }),
             TcpProfile::Opnet => json!({
                 "mss_bytes": 1460, "header_bytes": 40, "initial_cwnd_pkts": 1, "max_window_pkts": 44,
@@ -1365,6 +1373,7 @@ impl TcpConfig {
             1.0e7,
         );
         self.check_ns3_variant_params(c, path);
+        self.check_bbr_params(c, &format!("{path}.bbr"));
     }
 
     /// The knobs of ns-3.44's other variants (issue 17).
@@ -1403,6 +1412,53 @@ impl TcpConfig {
                     at(field),
                     format!("must be between 0 and {}, got {v}", YeahParams::MAX_SHIFT),
                 );
+            }
+        }
+    }
+
+    /// `tcp.bbr`'s ranges (cc/bbr.rs gives each switch its source).
+    fn check_bbr_params(&self, c: &mut Check, path: &str) {
+        let b = &self.bbr;
+        c.non_negative(&format!("{path}.probe_bw_extra_pkts"), b.probe_bw_extra_pkts);
+        c.at_most(&format!("{path}.probe_bw_extra_pkts"), b.probe_bw_extra_pkts, 1.0e6);
+        if c.finite(&format!("{path}.pacing_margin"), b.pacing_margin) && !(0.0..1.0).contains(&b.pacing_margin) {
+            c.fail(
+                format!("{path}.pacing_margin"),
+                format!("must be in [0, 1), got {}", show(b.pacing_margin)),
+            );
+        }
+        if let Some(q) = b.send_quantum_pkts {
+            c.positive(&format!("{path}.send_quantum_pkts"), q);
+            c.at_most(&format!("{path}.send_quantum_pkts"), q, 1.0e6);
+        }
+        if let Some(a) = &b.ack_aggregation {
+            let at = |field: &str| format!("{path}.ack_aggregation.{field}");
+            c.non_negative(&at("gain"), a.gain);
+            c.at_most(&at("gain"), a.gain, 100.0);
+            if a.window_rounds == 0 || a.window_rounds > 31 {
+                c.fail(
+                    at("window_rounds"),
+                    format!("must be between 1 and 31, got {}", a.window_rounds),
+                );
+            }
+            c.non_negative(&at("max_s"), a.max_s);
+            c.at_most(&at("max_s"), a.max_s, 60.0);
+            c.positive(&at("epoch_reset_pkts"), a.epoch_reset_pkts);
+        }
+        if let Some(l) = &b.long_term_bw {
+            let at = |field: &str| format!("{path}.long_term_bw.{field}");
+            if l.min_rounds == 0 || l.min_rounds > 1000 {
+                c.fail(
+                    at("min_rounds"),
+                    format!("must be between 1 and 1000, got {}", l.min_rounds),
+                );
+            }
+            c.probability(&at("loss_thresh"), l.loss_thresh);
+            c.non_negative(&at("bw_ratio"), l.bw_ratio);
+            c.at_most(&at("bw_ratio"), l.bw_ratio, 1.0);
+            c.non_negative(&at("bw_diff_bps"), l.bw_diff_bps);
+            if l.max_rounds == 0 {
+                c.fail(at("max_rounds"), "must be at least 1");
             }
         }
     }

@@ -49,7 +49,7 @@ mod yeah;
 mod dctcp;
 
 pub use aimd::Aimd;
-pub use bbr::Bbr;
+pub use bbr::{AckAggregationParams, Bbr, BbrParams, LongTermBwParams};
 pub use cubic::{Cubic, CubicParams};
 pub use hybla::HyblaParams;
 pub use hystart::{HyStart, HystartParams};
@@ -118,6 +118,11 @@ pub trait CongestionControl: Send {
 
     /// After a retransmission timeout collapsed the window to one segment.
     fn on_timeout(&mut self, _s: &mut SocketState, _now: SimTime) {}
+
+    /// New data is about to leave with nothing in flight after the application had run out of
+    /// data (Linux's CA_EVENT_TX_START with tp->app_limited): a restart from idle. Called only
+    /// when `wants_rate_samples` (the app-limited mark is the delivery-rate state's).
+    fn on_tx_start(&mut self, _s: &mut SocketState, _now: SimTime) {}
 
     /// Whether the variant models the path from delivery-rate samples (`on_delivery`). Only
     /// then does the sender keep per-segment delivery state.

@@ -107,6 +107,11 @@ impl DeliveryRate {
         };
     }
 
+    /// Whether an app-limited period is open (C.app_limited is set).
+    pub fn is_app_limited(&self) -> bool {
+        self.app_limited != 0
+    }
+
     /// The application had nothing more to send with `in_flight` segments out: samples until
     /// those are delivered describe the application, not the path.
     pub fn mark_app_limited(&mut self, in_flight: u32) {

@@ -294,6 +294,9 @@ impl TcpSender {
     pub(in crate::tcp) fn transmit(&mut self, seq: u32, now: SimTime, out: &mut Vec<Packet>) {
         let idle = self.s.snd_una >= self.s.high_tx; // nothing outstanding
         let retransmission = seq < self.s.high_tx;
+        if idle && !retransmission && self.rate.as_ref().is_some_and(|r| r.is_app_limited()) {
+            self.cc.on_tx_start(&mut self.s, now);
+        }
         let size = self.payload(seq) + self.cfg.header_bytes;
         let mut p = Packet::new(self.flow, PacketKind::Data, self.epoch, seq, size, now);
         p.retransmission = retransmission;
