@@ -601,7 +601,7 @@ impl Simulation {
         match timer {
             TimerKind::Retransmit => {
                 if let Endpoints::Tcp { sender, .. } = &mut f.ends {
-                    if f.rto_timer.fire(now, sender.rto_deadline, &mut self.q, event) == TimerFire::Expired {
+                    if f.rto_timer.fire(now, sender.timer_deadline(), &mut self.q, event) == TimerFire::Expired {
                         sender.on_timeout(now, &mut out);
                     }
                 }
@@ -660,7 +660,7 @@ impl Simulation {
         let f = &mut self.flows[fi];
         if let Endpoints::Tcp { sender, receiver } = &f.ends {
             f.rto_timer.sync(
-                sender.rto_deadline,
+                sender.timer_deadline(),
                 &mut self.q,
                 Event::Timer {
                     flow,
