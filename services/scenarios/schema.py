@@ -776,6 +776,11 @@ class TcpConfig(_Model):
     """ECN (RFC 3168): new data segments are ECT(0), the receiver echoes CE marks with ECE until
     CWR, the sender halves its window on ECE (the variant's loss reduction, no retransmission)
     at most once per window of data."""
+    rack: bool = False
+    """RACK-TLP loss detection (RFC 8985) for the SACK recoveries (`sack_recovery` `rfc6675` or
+    `prr`): a segment is lost when one sent after it is delivered and RACK.rtt + min_RTT/4 has
+    passed since it was sent, not after three SACKs, and a tail loss probe two SRTTs after the
+    last transmission repairs most tail losses without a timeout."""
     limited_transmit: bool = False
     """RFC 3042: send one new segment on each of the first two duplicate ACKs."""
     limited_transmit_after_timeout: bool = False

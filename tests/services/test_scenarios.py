@@ -243,7 +243,7 @@ HAND_WRITTEN: list[dict[str, Any]] = [
             }
         },
         "flows": [
-            {"name": "ab", "from": "a", "to": "b", "variant": "sack"},
+            {"name": "ab", "from": "a", "to": "b", "variant": "sack", "tcp": {"rack": True}},
             {"name": "ba", "from": "b", "to": "a", "variant": "tahoe", "start_s": 1},
         ],
     },

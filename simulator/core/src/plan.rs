@@ -8,8 +8,8 @@ use crate::cc;
 use crate::error::{Result, SimError};
 use crate::rng::{SimRng, StreamId};
 use crate::scenario::{
-    check_link_rate_delay, AppSpec, Check, FlowKind, LossSpec, Scenario, TcpConfig, Topology, Value, MAX_DURATION_S,
-    MAX_FLOWS, MAX_NODES, MAX_TRACE_POINTS,
+    check_link_rate_delay, AppSpec, Check, FlowKind, FlowSpec, LossSpec, SackRecovery, Scenario, TcpConfig, Topology,
+    Value, MAX_DURATION_S, MAX_FLOWS, MAX_NODES, MAX_TRACE_POINTS,
 };
 use crate::time::{from_millis, from_secs, SimTime};
 
@@ -91,6 +91,24 @@ fn check_value(c: &mut Check, path: &str, v: &Value) {
                 );
             }
         }
+    }
+}
+
+/// `tcp.rack` decides losses for RFC 6675's scoreboard: only a variant that recovers with SACK,
+/// through `sack_recovery` `rfc6675` or `prr`, can run it.
+fn check_rack(c: &mut Check, p: &str, f: &FlowSpec) {
+    let v = f.variant.as_deref().unwrap_or(DEFAULT_VARIANT);
+    let sack_variant = cc::build(v, &f.tcp).is_some_and(|cc| cc.recovery() == crate::tcp::Recovery::Sack);
+    if !sack_variant {
+        c.fail(
+            format!("{p}.tcp.rack"),
+            format!("RACK-TLP needs a variant that recovers with SACK (sack, cubic, bbr, ...), not {v}"),
+        );
+    } else if f.tcp.sack_recovery == SackRecovery::Ns2Sack1 {
+        c.fail(
+            format!("{p}.tcp.rack"),
+            "RACK-TLP works with sack_recovery rfc6675 or prr, not ns2_sack1 (which keeps no scoreboard)",
+        );
     }
 }
 
@@ -278,6 +296,9 @@ fn check_scenario(s: &Scenario) -> Result<()> {
                 format!("{p}.tcp.sack"),
                 format!("the {v} variant recovers from SACK blocks: it cannot run with sack off"),
             );
+        }
+        if f.tcp.rack {
+            check_rack(&mut c, &p, f);
         }
         if let Some(l) = &f.loss {
             l.check(&mut c, &format!("{p}.loss"));

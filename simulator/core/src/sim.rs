@@ -603,7 +603,7 @@ impl Simulation {
         match timer {
             TimerKind::Retransmit => {
                 if let Endpoints::Tcp { sender, .. } = &mut f.ends {
-                    if f.rto_timer.fire(now, sender.rto_deadline, &mut self.q, event) == TimerFire::Expired {
+                    if f.rto_timer.fire(now, sender.timer_deadline(), &mut self.q, event) == TimerFire::Expired {
                         sender.on_timeout(now, &mut out);
                     }
                 }
@@ -662,7 +662,7 @@ impl Simulation {
         let f = &mut self.flows[fi];
         if let Endpoints::Tcp { sender, receiver } = &f.ends {
             f.rto_timer.sync(
-                sender.rto_deadline,
+                sender.timer_deadline(),
                 &mut self.q,
                 Event::Timer {
                     flow,
@@ -742,9 +742,11 @@ mod tests {
     fn a_dumbbell_flow_and_its_four_access_links_fit_the_two_kilobyte_budget() {
         // Issue 13's memory goal, less what lives on the heap (the variant's state and
         // recovery, 32 bytes of the route table, packets in flight): the part a change of
-        // field types can silently grow. 1,672 bytes when this bound was set.
+        // field types can silently grow. 1,672 bytes when this bound was set (1,700); 1,712
+        // after issue 17 added ECN's reduction counter and flag and RACK's scoreboard mode
+        // (its per-segment state and counters live behind the sender's box), so 1,720.
         let fixed = std::mem::size_of::<Flow>() + 4 * std::mem::size_of::<Link>();
-        assert!(fixed <= 1_700, "{fixed} bytes per dumbbell flow before its heap parts");
+        assert!(fixed <= 1_720, "{fixed} bytes per dumbbell flow before its heap parts");
     }
 
     #[test]

@@ -5,6 +5,7 @@
 //! sender drives.
 
 pub mod delivery;
+pub mod rack;
 pub mod receiver;
 pub mod recovery;
 pub mod rto;

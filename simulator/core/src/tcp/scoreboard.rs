@@ -15,7 +15,11 @@
 //! - NextSeg's candidates (rules 1 and 3) are the lowest segment neither SACKed nor
 //!   retransmitted; every segment below a cursor is one or the other, and marks are only ever
 //!   added until the retransmission marks are cleared (a timeout, or a new SACK recovery:
-//!   RFC 6675's HighRxt starts again), so between clearings the cursor only moves forward.
+//!   RFC 6675's HighRxt starts again), so between clearings the cursor only moves forward —
+//!   except where RACK (`tcp.rack`) finds a retransmission lost: its mark goes and the cursor
+//!   steps back to it, once per lost retransmission.
+//! - With RACK, IsLost is a LOST flag per segment that RACK sets by time, and SetPipe counts
+//!   the flagged segments as Linux's lost_out does.
 
 use std::collections::{BTreeMap, VecDeque};
 
@@ -23,6 +27,8 @@ use crate::packet::SeqRange;
 
 const SACKED: u8 = 1;
 const RETRANSMITTED: u8 = 2;
+/// Marked lost by RACK (time-based loss detection, `tcp.rack`); never set otherwise.
+const LOST: u8 = 4;
 
 #[derive(Default, Debug)]
 pub struct Scoreboard {
@@ -46,6 +52,13 @@ pub struct Scoreboard {
     /// IsLost boundary passing it, or by a timeout. Only moves forward, so a loss is counted
     /// once however many ACKs report it.
     lost_upto: u32,
+    /// RACK decides what is lost (`tcp.rack`, RFC 8985): IsLost is the LOST flag the sender
+    /// sets through `mark_lost_by_time`, not the DupThresh boundary, and NextSeg has no rule (3).
+    time_based: bool,
+    /// Segments flagged LOST and not SACKed (Linux's lost_out), in time-based mode.
+    lost_unsacked: u32,
+    /// Segments `mark_lost_by_time` marked since the last `mark_lost` (BBR's `rs.losses`).
+    newly_lost: u32,
 }
 
 #[derive(Clone, Copy, Debug, Default)]
@@ -55,6 +68,14 @@ struct Resend {
 }
 
 impl Scoreboard {
+    /// A scoreboard whose losses RACK marks (`mark_lost_by_time`) instead of DupThresh.
+    pub fn time_based() -> Self {
+        Scoreboard {
+            time_based: true,
+            ..Scoreboard::default()
+        }
+    }
+
     pub fn reset(&mut self, snd_una: u32) {
         self.base = snd_una;
         self.flags.clear();
@@ -65,6 +86,8 @@ impl Scoreboard {
         self.newly_sacked.clear();
         self.resend = None;
         self.lost_upto = snd_una;
+        self.lost_unsacked = 0;
+        self.newly_lost = 0;
     }
 
     /// Drops state below the new cumulative ACK.
@@ -83,8 +106,13 @@ impl Scoreboard {
                         .expect("resent > 0 only while resending")
                         .sacked_below -= 1;
                 }
-            } else if f & RETRANSMITTED != 0 {
-                self.retransmitted_unsacked -= 1;
+            } else {
+                if f & RETRANSMITTED != 0 {
+                    self.retransmitted_unsacked -= 1;
+                }
+                if f & LOST != 0 {
+                    self.lost_unsacked -= 1;
+                }
             }
         }
         self.base = snd_una;
@@ -182,6 +210,9 @@ impl Scoreboard {
         for f in self.flags.range_mut(from..to) {
             if *f & RETRANSMITTED != 0 {
                 self.retransmitted_unsacked -= 1;
+            }
+            if *f & LOST != 0 {
+                self.lost_unsacked -= 1;
             }
             *f |= SACKED;
         }
@@ -316,6 +347,9 @@ impl Scoreboard {
     /// BBR deducts from cwnd. Amortised O(log n): the mark only moves forward, over whole
     /// SACKed runs at a time.
     pub fn mark_lost(&mut self, high_tx: u32, dupthresh: u32) -> u32 {
+        if self.time_based {
+            return std::mem::take(&mut self.newly_lost);
+        }
         let start = self.lost_upto.max(self.base);
         let boundary = if dupthresh == 0 {
             Some(high_tx)
@@ -363,10 +397,45 @@ impl Scoreboard {
         None
     }
 
+    /// RACK (RFC 8985 §6.2 step 5) judged `seq` lost: it leaves the pipe and NextSeg resends
+    /// it. A retransmission judged lost loses its mark, so the segment is resent once more (a
+    /// lost retransmission, which RFC 6675 leaves to the timer). False when `seq` is SACKed,
+    /// or already lost and not resent since.
+    pub fn mark_lost_by_time(&mut self, seq: u32) -> bool {
+        let Some(f) = self.slot(seq) else { return false };
+        let flags = *f;
+        if flags & SACKED != 0 || (flags & LOST != 0 && flags & RETRANSMITTED == 0) {
+            return false;
+        }
+        *f = (flags | LOST) & !RETRANSMITTED;
+        if flags & RETRANSMITTED != 0 {
+            self.retransmitted_unsacked -= 1;
+            self.cursor = self.cursor.min(seq);
+        }
+        if flags & LOST == 0 {
+            self.lost_unsacked += 1;
+        }
+        self.newly_lost += 1;
+        true
+    }
+
+    /// Some segment is marked lost by RACK and not resent yet (Linux's lost_out > 0 outside
+    /// recovery starts one).
+    pub fn has_unrepaired_loss(&mut self) -> bool {
+        self.time_based && self.lost_unsacked > 0 && {
+            let seq = self.first_unmarked();
+            self.flag(seq) & LOST != 0
+        }
+    }
+
     /// RFC 6675 SetPipe: segments believed to be in the network. An unSACKed segment counts
     /// once unless IsLost, and once more if it was retransmitted.
     pub fn pipe(&self, high_tx: u32, dupthresh: u32) -> u32 {
         let outstanding = high_tx.saturating_sub(self.base);
+        if self.time_based {
+            // Linux's packets_in_flight: packets_out − (sacked_out + lost_out) + retrans_out.
+            return outstanding - self.sacked - self.lost_unsacked + self.retransmitted_unsacked;
+        }
         let not_lost = match self.lost_below(dupthresh) {
             _ if dupthresh == 0 => 0, // every unSACKed segment is lost
             // Above the boundary: the segments up to high_tx less the SACKed ones there
@@ -381,6 +450,12 @@ impl Scoreboard {
     /// the first unSACKed, unretransmitted segment below the highest SACKed one. Rule (2), new
     /// data, is the caller's, between the two.
     pub fn next_hole(&mut self, lost_only: bool, dupthresh: u32) -> Option<u32> {
+        if self.time_based {
+            // Only what RACK marked lost is resent, lowest first (Linux's
+            // tcp_xmit_retransmit_queue); a hole RACK has not judged waits for it, not rule (3).
+            let seq = self.first_unmarked();
+            return (lost_only && self.flag(seq) & LOST != 0).then_some(seq);
+        }
         let highest = self.sacked_end()? - 1;
         let bound = if lost_only {
             self.lost_below(dupthresh)?.min(highest)

@@ -3,11 +3,14 @@
 //! one-way agents.
 //!
 //! The sender never touches the event queue: it appends packets to an outbox and exposes the
-//! deadline of its retransmit timer (`rto_deadline`); the simulation turns those into events.
+//! deadline of its retransmit timer (`timer_deadline`); the simulation turns those into events.
+//! With RACK-TLP (`tcp.rack`) that one timer also carries RACK's reorder timer and TLP's probe
+//! timer, whichever is due first, as Linux multiplexes them on icsk_retransmit_timer.
 
 use std::sync::Arc;
 
 use super::delivery::DeliveryRate;
+use super::rack::{RackTlp, TlpEpisode, TlpOutcome};
 use super::recovery::{LossRecovery, PartialAck, Recovery};
 use super::rto::RtoEstimator;
 use super::scoreboard::Scoreboard;
@@ -78,6 +81,9 @@ pub struct TcpSender {
     /// When the retransmit timer expires, if armed.
     pub rto_deadline: Option<SimTime>,
     pub(in crate::tcp) board: Scoreboard,
+    /// RACK-TLP's state (`tcp.rack`): what is lost is decided by time, and the tail of a flight
+    /// is probed. None: DupThresh decides.
+    rack: Option<Box<RackTlp>>,
     /// Delivery-rate snapshots, for variants that model the path from them (BBR).
     rate: Option<Box<DeliveryRate>>,
     /// Pacing, for variants with a pacing rate: the earliest time the next segment may leave.
@@ -123,7 +129,12 @@ impl TcpSender {
             recovery_start: 0,
             timed: None,
             rto_deadline: None,
-            board: Scoreboard::default(),
+            board: if cfg.rack {
+                Scoreboard::time_based()
+            } else {
+                Scoreboard::default()
+            },
+            rack: cfg.rack.then(Box::<RackTlp>::default),
             rate,
             pace_next,
             pace_deadline: None,
@@ -214,6 +225,9 @@ impl TcpSender {
             self.timed = None;
             self.rto_deadline = None;
             self.board.reset(0);
+            if let Some(r) = &mut self.rack {
+                r.reset();
+            }
             if let Some(r) = &mut self.rate {
                 r.reset();
             }
@@ -325,6 +339,9 @@ impl TcpSender {
         if let Some(r) = &mut self.rate {
             r.on_send(seq, now, idle, retransmission);
         }
+        if let Some(r) = &mut self.rack {
+            r.on_send(seq, now, retransmission);
+        }
         if let Some(next) = self.pace_next {
             let rate = self.pacing_rate();
             self.pace_next = Some(next.max(now).saturating_add(from_secs(1.0 / rate)));
@@ -364,8 +381,17 @@ impl TcpSender {
         self.try_send(now, out);
     }
 
-    /// Sends what the window, the application and pacing allow.
+    /// Sends what the window, the application and pacing allow; with RACK-TLP, then arms the
+    /// probe timer for the tail of what is in flight.
     pub fn try_send(&mut self, now: SimTime, out: &mut Vec<Packet>) {
+        let high = self.s.high_tx;
+        self.send_allowed(now, out);
+        if self.rack.is_some() {
+            self.schedule_probe(now, self.s.high_tx > high);
+        }
+    }
+
+    fn send_allowed(&mut self, now: SimTime, out: &mut Vec<Packet>) {
         if !self.active {
             return;
         }
@@ -434,6 +460,11 @@ impl TcpSender {
             .rate
             .as_mut()
             .map(|r| r.on_ack(cum, newly_sacked, now, self.s.min_rtt));
+        let (una, sacks_new) = (self.s.snd_una, !newly_sacked.is_empty());
+        if let (Some(rack), true) = (&mut self.rack, cum >= una) {
+            rack.on_ack(cum, newly_sacked, &self.board, now, self.s.min_rtt);
+            self.rack_detect_loss(now);
+        }
         if cum > self.s.snd_una {
             let rtt = now.saturating_sub(ack.timestamp);
             self.counters.rtt_sum_ns += rtt as u128;
@@ -449,6 +480,9 @@ impl TcpSender {
         }
         if self.with_recovery(|r, tx| r.after_ack(tx)) {
             self.enter_fast_retransmit(now, out);
+        }
+        if self.rack.is_some() {
+            self.rack_after_ack(cum, cum == una && !sacks_new, now, out);
         }
         if self.ecn {
             let ece = ack.has(ecn::ECE);
@@ -490,6 +524,9 @@ impl TcpSender {
         self.s.snd_una = cum;
         self.s.snd_nxt = self.s.snd_nxt.max(cum);
         self.board.advance(cum);
+        if let Some(rack) = &mut self.rack {
+            rack.rearm = true;
+        }
         if let Some((seq, sent)) = self.timed {
             if cum > seq {
                 self.timed = None;
@@ -536,7 +573,7 @@ impl TcpSender {
         self.dupacks += 1;
         match self.s.ca_state {
             CaState::Recovery => self.with_recovery(|r, tx| r.on_duplicate_ack(tx)),
-            _ if self.dupacks == self.cfg.dupack_threshold && self.may_start_recovery() => {
+            _ if self.dupacks == self.cfg.dupack_threshold && self.may_start_recovery() && self.rack.is_none() => {
                 self.enter_fast_retransmit(now, out)
             }
             CaState::Open => self.s.ca_state = CaState::Disorder,
@@ -580,12 +617,164 @@ impl TcpSender {
         self.partial_acks = 0;
         self.recovery_start = now;
         self.timed = None;
+        if let Some(rack) = &mut self.rack {
+            // The recovery's reduction stands for a TLP episode in progress too (Linux's
+            // tcp_init_cwnd_reduction ends it), and no probe is sent while recovering.
+            rack.tlp = None;
+            rack.probe_deadline = None;
+        }
         self.with_recovery(|r, tx| r.enter(tx, now, out));
         self.restart_timer(now);
     }
 
-    /// The retransmit timer expired (RFC 6298 §5.4–5.6, RFC 5681 §3.1 eq. 4).
+    /// When the sender's timer must fire: the retransmit timer, or with RACK-TLP whichever of
+    /// it, the reorder timer and the probe timer is due first.
+    pub fn timer_deadline(&self) -> Option<SimTime> {
+        let Some(rack) = &self.rack else {
+            return self.rto_deadline;
+        };
+        [self.rto_deadline, rack.reo_deadline, rack.probe_deadline]
+            .into_iter()
+            .flatten()
+            .min()
+    }
+
+    /// The sender's timer expired: with RACK-TLP, the reorder or probe timer if due, then the
+    /// retransmit timer if it still is.
     pub fn on_timeout(&mut self, now: SimTime, out: &mut Vec<Packet>) {
+        let Some(rack) = &self.rack else {
+            return self.on_rto(now, out);
+        };
+        let due = |d: Option<SimTime>| d.is_some_and(|d| d <= now);
+        if due(rack.reo_deadline) {
+            self.on_reorder_timeout(now, out);
+        }
+        if self.rack.as_ref().is_some_and(|r| due(r.probe_deadline)) {
+            self.on_probe_timeout(now, out);
+        }
+        if due(self.rto_deadline) {
+            self.on_rto(now, out);
+        }
+    }
+
+    /// RFC 8985 §6.2 steps 4–5 after an ACK or at the reorder timer: marks lost what RACK
+    /// finds lost and (re)arms the reorder timer. Not after a timeout, whose go-back-N resends
+    /// everything outstanding.
+    fn rack_detect_loss(&mut self, now: SimTime) {
+        let Some(rack) = &mut self.rack else { return };
+        if self.s.ca_state == CaState::Loss {
+            rack.reo_deadline = None;
+            return;
+        }
+        let recovering = self.s.ca_state == CaState::Recovery;
+        let reo_wnd = rack.reo_wnd(
+            recovering,
+            self.board.sacked(),
+            self.cfg.dupack_threshold,
+            self.s.min_rtt,
+            self.s.srtt,
+        );
+        rack.detect_loss(now, reo_wnd, &mut self.board);
+    }
+
+    /// After an ACK's own processing: a loss RACK found starts a recovery (Linux's
+    /// tcp_time_to_recover: lost_out > 0), and the ACK may end a TLP episode (§7.4).
+    fn rack_after_ack(&mut self, cum: u32, pure_duplicate: bool, now: SimTime, out: &mut Vec<Packet>) {
+        self.start_recovery_on_rack_loss(now, out);
+        let outcome = self
+            .rack
+            .as_mut()
+            .map_or(TlpOutcome::Pending, |r| r.on_ack_in_episode(cum, pure_duplicate));
+        if outcome == TlpOutcome::Repaired && matches!(self.s.ca_state, CaState::Open | CaState::Disorder) {
+            // §7.4.2: the probe repaired a loss; the congestion control reduces once, as for a
+            // loss repaired by fast recovery (Linux: CWR, cwnd = ssthresh).
+            self.s.ssthresh = self.reduced_ssthresh(now);
+            self.s.cwnd = self.s.cwnd.min(self.s.ssthresh);
+            self.cwr_pending = self.cfg.ecn;
+            if let Some(rack) = &mut self.rack {
+                rack.reductions += 1;
+            }
+        }
+    }
+
+    fn start_recovery_on_rack_loss(&mut self, now: SimTime, out: &mut Vec<Packet>) {
+        let open = matches!(self.s.ca_state, CaState::Open | CaState::Disorder);
+        if open && self.may_start_recovery() && self.board.has_unrepaired_loss() {
+            self.enter_fast_retransmit(now, out);
+        }
+    }
+
+    /// RACK's reorder timer (§6.3): what waited out its reordering window is lost now.
+    fn on_reorder_timeout(&mut self, now: SimTime, out: &mut Vec<Packet>) {
+        if let Some(rack) = &mut self.rack {
+            rack.reo_deadline = None;
+        }
+        if !self.active || self.s.snd_una >= self.s.high_tx {
+            return;
+        }
+        self.rack_detect_loss(now);
+        self.start_recovery_on_rack_loss(now, out);
+        self.try_send(now, out);
+    }
+
+    /// §7.2: after new data goes out or an ACK advances snd.una in the open state, the probe
+    /// timer is (re)armed for PTO from now; otherwise, outside the open state or during a TLP
+    /// episode (one probe per flight), it is off.
+    fn schedule_probe(&mut self, now: SimTime, sent_new: bool) {
+        let outstanding = self.s.high_tx.saturating_sub(self.s.snd_una);
+        let delayed_ack = if self.cfg.delayed_ack {
+            from_secs(self.cfg.delack_timeout_s)
+        } else {
+            0
+        };
+        let (srtt, rto) = (self.s.srtt, self.rto_deadline);
+        let acked = self.rack.as_mut().is_some_and(|r| std::mem::take(&mut r.rearm));
+        let active = self.active && self.s.ca_state == CaState::Open;
+        let Some(rack) = &mut self.rack else { return };
+        if !active || outstanding == 0 || rack.tlp.is_some() {
+            rack.probe_deadline = None;
+        } else if sent_new || acked || rack.probe_deadline.is_none() {
+            rack.probe_deadline = Some(RackTlp::probe_timeout(srtt, outstanding, delayed_ack, now, rto));
+        }
+    }
+
+    /// TLP's probe (§7.3): one segment whatever cwnd says — new data if the application and the
+    /// receiver window have some, else the last segment again — to draw an ACK whose SACK lets
+    /// RACK find a tail loss. The retransmit timer restarts from it.
+    fn on_probe_timeout(&mut self, now: SimTime, out: &mut Vec<Packet>) {
+        let Some(rack) = &mut self.rack else { return };
+        rack.probe_deadline = None;
+        let outstanding = self.s.snd_una < self.s.high_tx;
+        if !self.active || !outstanding || self.s.ca_state != CaState::Open || rack.tlp.is_some() {
+            return;
+        }
+        let is_retrans = if self.may_send_new_data() {
+            self.s.snd_nxt += 1;
+            self.transmit(self.s.high_tx, now, out);
+            false
+        } else {
+            let last = self.s.high_tx - 1;
+            if self.board.is_sacked(last) {
+                return;
+            }
+            self.transmit(last, now, out);
+            true
+        };
+        let end_seq = self.s.high_tx;
+        if let Some(rack) = &mut self.rack {
+            rack.tlp = Some(TlpEpisode { end_seq, is_retrans });
+            rack.probes += 1;
+        }
+        self.restart_timer(now);
+    }
+
+    /// The retransmit timer expired (RFC 6298 §5.4–5.6, RFC 5681 §3.1 eq. 4).
+    fn on_rto(&mut self, now: SimTime, out: &mut Vec<Packet>) {
+        if let Some(rack) = &mut self.rack {
+            rack.tlp = None;
+            rack.probe_deadline = None;
+            rack.reo_deadline = None;
+        }
         if !self.active || self.s.snd_una >= self.s.high_tx {
             self.rto_deadline = None;
             return;
