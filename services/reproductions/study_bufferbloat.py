@@ -31,6 +31,7 @@ from services.presets.study_bufferbloat import (
 from services.reproductions.model import (
     AGREE,
     DISAGREE,
+    NO_DATA,
     NOT_RUN,
     PARTLY,
     Cells,
@@ -218,6 +219,11 @@ def judge_droptail_grows(rows: Rows) -> tuple[str, str]:
     return (AGREE if rising and full else PARTLY if rising or full else DISAGREE), text
 
 
+def _share(good: int, total: int) -> str:
+    """`share` of the buffers that hold, no_data when none of the study's buffers was run."""
+    return share(good, total) if total else NO_DATA
+
+
 def _every_buffer(rows: list[dict[str, Any]], queue: str, ok: Callable[[dict[str, Any]], bool]) -> tuple[int, int]:
     found = [r for b in BUFFERS_BDP if (r := _at(rows, queue, b)) is not None]
     return sum(1 for r in found if ok(r)), len(found)
@@ -238,7 +244,7 @@ def judge_codel(rows: Rows) -> tuple[str, str]:
         f"CUBIC through CoDel: p99 {', '.join(_fmt(v) for v in p99)} ms at {', '.join(map(str, BUFFERS_BDP))} BDP "
         f"(bound {bound:g} ms), utilisation {', '.join(_fmt(u, 3) for u in util)}"
     )
-    return share(good, total), text
+    return _share(good, total), text
 
 
 def judge_pie(rows: Rows) -> tuple[str, str]:
@@ -247,7 +253,9 @@ def judge_pie(rows: Rows) -> tuple[str, str]:
         rows["cubic"], "pie", lambda r: r["mean_delay_ms"] is not None and lo <= r["mean_delay_ms"] <= hi
     )
     means = [(_at(rows["cubic"], "pie", b) or {}).get("mean_delay_ms") for b in BUFFERS_BDP]
-    return share(good, total), f"CUBIC through PIE: mean {', '.join(_fmt(v) for v in means)} ms (band {lo:g}-{hi:g} ms)"
+    return _share(
+        good, total
+    ), f"CUBIC through PIE: mean {', '.join(_fmt(v) for v in means)} ms (band {lo:g}-{hi:g} ms)"
 
 
 def judge_utilization(rows: Rows) -> tuple[str, str]:
@@ -263,7 +271,7 @@ def judge_utilization(rows: Rows) -> tuple[str, str]:
     text = "CUBIC, lowest utilisation over the buffers: " + ", ".join(
         f"{LABEL[q]} {_fmt(u, 3)}" for q, u in lowest.items()
     )
-    return share(sum(c[0] for c in counts), sum(c[1] for c in counts)), text
+    return _share(sum(c[0] for c in counts), sum(c[1] for c in counts)), text
 
 
 def judge_bbr_queue(rows: Rows) -> tuple[str, str]:
@@ -294,7 +302,7 @@ def judge_fq(rows: Rows) -> tuple[str, str]:
         for q in ("droptail", "codel", "pie")
     ]
     text = f"CUBIC + BBR, Jain under FQ-CoDel {', '.join(_fmt(j, 3) for j in jain)} (lowest elsewhere: {', '.join(others)})"
-    return share(good, total), text
+    return _share(good, total), text
 
 
 JUDGES: dict[str, Callable[[Rows], tuple[str, str]]] = {

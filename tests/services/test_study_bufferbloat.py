@@ -12,7 +12,7 @@ from services.presets import build_scenario, get_preset
 from services.presets.study_bufferbloat import BDP_PKTS, BUFFER_BDP, BUFFERS_BDP, CLAIMS, QUEUE
 from services.reproductions import get_paper
 from services.reproductions.local import simulate_paper
-from services.reproductions.model import AGREE, DISAGREE, NOT_RUN, PARTLY
+from services.reproductions.model import AGREE, DISAGREE, NO_DATA, NOT_RUN, PARTLY
 from services.reproductions.study_bufferbloat import (
     LABEL,
     judge_droptail_grows,
@@ -79,6 +79,8 @@ def test_fq_codel_fairness_counts_the_buffers_where_jain_holds() -> None:
     assert judge_fq({"mixed": rows})[0] == PARTLY
     rows = _rows("fq_codel", {b: {"jain": 0.5} for b in BUFFERS_BDP})
     assert judge_fq({"mixed": rows})[0] == DISAGREE
+    # A sweep of the preset along other buffers has no row at the study's: no data, not a verdict.
+    assert judge_fq({"mixed": [{"queue": "FQ-CoDel", "buffer_bdp": 3, "jain": 1.0}]})[0] == NO_DATA
 
 
 def test_the_whole_study_runs_through_the_core_and_every_claim_is_judged_from_link_and_run_levels() -> None:
