@@ -1519,17 +1519,23 @@ fn ledbat_holds_about_its_100_ms_target_of_queueing_delay_where_renos_queue_keep
     );
 }
 
+/// A Reno flow and one of `variant` (from an ssthresh of 60) through `deep_buffer`'s path and a
+/// 400-packet buffer for 120 s, measured over the last 60: a scavenger should yield.
+fn beside_reno(variant: &str) -> RunResult {
+    deep_buffer(
+        json!([{"name": "reno", "variant": "reno", "rtt_ms": 100},
+               {"name": variant, "variant": variant, "rtt_ms": 100, "tcp": {"initial_ssthresh_pkts": 60}}]),
+        400,
+        120.0,
+        60.0,
+    )
+}
+
 #[test]
 fn ledbat_yields_the_bottleneck_to_a_reno_flow_that_keeps_the_queue_above_its_target() {
     // A 400-packet buffer: Reno's saw-tooth keeps 80 to 400 packets queued, mostly above
     // LEDBAT's 120 (100 ms).
-    let r = deep_buffer(
-        json!([{"name": "reno", "variant": "reno", "rtt_ms": 100},
-               {"name": "ledbat", "variant": "ledbat", "rtt_ms": 100, "tcp": {"initial_ssthresh_pkts": 60}}]),
-        400,
-        120.0,
-        60.0,
-    );
+    let r = beside_reno("ledbat");
     let (reno, ledbat) = (r.flows[0].throughput_bps, r.flows[1].throughput_bps);
     assert!(ledbat < 0.15 * reno, "LEDBAT {ledbat:.0} b/s beside Reno's {reno:.0}");
 }
@@ -1609,13 +1615,7 @@ fn lp_yields_the_bottleneck_to_a_reno_flow_sharing_it() {
     // Reno's queue grows a segment a round trip; LP backs off as soon as its smoothed delay
     // passes 15 % of the range it has seen (Kuzmanovic & Knightly §III-B), long before Reno
     // loses anything, and the link stays busy.
-    let r = deep_buffer(
-        json!([{"name": "reno", "variant": "reno", "rtt_ms": 100},
-               {"name": "lp", "variant": "lp", "rtt_ms": 100, "tcp": {"initial_ssthresh_pkts": 60}}]),
-        400,
-        120.0,
-        60.0,
-    );
+    let r = beside_reno("lp");
     let (reno, lp) = (r.flows[0].throughput_bps, r.flows[1].throughput_bps);
     assert!(lp < 0.15 * reno, "LP {lp:.0} b/s beside Reno's {reno:.0}");
     assert!(r.links[0].utilization > 0.95, "{}", r.links[0].utilization);
