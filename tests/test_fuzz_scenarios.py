@@ -120,7 +120,7 @@ SEEDS: list[dict[str, Any]] = [
 WORDS = [
     "tcp", "udp", "ftp", "cbr", "http", "droptail", "red", "uniform", "bernoulli_events",
     "scheduled", "outage", "gilbert_elliott", "dumbbell", "graph", "cwnd", "ssthresh", "queue",
-    "codel", "pie", "fq_codel",
+    "codel", "pie", "fq_codel", "dualpi2", "l4s",
     "a", "b", "c", "core", "sbs", *tcpsim.VARIANTS,
 ]  # fmt: skip
 

@@ -300,9 +300,40 @@ class FqCodelQueue(_Model):
     RFC 8290 §5.2.7 and Linux have it (a flow without `tcp.ecn` sends none)."""
 
 
-QueueSpec = Annotated[DroptailQueue | RedQueue | CodelQueue | PieQueue | FqCodelQueue, Field(discriminator="type")]
+class Dualpi2Queue(_Model):
+    """DualPI2 (RFC 9332): ECT(1) and CE packets (`tcp.l4s`) in a low-latency queue marked on a
+    ramp of about a millisecond, the rest in a classic queue under PI2, coupled (p_CL = k * p',
+    p_C = p'^2) so both kinds get about the same rate. ECN-capable classic packets are marked."""
+
+    type: Literal["dualpi2"]
+    limit_pkts: Annotated[U32, Field(ge=1)] = 10_000
+    """Packets in both queues beyond which arrivals are dropped (Linux's default)."""
+    target_ms: AqmMillis = 15.0
+    """The classic queue's target sojourn time (RFC 9332 A.1)."""
+    t_update_ms: AqmMillis = 15.0
+    """The base probability's update period (A.1: min(target, RTT_max / 3))."""
+    alpha: Annotated[float, Field(ge=0.0, le=1.0e6)] = 0.15
+    """PI integral gain, 1/s (A.1: 0.1 * Tupdate / RTT_max^2 with RTT_max 100 ms)."""
+    beta: Annotated[float, Field(ge=0.0, le=1.0e6)] = 3.0
+    """PI proportional gain, 1/s (A.1: 0.3 / RTT_max)."""
+    coupling: Annotated[float, Field(gt=0.0, le=1.0e3)] = 2.0
+    """Coupling factor k (RFC 9332 §2.1)."""
+    ramp_min_ms: AqmMillis = 0.8
+    """Sojourn time where the low-latency queue's marking ramp starts (A.1 minTh)."""
+    ramp_range_ms: Annotated[float, Field(ge=0.0, le=1.0e6)] = 0.4
+    """Width of the ramp up to certain marking (A.1 range); 0 is a step."""
+    ramp_min_pkts: U32 = 1
+    """No ramp marking while this many low-latency packets or fewer wait (A.1 Th_len)."""
+    classic_weight: Probability = 0.1
+    """The classic queue's share of the link while both queues wait (Linux's
+    `classic_protection`; RFC 9332 §4.1 leaves the scheduler open)."""
+
+
+QueueSpec = Annotated[
+    DroptailQueue | RedQueue | CodelQueue | PieQueue | FqCodelQueue | Dualpi2Queue, Field(discriminator="type")
+]
 """A queue discipline, by `type`."""
-QUEUE_TYPES: tuple[str, ...] = ("droptail", "red", "codel", "pie", "fq_codel")
+QUEUE_TYPES: tuple[str, ...] = ("droptail", "red", "codel", "pie", "fq_codel", "dualpi2")
 
 
 # ---- loss modules ----------------------------------------------------------------------------
@@ -776,6 +807,10 @@ class TcpConfig(_Model):
     """ECN (RFC 3168): new data segments are ECT(0), the receiver echoes CE marks with ECE until
     CWR, the sender halves its window on ECE (the variant's loss reduction, no retransmission)
     at most once per window of data."""
+    l4s: bool = False
+    """New data goes out ECT(1), the L4S identifier (RFC 9331 §4.1), in place of ECT(0), and ECN is
+    on: a `dualpi2` queue puts it in its low-latency queue. The response to marks is the variant's
+    own: `dctcp` answers them as RFC 9331 §4.3 asks of a scalable control; a classic variant halves."""
     rack: bool = False
     """RACK-TLP loss detection (RFC 8985) for the SACK recoveries (`sack_recovery` `rfc6675` or
     `prr`): a segment is lost when one sent after it is delivered and RACK.rtt + min_RTT/4 has

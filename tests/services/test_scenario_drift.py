@@ -191,7 +191,7 @@ def _red(defs: dict[str, Any]) -> dict[str, Any]:
         pytest.param(lambda d: d["LinkParams"]["required"].remove("delay_ms"), "required", id="requiredness"),
         pytest.param(
             lambda d: d["QueueSpec"]["oneOf"].append(
-                {"type": "object", "properties": {"type": {"const": "dualpi2"}}, "additionalProperties": False}
+                {"type": "object", "properties": {"type": {"const": "sfq"}}, "additionalProperties": False}
             ),
             "alternatives",
             id="a-queue",

@@ -300,10 +300,33 @@ HAND_WRITTEN: list[dict[str, Any]] = [
                             "ecn": False,
                         },
                     },
+                    {
+                        "from": "b",
+                        "to": "a",
+                        "rate_mbps": 50,
+                        "delay_ms": 5,
+                        "queue": {
+                            "type": "dualpi2",
+                            "limit_pkts": 5000,
+                            "target_ms": 20,
+                            "t_update_ms": 16,
+                            "alpha": 0.16,
+                            "beta": 3.2,
+                            "coupling": 1.5,
+                            "ramp_min_ms": 1,
+                            "ramp_range_ms": 0,
+                            "ramp_min_pkts": 2,
+                            "classic_weight": 0.05,
+                        },
+                    },
                 ],
             }
         },
-        "flows": [{"from": "a", "to": "b", "variant": "cubic"}, {"from": "b", "to": "a", "start_s": 1}],
+        "flows": [
+            {"from": "a", "to": "b", "variant": "cubic"},
+            {"from": "b", "to": "a", "start_s": 1},
+            {"from": "b", "to": "a", "variant": "dctcp", "tcp": {"l4s": True}},
+        ],
     },
     {
         "duration_s": 5,
@@ -316,7 +339,7 @@ HAND_WRITTEN: list[dict[str, Any]] = [
             "topology": {"dumbbell": {"bottleneck": {"rate_mbps": 10, "delay_ms": 10, "queue": {"type": q}}}},
             "flows": [{"rtt_ms": 40}],
         }
-        for q in ("codel", "fq_codel")
+        for q in ("codel", "fq_codel", "dualpi2")
     ),
     # Each TCP profile alone (its settings fill the rest), and one with a field of our own.
     *(
@@ -759,6 +782,12 @@ SCHEMA_ERRORS = [
         "$.topology.dumbbell.bottleneck.queue.t_update_ms",
         "greater_than_equal",
         id="pie-update-below-a-microsecond",
+    ),
+    pytest.param(
+        lambda s: _bottleneck(s).update(queue={"type": "dualpi2", "classic_weight": 1.5}),
+        "$.topology.dumbbell.bottleneck.queue.classic_weight",
+        "less_than_equal",
+        id="dualpi2-classic-weight-above-one",
     ),
     pytest.param(
         lambda s: _bottleneck(s).update(queue={"type": "fq_codel", "flows": 0}),

@@ -33,6 +33,9 @@ pub mod ecn {
     pub const ECE: u8 = 4;
     /// CWR on a data segment: the sender reduced its window (§6.1.2).
     pub const CWR: u8 = 8;
+    /// ECT(1): the L4S identifier (RFC 9331 §4.1), sent by a flow with `tcp.l4s`; a dual-queue
+    /// AQM (RFC 9332) classifies it, and CE, into its low-latency queue.
+    pub const ECT1: u8 = 16;
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -81,9 +84,9 @@ impl Packet {
         self.ecn & bits != 0
     }
 
-    /// ECT(0) or CE: a queue may mark it instead of dropping it.
+    /// ECT(0), ECT(1) or CE: a queue may mark it instead of dropping it.
     pub fn ecn_capable(&self) -> bool {
-        self.has(ecn::ECT0 | ecn::CE)
+        self.has(ecn::ECT0 | ecn::ECT1 | ecn::CE)
     }
 
     /// A queue marks CE (RFC 3168 §5) where it would drop: true if the packet is ECN-capable
@@ -118,6 +121,11 @@ mod tests {
         assert!(!p.mark_ce() && !p.has(ecn::CE));
         p.ecn = ecn::ECT0;
         assert!(p.mark_ce() && p.has(ecn::CE));
+        p.ecn = ecn::ECT1;
+        assert!(
+            p.mark_ce() && p.has(ecn::CE),
+            "ECT(1), the L4S identifier, is ECN-capable too"
+        );
         assert!(p.mark_ce(), "a CE packet stays ECN-capable at the next queue");
     }
 }

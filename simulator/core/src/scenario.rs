@@ -255,10 +255,71 @@ pub enum QueueSpec {
         #[serde(default = "default_true")]
         ecn: bool,
     },
+    /// DualPI2, RFC 9332's Dual-Queue Coupled AQM (`net/dualpi2.rs`): ECT(1) and CE packets
+    /// (`tcp.l4s`) in a low-latency queue marked on a ramp at about a millisecond, the rest in a
+    /// classic queue under PI2, the two coupled so both kinds get about the same rate. It always
+    /// marks: ECN-capable classic packets are marked, not dropped, below p_Cmax.
+    Dualpi2 {
+        /// Packets in both queues beyond which arrivals are dropped (Linux's default 10,000).
+        #[serde(default = "default_dualpi2_limit")]
+        limit_pkts: u32,
+        /// The classic queue's target sojourn time (RFC 9332 A.1).
+        #[serde(default = "default_pie_ms")]
+        target_ms: f64,
+        /// The base probability's update period (A.1: min(target, RTT_max/3)).
+        #[serde(default = "default_pie_ms")]
+        t_update_ms: f64,
+        /// PI integral gain, 1/s (A.1: 0.1·Tupdate/RTT_max², RTT_max = 100 ms).
+        #[serde(default = "default_dualpi2_alpha")]
+        alpha: f64,
+        /// PI proportional gain, 1/s (A.1: 0.3/RTT_max).
+        #[serde(default = "default_dualpi2_beta")]
+        beta: f64,
+        /// Coupling factor k: p_CL = k·p', p_C = p'² (§2.1).
+        #[serde(default = "default_dualpi2_coupling")]
+        coupling: f64,
+        /// The low-latency queue's marking ramp starts at this sojourn time (A.1 minTh).
+        #[serde(default = "default_dualpi2_ramp_min_ms")]
+        ramp_min_ms: f64,
+        /// ... and rises to certain marking over this much more (A.1 range); 0: a step.
+        #[serde(default = "default_dualpi2_ramp_range_ms")]
+        ramp_range_ms: f64,
+        /// No ramp marking while this many low-latency packets or fewer wait (A.1 Th_len).
+        #[serde(default = "default_dualpi2_ramp_min_pkts")]
+        ramp_min_pkts: u32,
+        /// The classic queue's share of the link while both queues wait (Linux's
+        /// `classic_protection`); RFC 9332 §4.1 leaves the scheduler open.
+        #[serde(default = "default_dualpi2_classic_weight")]
+        classic_weight: f64,
+    },
 }
 
 fn default_aqm_limit() -> u32 {
     1000
+}
+fn default_dualpi2_limit() -> u32 {
+    10_000
+}
+fn default_dualpi2_alpha() -> f64 {
+    0.15
+}
+fn default_dualpi2_beta() -> f64 {
+    3.0
+}
+fn default_dualpi2_coupling() -> f64 {
+    2.0
+}
+fn default_dualpi2_ramp_min_ms() -> f64 {
+    0.8
+}
+fn default_dualpi2_ramp_range_ms() -> f64 {
+    0.4
+}
+fn default_dualpi2_ramp_min_pkts() -> u32 {
+    1
+}
+fn default_dualpi2_classic_weight() -> f64 {
+    0.1
 }
 fn default_codel_target_ms() -> f64 {
     5.0
@@ -550,6 +611,11 @@ pub struct TcpConfig {
     /// until CWR, and the sender reduces its window once per window of data on ECE, as for a
     /// loss but without a retransmission (`tcp/sender.rs`, `CongestionControl::on_ecn_echo`).
     pub ecn: bool,
+    /// New data goes out ECT(1), the L4S identifier (RFC 9331 §4.1), in place of ECT(0), and
+    /// ECN is on as with `ecn`: a DualPI2 queue (RFC 9332) puts such packets in its low-latency
+    /// queue. The congestion response is the variant's own: `dctcp` answers marks as RFC 9331
+    /// §4.3 asks of a scalable control; a classic variant halves on them.
+    pub l4s: bool,
     /// RACK-TLP loss detection (RFC 8985, `tcp/rack.rs`) for the SACK recoveries (`sack_recovery`
     /// `rfc6675` or `prr`): a segment is lost when one sent after it is delivered and RACK.rtt +
     /// min_RTT/4 has passed since it was sent, not after DupThresh SACKs, and a tail loss probe
@@ -615,6 +681,7 @@ impl Default for TcpConfig {
             pacing: None,
             hystart: None,
             ecn: false,
+            l4s: false,
             rack: false,
             limited_transmit: false,
             limited_transmit_after_timeout: false,
@@ -1157,6 +1224,30 @@ impl QueueSpec {
                 }
                 check_queue_time(c, &format!("{path}.target_ms"), *target_ms);
                 check_queue_time(c, &format!("{path}.interval_ms"), *interval_ms);
+            }
+            QueueSpec::Dualpi2 {
+                limit_pkts,
+                target_ms,
+                t_update_ms,
+                alpha,
+                beta,
+                coupling,
+                ramp_min_ms,
+                ramp_range_ms,
+                classic_weight,
+                ..
+            } => {
+                check_queue_limit(c, path, *limit_pkts);
+                check_queue_time(c, &format!("{path}.target_ms"), *target_ms);
+                check_queue_time(c, &format!("{path}.t_update_ms"), *t_update_ms);
+                check_queue_time(c, &format!("{path}.ramp_min_ms"), *ramp_min_ms);
+                for (name, v) in [("alpha", *alpha), ("beta", *beta), ("ramp_range_ms", *ramp_range_ms)] {
+                    c.non_negative(&format!("{path}.{name}"), v);
+                    c.at_most(&format!("{path}.{name}"), v, 1.0e6);
+                }
+                c.positive(&format!("{path}.coupling"), *coupling);
+                c.at_most(&format!("{path}.coupling"), *coupling, 1.0e3);
+                c.probability(&format!("{path}.classic_weight"), *classic_weight);
             }
         }
     }

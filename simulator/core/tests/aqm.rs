@@ -106,7 +106,7 @@ fn under_fq_codel_a_sparse_flow_skips_the_bulk_flows_queue_where_codel_makes_it_
 }
 
 #[test]
-fn every_field_of_the_three_queues_at_an_extreme_value_runs_or_is_refused_at_its_path() {
+fn every_field_of_the_four_aqms_at_an_extreme_value_runs_or_is_refused_at_its_path() {
     let fields = [
         ("codel", vec!["limit_pkts", "target_ms", "interval_ms"]),
         (
@@ -123,6 +123,21 @@ fn every_field_of_the_three_queues_at_an_extreme_value_runs_or_is_refused_at_its
         (
             "fq_codel",
             vec!["limit_pkts", "flows", "quantum_bytes", "target_ms", "interval_ms"],
+        ),
+        (
+            "dualpi2",
+            vec![
+                "limit_pkts",
+                "target_ms",
+                "t_update_ms",
+                "alpha",
+                "beta",
+                "coupling",
+                "ramp_min_ms",
+                "ramp_range_ms",
+                "ramp_min_pkts",
+                "classic_weight",
+            ],
         ),
     ];
     let flows = json!([{"name": "f", "count": 3, "variant": "cubic", "rtt_ms": 40}]);
@@ -152,5 +167,57 @@ fn every_field_of_the_three_queues_at_an_extreme_value_runs_or_is_refused_at_its
                 }
             }
         }
+    }
+}
+
+/// A DCTCP flow (`l4s`: sending ECT(1)) and a `classic` flow, both under the linux profile,
+/// through `queue` at 100 Mb/s and 20 ms round trip, 40 s measured after 10.
+fn l4s_pair(queue: Value, classic: &str, l4s: bool) -> RunResult {
+    run(&json!({
+        "duration_s": 50, "warmup_s": 10, "seed": 1,
+        "topology": {"dumbbell": {"bottleneck": {"rate_mbps": 100, "delay_ms": 5, "queue": queue}}},
+        "flows": [
+            {"name": "l4s", "variant": "dctcp", "rtt_ms": 20, "tcp": {"profile": "linux", "l4s": l4s}},
+            {"name": "classic", "variant": classic, "rtt_ms": 20, "tcp": {"profile": "linux"}},
+        ],
+    }))
+}
+
+/// (L4S goodput / classic goodput, each flow's mean RTT above its propagation RTT in s).
+fn l4s_share(r: &RunResult) -> (f64, f64, f64) {
+    let [l, c] = [0, 1].map(|i| &r.flows[i]);
+    let queued = |f: &tcpsim_core::metrics::FlowResult| f.mean_rtt_s.unwrap() - f.rtt_propagation_s;
+    (l.goodput_bps / c.goodput_bps, queued(l), queued(c))
+}
+
+#[test]
+fn under_dualpi2_an_l4s_flow_and_a_classic_flow_share_the_link_and_only_the_l4s_flow_skips_the_queue() {
+    // RFC 9332 §2.1: with k = 2, p_C = (p_CL/2)^2 gives a scalable flow (W = 2/p) and a Reno
+    // flow (W = 1.22/sqrt(p)) about the same window; §1: the L queue's delay stays about a
+    // millisecond, the classic queue's near PI2's 15 ms target.
+    for classic in ["reno", "cubic"] {
+        let r = l4s_pair(json!({"type": "dualpi2"}), classic, true);
+        let (ratio, l_delay, c_delay) = l4s_share(&r);
+        assert!((0.6..1.6).contains(&ratio), "{classic}: L4S/classic {ratio}");
+        assert!(l_delay < 0.0015, "{classic}: the L4S flow queues {l_delay} s");
+        assert!(
+            (0.005..0.025).contains(&c_delay),
+            "{classic}: the classic flow queues {c_delay} s"
+        );
+        assert!(bottleneck(&r).utilization > 0.95, "{classic}");
+        assert!(
+            bottleneck(&r).ecn_marks.unwrap() > 500,
+            "{classic}: the L4S flow is marked"
+        );
+    }
+    // Without the coupling and the separate queue, DCTCP's answer to marks (a cut by α/2, not
+    // half) takes most of the link: through one PIE queue marking both, and through DualPI2
+    // when DCTCP sends ECT(0), which lands it in the classic queue marked with p'^2.
+    for (queue, l4s) in [
+        (json!({"type": "pie", "ecn": true}), false),
+        (json!({"type": "dualpi2"}), false),
+    ] {
+        let (ratio, _, _) = l4s_share(&l4s_pair(queue.clone(), "cubic", l4s));
+        assert!(ratio > 4.0, "{queue}: DCTCP/CUBIC {ratio}");
     }
 }

@@ -6,7 +6,7 @@
 //! sits in one deque ordered by transmission start; those whose transmission has not started
 //! are the queue.
 //!
-//! Under a scheduled discipline (CoDel, PIE, FQ-CoDel: `super::Scheduled`) the discipline holds
+//! Under a scheduled discipline (CoDel, PIE, FQ-CoDel, DualPI2: `super::Scheduled`) the discipline holds
 //! the waiting packets, and the deque only those in transmission or propagation: each time the
 //! transmitter frees up (a `LinkTransmit` event) the discipline picks the next packet, which
 //! then leaves at a known time as above.

@@ -3,6 +3,7 @@
 
 mod codel;
 mod droptail;
+mod dualpi2;
 mod fq_codel;
 mod link;
 mod name;
@@ -12,6 +13,7 @@ mod topology;
 
 pub use codel::{CoDel, CoDelParams};
 pub use droptail::{DropTail, MarkingDropTail};
+pub use dualpi2::{DualPi2, DualPi2Params};
 pub use fq_codel::{FqCoDel, FqCoDelParams};
 pub use link::{Admission, Link, LinkCounters, QueueDelays, Started};
 pub use name::Name;
@@ -31,7 +33,7 @@ pub type LinkId = u32;
 ///
 /// Drop-Tail and RED only decide admission: the link owns the packets, and FIFO at a fixed
 /// rate makes each one's departure known when it is accepted (one event per packet and hop,
-/// the fast path). CoDel, PIE and FQ-CoDel drop at dequeue, drop by a probability that moves
+/// the fast path). CoDel, PIE, FQ-CoDel and DualPI2 drop at dequeue, drop by a probability that moves
 /// with time, or pick which flow goes next, so they hold the waiting packets themselves
 /// (`Scheduled`): the link asks them for the next packet each time its transmitter frees up
 /// (one more event per packet, on their links only).
@@ -138,6 +140,32 @@ impl QueueDiscipline {
                     rng,
                 )),
                 *ecn,
+            ),
+            QueueSpec::Dualpi2 {
+                limit_pkts,
+                target_ms,
+                t_update_ms,
+                alpha,
+                beta,
+                coupling,
+                ramp_min_ms,
+                ramp_range_ms,
+                ramp_min_pkts,
+                classic_weight,
+            } => Self::scheduled(
+                Discipline::DualPi2(DualPi2::new(DualPi2Params {
+                    limit: *limit_pkts,
+                    target: from_millis(*target_ms),
+                    t_update: from_millis(*t_update_ms),
+                    alpha: *alpha,
+                    beta: *beta,
+                    coupling: *coupling,
+                    ramp_min: from_millis(*ramp_min_ms),
+                    ramp_range: from_millis(*ramp_range_ms),
+                    ramp_min_pkts: *ramp_min_pkts,
+                    classic_weight: *classic_weight,
+                })),
+                true,
             ),
         }
     }
@@ -265,6 +293,7 @@ pub enum Discipline {
     CoDel(CoDel),
     Pie(Pie),
     FqCoDel(FqCoDel),
+    DualPi2(DualPi2),
 }
 
 impl Discipline {
@@ -273,6 +302,7 @@ impl Discipline {
             Discipline::CoDel(q) => q,
             Discipline::Pie(q) => q,
             Discipline::FqCoDel(q) => q,
+            Discipline::DualPi2(q) => q,
         }
     }
 
@@ -281,6 +311,7 @@ impl Discipline {
             Discipline::CoDel(q) => q,
             Discipline::Pie(q) => q,
             Discipline::FqCoDel(q) => q,
+            Discipline::DualPi2(q) => q,
         }
     }
 }

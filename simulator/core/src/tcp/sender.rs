@@ -110,7 +110,7 @@ impl TcpSender {
         let sack = cfg.sack.unwrap_or(recovery.needs_sack());
         let rate = cc.wants_rate_samples().then(Box::<DeliveryRate>::default);
         let pace_next = (cc.pacing_rate().is_some() || cfg.pacing.is_some()).then_some(0);
-        let ecn = cfg.ecn || cc.precise_ecn();
+        let ecn = cfg.ecn || cfg.l4s || cc.precise_ecn();
         TcpSender {
             flow,
             s: Self::fresh_state(&cfg),
@@ -324,9 +324,10 @@ impl TcpSender {
         } else {
             self.s.high_tx = seq + 1;
             if self.ecn {
-                // RFC 3168 §6.1.5: new data is ECT(0), a retransmission Not-ECT; CWR rides on
-                // the first new segment after a reduction (§6.1.2).
-                p.ecn = ecn::ECT0;
+                // RFC 3168 §6.1.5: new data is ECT(0) (ECT(1), the L4S identifier, with
+                // `tcp.l4s`: RFC 9331 §4.1), a retransmission Not-ECT; CWR rides on the first
+                // new segment after a reduction (§6.1.2).
+                p.ecn = if self.cfg.l4s { ecn::ECT1 } else { ecn::ECT0 };
                 if self.cwr_pending {
                     p.ecn |= ecn::CWR;
                     self.cwr_pending = false;
@@ -1004,6 +1005,19 @@ mod tests {
         assert!(out[0].retransmission && !out[0].ecn_capable());
         let (_, plain) = sender("reno");
         assert!(plain.iter().all(|p| p.ecn == 0), "ECN is off by default");
+    }
+
+    #[test]
+    fn with_l4s_new_data_is_ect1_and_ecn_is_on_without_tcp_ecn() {
+        let cfg = TcpConfig {
+            l4s: true,
+            ..TcpConfig::default()
+        };
+        let mut s = TcpSender::new(0, "reno", cfg.into());
+        let mut out = Vec::new();
+        s.start(None, 0, 0, &mut out);
+        assert!(s.ecn() && !out.is_empty());
+        assert!(out.iter().all(|p| p.has(ecn::ECT1) && !p.has(ecn::ECT0)), "{out:?}");
     }
 
     #[test]
