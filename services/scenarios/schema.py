@@ -893,6 +893,22 @@ class FlowSpec(_Model):
     loss: LossSpec | None = None
     """Loss module on this flow's path, just before its receiver (paper 000 §IV-B)."""
 
+    @model_validator(mode="before")
+    @classmethod
+    def _profile_rack_where_it_serves(cls, data: Any) -> Any:
+        """A profile's `rack` serves the variants that recover with SACK; the others keep their
+        own recovery (as the core's `Scenario::from_json`; asking for `rack` on one is refused)."""
+        if not isinstance(data, dict) or not isinstance(tcp := data.get("tcp"), dict) or "rack" in tcp:
+            return data
+        settings = tcpsim.TCP_PROFILES.get(tcp.get("profile"), {}) if isinstance(tcp.get("profile"), str) else {}
+        if settings.get("rack") is not True:
+            return data
+        variant = data.get("variant") or DEFAULT_VARIANT
+        sack = tcp.get("sack", settings.get("sack"))
+        if variant not in tcpsim.SACK_VARIANTS or sack is False:
+            return {**data, "tcp": {**tcp, "rack": False}}
+        return data
+
 
 # ---- outputs and limits ----------------------------------------------------------------------
 

@@ -351,6 +351,16 @@ HAND_WRITTEN: list[dict[str, Any]] = [
         "topology": _dumbbell(),
         "flows": [{"rtt_ms": 40, "tcp": {"profile": "ns2", "max_window_pkts": 64}}],
     },
+    # The linux profile's RACK-TLP serves a SACK variant, not one whose SACK is off.
+    {
+        "duration_s": 5,
+        "topology": _dumbbell(),
+        "flows": [
+            {"rtt_ms": 40, "variant": "cubic", "tcp": {"profile": "linux"}},
+            {"rtt_ms": 40, "variant": "cubic", "tcp": {"profile": "linux", "sack": False}},
+            {"rtt_ms": 40, "variant": "reno", "tcp": {"profile": "linux"}},
+        ],
+    },
 ]
 
 PRESET_SCENARIOS = [pytest.param(p.scenario, id=p.name) for p in list_presets()]

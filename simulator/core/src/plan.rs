@@ -94,12 +94,17 @@ fn check_value(c: &mut Check, path: &str, v: &Value) {
     }
 }
 
+/// The flow's variant recovers with SACK (RFC 6675's scoreboard), so it can run `tcp.rack`.
+pub fn recovers_with_sack(f: &FlowSpec) -> bool {
+    let v = f.variant.as_deref().unwrap_or(DEFAULT_VARIANT);
+    cc::build(v, &f.tcp).is_some_and(|cc| cc.recovery() == crate::tcp::Recovery::Sack)
+}
+
 /// `tcp.rack` decides losses for RFC 6675's scoreboard: only a variant that recovers with SACK,
 /// through `sack_recovery` `rfc6675` or `prr`, can run it.
 fn check_rack(c: &mut Check, p: &str, f: &FlowSpec) {
     let v = f.variant.as_deref().unwrap_or(DEFAULT_VARIANT);
-    let sack_variant = cc::build(v, &f.tcp).is_some_and(|cc| cc.recovery() == crate::tcp::Recovery::Sack);
-    if !sack_variant {
+    if !recovers_with_sack(f) {
         c.fail(
             format!("{p}.tcp.rack"),
             format!("RACK-TLP needs a variant that recovers with SACK (sack, cubic, bbr, ...), not {v}"),

@@ -46,6 +46,9 @@ fn default_seed() -> u64 {
     1
 }
 
+// One per scenario, read once before a run: a dumbbell's size (its queues' parameters inline)
+// costs nothing, so it is not boxed.
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug, Deserialize, Serialize, JsonSchema, PartialEq)]
 #[serde(rename_all = "snake_case", deny_unknown_fields)]
 pub enum Topology {
@@ -736,8 +739,8 @@ pub enum TcpProfile {
     /// (TCP_INIT_CWND, RFC 6928), RTO 1 s initially (TCP_TIMEOUT_INIT), 200 ms at least
     /// (TCP_RTO_MIN), 120 s at most (TCP_RTO_MAX), delayed ACKs from 40 ms (TCP_ATO_MIN),
     /// SACK and timestamps on, a 6 MiB receive buffer (tcp_rmem), cwnd and ssthresh in whole
-    /// packets, PRR, HyStart. Linux's RACK-TLP (`rack`) is left off: turning it on changes
-    /// the profile's golden results, which issue 17 leaves to a deliberate re-bless.
+    /// packets, PRR, HyStart, RACK-TLP (`net.ipv4.tcp_recovery` 1 since Linux 4.18, which
+    /// replaced the duplicate-ACK threshold; TLP by `tcp_early_retrans` 3).
     Linux,
     /// Paper 004's OPNET Modeler table (its Table 1): initial window 1 MSS of 1460 bytes, a
     /// 65,535-byte receive buffer (44 segments), an ACK per 2 segments or 200 ms, RTO 1 s
@@ -782,7 +785,7 @@ impl TcpProfile {
                 "mss_bytes": 1448, "header_bytes": 52, "initial_cwnd_pkts": 10, "max_window_pkts": 4344,
                 "delayed_ack": true, "delack_timeout_s": 0.04, "sack": true, "dupack_threshold": 3,
                 "initial_rto_s": 1.0, "min_rto_s": 0.2, "max_rto_s": 120.0, "timer_granularity_s": 0.001,
-                "rtt_sampling": "timestamps", "integer_ssthresh": true, "sack_recovery": "prr",
+                "rtt_sampling": "timestamps", "integer_ssthresh": true, "sack_recovery": "prr", "rack": true,
                 "hystart": {"css_rounds": 0, "min_window_pkts": 16},
                 "bbr": bbr(crate::cc::BbrParams::linux())
             }),
@@ -991,22 +994,33 @@ impl Scenario {
         // Read once as written (every error names the scenario's own field); then again with
         // each profile's settings under the fields the flow left out.
         let mut value: serde_json::Value = serde_json::from_str(text).expect("parsed above");
-        for (flow, spec) in value["flows"]
+        let mut rack_from_profile = vec![false; scenario.flows.len()];
+        for ((flow, spec), rack) in value["flows"]
             .as_array_mut()
             .expect("flows parsed above")
             .iter_mut()
             .zip(&scenario.flows)
+            .zip(&mut rack_from_profile)
         {
             let Some(profile) = spec.tcp.profile else { continue };
             let tcp = flow["tcp"].as_object_mut().expect("a profile is set in an object");
+            *rack = !tcp.contains_key("rack");
             for (field, setting) in profile.settings().as_object().expect("settings are an object") {
                 tcp.entry(field.clone()).or_insert_with(|| setting.clone());
             }
         }
-        serde_json::from_value(value).map_err(|e| SimError::Parse {
+        let mut scenario: Scenario = serde_json::from_value(value).map_err(|e| SimError::Parse {
             path: "$.flows".into(),
             message: format!("a TCP profile's settings do not fit: {e}"),
-        })
+        })?;
+        // A profile's RACK-TLP serves the variants that recover with SACK; the others keep their
+        // own recovery (a scenario that asks for `rack` on one is refused, `plan.rs`).
+        for (flow, from_profile) in scenario.flows.iter_mut().zip(rack_from_profile) {
+            if from_profile && flow.tcp.rack && !crate::plan::recovers_with_sack(flow) {
+                flow.tcp.rack = false;
+            }
+        }
+        Ok(scenario)
     }
 
     pub fn to_json(&self) -> String {
@@ -1661,9 +1675,41 @@ mod tests {
     }
 
     #[test]
+    fn the_linux_profiles_rack_tlp_serves_the_sack_variants_and_leaves_the_others_their_recovery() {
+        let text = |variant: &str, tcp: &str| {
+            one_flow(tcp).replacen(
+                r#""rtt_ms": 50,"#,
+                &format!(r#""rtt_ms": 50, "variant": "{variant}","#),
+                1,
+            )
+        };
+        let rack = |variant: &str, tcp: &str| Scenario::from_json(&text(variant, tcp)).unwrap().flows[0].tcp.rack;
+        assert!(rack("cubic", r#"{"profile": "linux"}"#));
+        assert!(rack("sack", r#"{"profile": "linux"}"#));
+        assert!(!rack("reno", r#"{"profile": "linux"}"#), "Reno recovers without SACK");
+        assert!(
+            !rack("cubic", r#"{"profile": "linux", "rack": false}"#),
+            "a given field wins"
+        );
+        assert!(!rack("cubic", r#"{"profile": "ns3"}"#));
+        let s = Scenario::from_json(&text("reno", r#"{"profile": "linux"}"#)).unwrap();
+        assert_eq!(
+            Scenario::from_json(&s.to_json()).unwrap(),
+            s,
+            "the normal form reads back"
+        );
+    }
+
+    #[test]
     fn every_profile_reads_as_a_tcp_config_and_its_normal_form_reads_back_the_same() {
         for profile in TcpProfile::ALL {
-            let s = Scenario::from_json(&one_flow(&format!(r#"{{"profile": "{}"}}"#, profile.name()))).unwrap();
+            // A SACK variant, so that every setting applies (`rack` serves only those).
+            let text = one_flow(&format!(r#"{{"profile": "{}"}}"#, profile.name())).replacen(
+                r#""rtt_ms": 50,"#,
+                r#""rtt_ms": 50, "variant": "cubic","#,
+                1,
+            );
+            let s = Scenario::from_json(&text).unwrap();
             let tcp = &s.flows[0].tcp;
             assert_eq!(tcp.profile, Some(profile));
             let same = |ours: &serde_json::Value, setting: &serde_json::Value| {

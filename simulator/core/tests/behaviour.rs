@@ -1888,24 +1888,35 @@ fn an_incast_of_sixteen_dctcp_senders_into_one_port_finishes_without_a_timeout()
     // Sixteen senders answer one request at once with 64 kB each (a partition/aggregate
     // query); a 100-packet buffer that marks at 20. Plain NewReno through the same buffer
     // without marking fills it in the first round trips and loses packets.
-    let incast = |variant: &str, k: Option<u32>| {
+    let incast = |variant: &str, k: Option<u32>, tcp: Value| {
         let flows: Vec<Value> = (0..16)
             .map(|i| {
                 json!({"name": format!("s{i}"), "variant": variant, "rtt_ms": 0.2,
-                            "app": {"type": "ftp", "bytes": 64_000}})
+                            "app": {"type": "ftp", "bytes": 64_000}, "tcp": tcp})
             })
             .collect();
         run(&json!({"duration_s": 1.0, "seed": 4, "topology": datacenter_net(100, k), "flows": flows}))
     };
-    let r = incast("dctcp", Some(20));
+    let r = incast("dctcp", Some(20), json!({}));
     assert!(
         r.flows.iter().all(|f| f.timeouts == 0 && f.download_time_s.is_some()),
         "{:?}",
         r.flows
     );
     assert_eq!(r.links[0].drops, 0);
-    let plain = incast("newreno-sbs", None);
+    let plain = incast("newreno-sbs", None, json!({}));
     assert!(plain.links[0].drops > 0, "NewReno without marking overflows the buffer");
+    // The linux profile's ten-segment initial windows overflow the port in the first round trip.
+    // DCTCP's first cut (α = 1) then leaves too few segments in flight for three duplicate
+    // ACKs: without RACK-TLP every flow times out; with it (the profile's) each loss is repaired
+    // by fast retransmit.
+    let timeouts = |tcp: Value| {
+        let r = incast("dctcp", Some(20), tcp);
+        assert!(r.links[0].drops > 0);
+        r.flows.iter().map(|f| f.timeouts).sum::<u64>()
+    };
+    assert_eq!(timeouts(json!({"profile": "linux"})), 0);
+    assert_eq!(timeouts(json!({"profile": "linux", "rack": false})), 16);
 }
 
 #[test]

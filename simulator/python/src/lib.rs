@@ -250,6 +250,7 @@ fn core_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
         variants.set_item(name, about)?;
     }
     m.add("VARIANTS", variants)?;
+    m.add("SACK_VARIANTS", tcpsim_core::cc::sack_variants().collect::<Vec<_>>())?;
     let profiles = PyDict::new(m.py());
     for profile in tcpsim_core::scenario::TcpProfile::ALL {
         profiles.set_item(profile.name(), json_loads(m.py(), profile.settings().to_string())?)?;

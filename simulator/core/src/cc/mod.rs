@@ -225,6 +225,15 @@ pub fn is_known(name: &str) -> bool {
     VARIANTS.iter().any(|(n, _)| *n == name)
 }
 
+/// The variants that recover with SACK (RFC 6675's scoreboard) unless `tcp.sack` is false: the
+/// ones RACK-TLP (`tcp.rack`, and the `linux` profile's) can serve.
+pub fn sack_variants() -> impl Iterator<Item = &'static str> {
+    VARIANTS
+        .iter()
+        .map(|(name, _)| *name)
+        .filter(|name| build(name, &TcpConfig::default()).is_some_and(|cc| cc.recovery() == crate::tcp::Recovery::Sack))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -236,5 +245,16 @@ mod tests {
             assert_eq!(cc.name(), *name);
         }
         assert!(build("cubic-ish", &TcpConfig::default()).is_none());
+    }
+
+    #[test]
+    fn the_sack_variants_are_the_ones_ns3_and_linux_run_with_sack_and_not_the_papers_renos() {
+        let sack: Vec<&str> = sack_variants().collect();
+        for name in ["sack", "cubic", "bbr", "dctcp", "highspeed", "westwood-plus"] {
+            assert!(sack.contains(&name), "{name}: {sack:?}");
+        }
+        for name in ["reno", "newreno-sbs", "tahoe", "vegas", "fack", "ssdr"] {
+            assert!(!sack.contains(&name), "{name}: {sack:?}");
+        }
     }
 }

@@ -15,7 +15,7 @@ The simulator is the Rust crate ``tcpsim-core``; this package is its thin bindin
 GIL while the core works, and raise ``ScenarioError`` (a ``ValueError``) naming the offending
 field's JSON path. ``run(scenario, stop=StopToken())`` can be stopped from another thread
 (``token.stop()``: the run raises ``Stopped`` within a few thousand events). ``normalize`` returns the scenario as the core reads it, every default filled
-in (``canonical=True``: integral floats as ints, keys sorted — the form tcplab hashes). ``VARIANTS`` maps each congestion-control variant to a one-line description; ``TCP_PROFILES`` each TCP profile (``"tcp": {"profile": "ns2"}``) to the fields it sets.
+in (``canonical=True``: integral floats as ints, keys sorted — the form tcplab hashes). ``VARIANTS`` maps each congestion-control variant to a one-line description (``SACK_VARIANTS`` lists those that recover with SACK); ``TCP_PROFILES`` each TCP profile (``"tcp": {"profile": "ns2"}``) to the fields it sets.
 ``scenario_schema()`` is the scenario format as JSON Schema, generated from the core's types.
 
 ``run(scenario, columns=True)`` builds the result directly from the core's (no JSON text in
@@ -33,10 +33,11 @@ returns, bit for bit. ``columns=True`` needs numpy (``ModuleNotFoundError`` with
 """
 
 from tcpsim._columns import to_records
-from tcpsim._core import TCP_PROFILES, VARIANTS, StopToken, __version__, normalize, run, scenario_schema, validate
+from tcpsim._core import SACK_VARIANTS, TCP_PROFILES, VARIANTS, StopToken, __version__, normalize, run, scenario_schema, validate
 from tcpsim._errors import ErrorKind, InternalError, LimitExceeded, ScenarioError, Stopped
 
 __all__ = [
+    "SACK_VARIANTS",
     "TCP_PROFILES",
     "VARIANTS",
     "ErrorKind",

@@ -8,6 +8,8 @@ __version__: Final[str]
 
 VARIANTS: Final[dict[str, str]]
 """Congestion-control variant name -> one-line description."""
+SACK_VARIANTS: Final[list[str]]
+"""The variants that recover with SACK unless ``tcp.sack`` is false: those ``tcp.rack`` serves."""
 TCP_PROFILES: Final[dict[str, dict[str, object]]]
 """TCP profile name -> the TcpConfig fields it sets."""
 
