@@ -48,6 +48,7 @@ LOWER_IS_BETTER: frozenset[str] = frozenset(
         "loss_drops",
         "overflow_drops",
         "aqm_drops",
+        "ecn_marks",
         "mean_queue_pkts",
         "mean_queue_delay_s",
         "p95_queue_delay_s",

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from services.presets import paper000, paper002, paper003, paper004, study_bufferbloat
+from services.presets import paper000, paper002, paper003, paper004, study_bufferbloat, study_dctcp
 from services.presets.registry import (
     Column,
     Parameter,
@@ -44,7 +44,9 @@ __all__ = [
 ]
 
 PRESETS: dict[str, Preset] = {
-    p.name: p for module in (paper000, paper002, paper003, paper004, study_bufferbloat) for p in module.PRESETS
+    p.name: p
+    for module in (paper000, paper002, paper003, paper004, study_bufferbloat, study_dctcp)
+    for p in module.PRESETS
 }
 """Every preset by name: paper by paper in the papers' order, then the studies (a new paper or
 study adds its module to the import and the tuple, as `services/reproductions/registry.py`

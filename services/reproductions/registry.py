@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from services.reproductions import paper000, paper002, paper003, paper004, study_bufferbloat
+from services.reproductions import paper000, paper002, paper003, paper004, study_bufferbloat, study_dctcp
 from services.reproductions.model import Paper
 
 
@@ -14,7 +14,15 @@ class UnknownPaper(LookupError):
 
 
 PAPERS: dict[str, Paper] = {
-    p.number: p for p in (paper000.PAPER, paper002.PAPER, paper003.PAPER, paper004.PAPER, study_bufferbloat.PAPER)
+    p.number: p
+    for p in (
+        paper000.PAPER,
+        paper002.PAPER,
+        paper003.PAPER,
+        paper004.PAPER,
+        study_bufferbloat.PAPER,
+        study_dctcp.PAPER,
+    )
 }
 
 

@@ -40,6 +40,7 @@ LINK_METRICS: tuple[str, ...] = (
     "loss_drops",
     "overflow_drops",
     "aqm_drops",
+    "ecn_marks",
     "mean_queue_pkts",
     "mean_queue_delay_s",
     "p95_queue_delay_s",
@@ -48,7 +49,8 @@ LINK_METRICS: tuple[str, ...] = (
 """The per-link metrics a sweep summarises (docs/simulator.md "Result", `links`). A link's
 `packets` and `drops` are `link_packets` and `link_drops` here, so that every metric name
 means one thing (a flow's `drops` is a flow metric). `overflow_drops` and `aqm_drops` exist on
-links whose queue is CoDel, PIE or FQ-CoDel only; elsewhere they are missing, not zero."""
+links whose queue is CoDel, PIE or FQ-CoDel only, `ecn_marks` on queues that mark (`ecn`, or
+Drop-Tail's `ecn_threshold_pkts`) only; elsewhere they are missing, not zero."""
 
 LINK_FIELDS: dict[str, str] = {"link_packets": "packets", "link_drops": "drops"}
 """Link metric -> the core's field, where the names differ."""

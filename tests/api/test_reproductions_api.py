@@ -187,3 +187,36 @@ def test_a_study_is_reproduced_through_the_database_and_judged_from_its_link_and
         assert droptail[8]["p99_delay_ms"] > droptail[1]["p99_delay_ms"]
         csv_text = ada.get("/v1/reproductions/bufferbloat/tables/mixed?format=csv")
         assert "reproduction-bufferbloat-mixed" in csv_text.headers.get("content-disposition", "")
+
+
+def test_the_dctcp_study_is_reproduced_through_the_database_with_one_flow_group_per_incast_sender(
+    app, client, db_session
+) -> None:
+    """The DCTCP study's incast reads the query's completion as its slowest sender, one flow
+    group each, from the stored runs; its mixed experiment reads the port's CE marks (a link
+    metric) and Jain's index."""
+    with user_client(app, make_user(client, "ada")) as ada:
+        r = ada.post("/v1/reproductions/dctcp", json={"experiments": ["mixed", "incast"]})
+        assert r.status_code == 201, r.text
+        started = r.json()
+        assert [s["experiment"] for s in started["sweeps"]] == ["mixed", "incast"]
+        names = {ada.get(f"/v1/sweeps/{s['sweep_id']}").json()["name"] for s in started["sweeps"]}
+        assert names == {f"dctcp reproduction {started['batch']}: {e}" for e in ("mixed", "incast")}
+        assert simulate_queued(db_session, [s["sweep_id"] for s in started["sweeps"]]) == 6 * 2 + 8 * 3
+
+        body = ada.get("/v1/reproductions/dctcp").json()
+        assert body["status"] == "done" and body["kind"] == "study" and body["label"] == "dctcp"
+        verdicts = {r["id"]: r["verdict"] for r in body["rows"]}
+        assert verdicts["dctcp-beats-classic-ecn"] == "agree"  # shares from the flow groups
+        assert verdicts["incast-stalls-once-first-windows-overflow"] == "agree"  # 32 senders' groups
+        assert verdicts["incast-dctcp-no-worse-than-tcp"] in ("agree", "partly", "disagree")
+        assert verdicts["dctcp-full-throughput-above-c-rtt-over-7"] == "not_run"  # queue-vs-k was not asked for
+        mixed = ada.get("/v1/reproductions/dctcp/tables/mixed").json()["rows"]
+        assert len(mixed) == 6 and all(row["marks"] > 0 and row["jain"] < 0.9 for row in mixed)
+        incast = {
+            (row["variant"], row["senders"]): row
+            for row in ada.get("/v1/reproductions/dctcp/tables/incast").json()["rows"]
+        }
+        assert len(incast) == 8
+        assert incast[("DCTCP", 4)]["slowest_ms"] < 5 <= 200 <= incast[("DCTCP", 32)]["slowest_ms"]
+        assert incast[("CUBIC", 32)]["stalled"] >= 1 and incast[("CUBIC", 4)]["stalled"] == 0

@@ -121,3 +121,30 @@ def test_a_studys_page_names_it_a_study_and_plots_its_delay_against_the_buffer(
     )
     assert sorted(traces) == ["ours CoDel", "ours Drop-Tail", "ours FQ-CoDel", "ours PIE"]
     tab.screenshot("study-bufferbloat")
+
+
+def test_the_dctcp_studys_page_plots_the_slowest_incast_response_one_line_per_variant(
+    tab: Tab, server: Server, db_engine: Any, reproduced: dict[str, Any]
+) -> None:
+    """The DCTCP study's incast, run as a worker would: its page is a study's, its claims carry
+    the API's marks, and its incast table (one row per variant and N) plots one line per variant."""
+    from sqlalchemy.orm import Session
+
+    r = server.client.post("/v1/reproductions/dctcp", json={"experiments": ["incast"]})
+    assert r.status_code == 201, r.text
+    with Session(db_engine) as session:
+        simulate_queued(session, [s["sweep_id"] for s in r.json()["sweeps"]])
+    tab.open("/dashboard/papers/dctcp")
+    tab.page.wait_for_selector("#table-incast tbody tr", timeout=READY_MS)
+    assert tab.page.locator("#title").inner_text().startswith("Study: DCTCP")
+    body = server.get("/v1/reproductions/dctcp")
+    assert tab.page.locator("#conclusions-table tbody tr").count() == len(body["rows"])
+    for claim in ("incast-dctcp-no-worse-than-tcp", "incast-stalls-once-first-windows-overflow"):
+        cells = tab.page.locator(f"#conclusions-table tbody tr[data-id='{claim}'] td").all_inner_texts()
+        assert cells[0] == MARK[next(r["verdict"] for r in body["rows"] if r["id"] == claim)], claim
+    assert tab.page.locator("#table-incast tbody tr").count() == 8
+    traces = tab.page.evaluate(
+        "() => document.querySelector(\"section[data-key='incast'] .js-plotly-plot\").data.map((t) => t.name)"
+    )
+    assert sorted(traces) == ["ours CUBIC", "ours DCTCP"]
+    tab.screenshot("study-dctcp")
