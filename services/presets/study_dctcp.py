@@ -166,10 +166,11 @@ def _sender(flows: str) -> Any:
     return expand
 
 
-TCP = {"profile": "linux", "rack": True, "initial_rto_s": MIN_RTO_S}
-"""Linux's defaults, with RACK-TLP on as Linux runs it (the `linux` profile leaves it off:
-docs/simulator.md "RACK-TLP"), and a first RTO of Linux's minimum: tcpsim has no handshake, and
-Linux would start the data with the RTT sample of its SYN exchange, not RFC 6298's 1 s."""
+TCP = {"profile": "linux", "initial_rto_s": MIN_RTO_S}
+"""Linux's defaults (RACK-TLP on, as the `linux` profile has it since core 0.7.0: without it the
+incast is decided by DupThresh, docs/simulator.md "ECN"), and a first RTO of Linux's minimum:
+tcpsim has no handshake, and Linux would start the data with the RTT sample of its SYN exchange,
+not RFC 6298's 1 s."""
 
 
 def _topology(limit: int, k: int) -> dict[str, Any]:
@@ -215,8 +216,8 @@ measured from the start (no warm-up); the query completes with its slowest respo
 What the sources leave open and we chose: a fixed response per sender (so N × 10 segments of \
 initial window is what the buffer must absorb in the first round trip), starts spread over 20 µs \
 (the request's fan-out), Linux's 200 ms minimum RTO (the paper also ran 10 ms), 1 s simulated, \
-three seeds per point. Without RACK (the `linux` profile as it is), the same incast makes every \
-DCTCP sender time out: docs/simulator.md "ECN"."""
+three seeds per point. Without RACK-TLP (`tcp.rack: false`), DupThresh decides the incast and \
+DCTCP senders time out: docs/simulator.md "ECN"."""
 
 
 def _flow(name: str, ecn: bool, **extra: Any) -> dict[str, Any]:
