@@ -816,6 +816,13 @@ class TcpConfig(_Model):
     `prr`): a segment is lost when one sent after it is delivered and RACK.rtt + min_RTT/4 has
     passed since it was sent, not after three SACKs, and a tail loss probe two SRTTs after the
     last transmission repairs most tail losses without a timeout."""
+    handshake_rtt: bool = False
+    """Start each connection with one RTT sample of the path's propagation round trip, as a host
+    has from its SYN exchange (RFC 6298 §2.2): the RTO and TLP's probe timeout start from it, not
+    from `initial_rto_s` (tcpsim has no handshake)."""
+    quickack_pkts: Annotated[U32, Field(le=65_535)] = 0
+    """Acknowledge a connection's first this many in-order segments at once, whatever
+    `delayed_ack` (Linux's quick-ACK mode at a connection's start, 16 segments)."""
     limited_transmit: bool = False
     """RFC 3042: send one new segment on each of the first two duplicate ACKs."""
     limited_transmit_after_timeout: bool = False

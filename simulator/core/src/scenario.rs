@@ -624,6 +624,16 @@ pub struct TcpConfig {
     /// min_RTT/4 has passed since it was sent, not after DupThresh SACKs, and a tail loss probe
     /// two SRTTs after the last transmission replaces most tail timeouts. Off: DupThresh decides.
     pub rack: bool,
+    /// The sender starts each connection with one RTT sample of its path's propagation round
+    /// trip, as a host has from its SYN exchange (RFC 6298 §2.2's first measurement; Linux's
+    /// `tcp_synack_rtt_meas`): the RTO and TLP's probe timeout start from it, not from
+    /// `initial_rto_s`. tcpsim has no handshake, so without it a flow starts knowing no RTT.
+    pub handshake_rtt: bool,
+    /// The receiver acknowledges the first this many in-order segments of a connection at once,
+    /// whatever `delayed_ack`: Linux's quick-ACK mode at a connection's start
+    /// (`tcp_incr_quickack` on the first data, TCP_MAX_QUICKACKS 16), so slow start is not held
+    /// back by delayed ACKs. 0: delayed ACKs from the first segment.
+    pub quickack_pkts: u32,
     /// RFC 3042: send one new segment on each of the first two duplicate ACKs.
     pub limited_transmit: bool,
     /// Limited transmit also while go-back-N resends after a timeout, where each of the first
@@ -686,6 +696,8 @@ impl Default for TcpConfig {
             ecn: false,
             l4s: false,
             rack: false,
+            handshake_rtt: false,
+            quickack_pkts: 0,
             limited_transmit: false,
             limited_transmit_after_timeout: false,
             recover_guard: RecoverGuard::AckReachesRecover,
@@ -740,7 +752,8 @@ pub enum TcpProfile {
     /// (TCP_RTO_MIN), 120 s at most (TCP_RTO_MAX), delayed ACKs from 40 ms (TCP_ATO_MIN),
     /// SACK and timestamps on, a 6 MiB receive buffer (tcp_rmem), cwnd and ssthresh in whole
     /// packets, PRR, HyStart, RACK-TLP (`net.ipv4.tcp_recovery` 1 since Linux 4.18, which
-    /// replaced the duplicate-ACK threshold; TLP by `tcp_early_retrans` 3).
+    /// replaced the duplicate-ACK threshold; TLP by `tcp_early_retrans` 3), the SYN exchange's
+    /// RTT sample and quick ACKs for a connection's first 16 segments.
     Linux,
     /// Paper 004's OPNET Modeler table (its Table 1): initial window 1 MSS of 1460 bytes, a
     /// 65,535-byte receive buffer (44 segments), an ACK per 2 segments or 200 ms, RTO 1 s
@@ -786,6 +799,7 @@ impl TcpProfile {
                 "delayed_ack": true, "delack_timeout_s": 0.04, "sack": true, "dupack_threshold": 3,
                 "initial_rto_s": 1.0, "min_rto_s": 0.2, "max_rto_s": 120.0, "timer_granularity_s": 0.001,
                 "rtt_sampling": "timestamps", "integer_ssthresh": true, "sack_recovery": "prr", "rack": true,
+                "handshake_rtt": true, "quickack_pkts": 16,
                 "hystart": {"css_rounds": 0, "min_window_pkts": 16},
                 "bbr": bbr(crate::cc::BbrParams::linux())
             }),
@@ -1378,6 +1392,9 @@ impl TcpConfig {
         c.at_most(&format!("{path}.delack_timeout_s"), self.delack_timeout_s, 1.0e3);
         if self.dupack_threshold == 0 || self.dupack_threshold > 1000 {
             c.fail(format!("{path}.dupack_threshold"), "must be between 1 and 1000");
+        }
+        if self.quickack_pkts > u16::MAX as u32 {
+            c.fail(format!("{path}.quickack_pkts"), "must be at most 65535 segments");
         }
         for (name, v) in [
             ("initial_rto_s", self.initial_rto_s),
