@@ -587,6 +587,10 @@ class ScalableParams(_Model):
     """a, segments added per ACK above the legacy window of 50 segments."""
     b: Annotated[float, Field(gt=0.0, lt=1.0)] = 0.125
     """b, the share of the window a congestion event takes away above the legacy window."""
+    legacy_b: Annotated[float, Field(gt=0.0, lt=1.0)] = 0.5
+    """The share a congestion event takes away at or below the legacy window: Standard TCP's
+    half (the paper's legacy mode); ns-3's and Linux's 0.125, b at every window (the `ns3` and
+    `linux` profiles)."""
 
 
 class HyblaParams(_Model):
