@@ -87,6 +87,7 @@ __all__ = [
     "SsdrParams",
     "PseudoRateParams",
     "ScalableParams",
+    "VenoParams",
     "HyblaParams",
     "LedbatParams",
     "LpParams",
@@ -593,6 +594,15 @@ class ScalableParams(_Model):
     `linux` profiles)."""
 
 
+class VenoParams(_Model):
+    """Veno's switch (Fu & Liew 2003), used by the `veno` variant only."""
+
+    reno_growth: bool = False
+    """Grow as Reno in congestion avoidance whatever the backlog N, as ns-3.44's `TcpVeno` does
+    (the `ns3` profile); off, one segment every other round trip once N reaches 3 (the paper's
+    and Linux's)."""
+
+
 class HyblaParams(_Model):
     """Hybla's knob (Caini & Firrincieli 2004), used by the `hybla` variant only."""
 
@@ -818,6 +828,8 @@ class TcpConfig(_Model):
     """Pseudo-Rate's queue length q (used by the `pseudo-rate` variant only)."""
     scalable: ScalableParams = Field(default_factory=ScalableParams)
     """Scalable TCP's a and b (used by the `scalable` variant only)."""
+    veno: VenoParams = Field(default_factory=VenoParams)
+    """Veno's growth switch (used by the `veno` variant only)."""
     hybla: HyblaParams = Field(default_factory=HyblaParams)
     """Hybla's reference RTT0 (used by the `hybla` variant only)."""
     ledbat: LedbatParams = Field(default_factory=LedbatParams)

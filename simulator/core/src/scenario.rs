@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::cc::{
     BbrParams, CubicParams, HyblaParams, LedbatParams, LpParams, PseudoRateParams, ScalableParams, SsdrParams,
-    VegasParams, YeahParams,
+    VegasParams, VenoParams, YeahParams,
 };
 use crate::error::{Result, SimError};
 
@@ -583,6 +583,7 @@ pub struct TcpConfig {
     pub ssdr: SsdrParams,
     pub pseudo_rate: PseudoRateParams,
     pub scalable: ScalableParams,
+    pub veno: VenoParams,
     pub hybla: HyblaParams,
     pub ledbat: LedbatParams,
     pub lp: LpParams,
@@ -629,6 +630,7 @@ impl Default for TcpConfig {
             ssdr: SsdrParams::default(),
             pseudo_rate: PseudoRateParams::default(),
             scalable: ScalableParams::default(),
+            veno: VenoParams::default(),
             hybla: HyblaParams::default(),
             ledbat: LedbatParams::default(),
             lp: LpParams::default(),
@@ -692,7 +694,9 @@ impl TcpProfile {
         // - SSDR and Pseudo-Rate are in neither ns-3 nor Linux.
         // BBR's switches are the exceptions (`bbr`, cc/bbr.rs), and Scalable's (`scalable`,
         // cc/scalable.rs): ns3 and linux set them as ns-3's TcpBbr and TcpScalable and Linux's
-        // tcp_bbr.c and tcp_scalable.c have them; no golden snapshot names those profiles.
+        // tcp_bbr.c and tcp_scalable.c have them; and Veno's (`veno`, cc/veno.rs), which ns3
+        // sets as ns-3's TcpVeno grows (Linux's is tcpsim's default). No golden snapshot names
+        // those profiles.
         let bbr = |p: crate::cc::BbrParams| serde_json::to_value(p).expect("BbrParams serialise");
         let scalable = serde_json::to_value(ScalableParams::ns3_and_linux()).expect("ScalableParams serialise");
         match self {
@@ -711,7 +715,8 @@ impl TcpProfile {
                 "initial_rto_s": 1.0, "min_rto_s": 1.0, "rtt_gain": 0.125, "rttvar_gain": 0.25,
                 "rttvar_k": 4.0, "timer_granularity_s": 0.001, "rtt_sampling": "timestamps",
                 "limited_transmit": true, "sack_recovery": "prr",
-                "bbr": bbr(crate::cc::BbrParams::ns3(536)), "scalable": scalable
+                "bbr": bbr(crate::cc::BbrParams::ns3(536)), "scalable": scalable,
+                "veno": {"reno_growth": true}
             }),
             TcpProfile::Linux => json!({
                 "mss_bytes": 1448, "header_bytes": 52, "initial_cwnd_pkts": 10, "max_window_pkts": 4344,
@@ -1582,6 +1587,20 @@ mod tests {
             let p = &s.flows[0].tcp.scalable;
             assert_eq!(p.legacy_b, legacy_b, "{profile}");
             assert_eq!(p.a, if legacy_b == 0.5 { 0.01 } else { 0.02 }, "{profile}");
+        }
+    }
+
+    #[test]
+    fn only_the_ns3_profile_grows_veno_as_reno_whatever_its_backlog() {
+        // ns-3.44 tcp-veno.cc (TcpVeno::IncreaseWindow resets m_cntRtt on every ACK); Linux's
+        // tcp_veno.c leaves that reset out and halves the growth once N reaches β.
+        for profile in TcpProfile::ALL {
+            let s = Scenario::from_json(&one_flow(&format!(r#"{{"profile": "{}"}}"#, profile.name()))).unwrap();
+            assert_eq!(
+                s.flows[0].tcp.veno.reno_growth,
+                profile == TcpProfile::Ns3,
+                "{profile:?}"
+            );
         }
     }
 
