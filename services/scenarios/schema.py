@@ -87,6 +87,7 @@ __all__ = [
     "SsdrParams",
     "PseudoRateParams",
     "ScalableParams",
+    "VenoParams",
     "HyblaParams",
     "LedbatParams",
     "LpParams",
@@ -618,6 +619,19 @@ class ScalableParams(_Model):
     """a, segments added per ACK above the legacy window of 50 segments."""
     b: Annotated[float, Field(gt=0.0, lt=1.0)] = 0.125
     """b, the share of the window a congestion event takes away above the legacy window."""
+    legacy_b: Annotated[float, Field(gt=0.0, lt=1.0)] = 0.5
+    """The share a congestion event takes away at or below the legacy window: Standard TCP's
+    half (the paper's legacy mode); ns-3's and Linux's 0.125, b at every window (the `ns3` and
+    `linux` profiles)."""
+
+
+class VenoParams(_Model):
+    """Veno's switch (Fu & Liew 2003), used by the `veno` variant only."""
+
+    reno_growth: bool = False
+    """Grow as Reno in congestion avoidance whatever the backlog N, as ns-3.44's `TcpVeno` does
+    (the `ns3` profile); off, one segment every other round trip once N reaches 3 (the paper's
+    and Linux's)."""
 
 
 class HyblaParams(_Model):
@@ -856,6 +870,8 @@ class TcpConfig(_Model):
     """Pseudo-Rate's queue length q (used by the `pseudo-rate` variant only)."""
     scalable: ScalableParams = Field(default_factory=ScalableParams)
     """Scalable TCP's a and b (used by the `scalable` variant only)."""
+    veno: VenoParams = Field(default_factory=VenoParams)
+    """Veno's growth switch (used by the `veno` variant only)."""
     hybla: HyblaParams = Field(default_factory=HyblaParams)
     """Hybla's reference RTT0 (used by the `hybla` variant only)."""
     ledbat: LedbatParams = Field(default_factory=LedbatParams)
@@ -907,7 +923,8 @@ class FlowSpec(_Model):
         own recovery (as the core's `Scenario::from_json`; asking for `rack` on one is refused)."""
         if not isinstance(data, dict) or not isinstance(tcp := data.get("tcp"), dict) or "rack" in tcp:
             return data
-        settings = tcpsim.TCP_PROFILES.get(tcp.get("profile"), {}) if isinstance(tcp.get("profile"), str) else {}
+        profile = tcp.get("profile")
+        settings = tcpsim.TCP_PROFILES.get(profile, {}) if isinstance(profile, str) else {}
         if settings.get("rack") is not True:
             return data
         variant = data.get("variant") or DEFAULT_VARIANT

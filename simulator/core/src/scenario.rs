@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::cc::{
     BbrParams, CubicParams, HyblaParams, LedbatParams, LpParams, PseudoRateParams, ScalableParams, SsdrParams,
-    VegasParams, YeahParams,
+    VegasParams, VenoParams, YeahParams,
 };
 use crate::error::{Result, SimError};
 
@@ -662,6 +662,7 @@ pub struct TcpConfig {
     pub ssdr: SsdrParams,
     pub pseudo_rate: PseudoRateParams,
     pub scalable: ScalableParams,
+    pub veno: VenoParams,
     pub hybla: HyblaParams,
     pub ledbat: LedbatParams,
     pub lp: LpParams,
@@ -711,6 +712,7 @@ impl Default for TcpConfig {
             ssdr: SsdrParams::default(),
             pseudo_rate: PseudoRateParams::default(),
             scalable: ScalableParams::default(),
+            veno: VenoParams::default(),
             hybla: HyblaParams::default(),
             ledbat: LedbatParams::default(),
             lp: LpParams::default(),
@@ -773,9 +775,13 @@ impl TcpProfile {
         //   Linux's tcp_vegas.c use alpha 2, beta 4, gamma 1. The profiles leave them at ns-2's
         //   so results of existing scenarios stay the same; set `vegas` to compare with those.
         // - SSDR and Pseudo-Rate are in neither ns-3 nor Linux.
-        // BBR's switches are the exception (`bbr`, cc/bbr.rs): ns3 and linux set them as ns-3's
-        // TcpBbr and Linux's tcp_bbr.c have them; no golden snapshot names those profiles.
+        // BBR's switches are the exceptions (`bbr`, cc/bbr.rs), and Scalable's (`scalable`,
+        // cc/scalable.rs): ns3 and linux set them as ns-3's TcpBbr and TcpScalable and Linux's
+        // tcp_bbr.c and tcp_scalable.c have them; and Veno's (`veno`, cc/veno.rs), which ns3
+        // sets as ns-3's TcpVeno grows (Linux's is tcpsim's default). No golden snapshot names
+        // those profiles.
         let bbr = |p: crate::cc::BbrParams| serde_json::to_value(p).expect("BbrParams serialise");
+        let scalable = serde_json::to_value(ScalableParams::ns3_and_linux()).expect("ScalableParams serialise");
         match self {
             TcpProfile::Ns2 => json!({
                 "mss_bytes": 1000, "header_bytes": 40, "initial_cwnd_pkts": 2, "max_window_pkts": 20,
@@ -792,7 +798,8 @@ impl TcpProfile {
                 "initial_rto_s": 1.0, "min_rto_s": 1.0, "rtt_gain": 0.125, "rttvar_gain": 0.25,
                 "rttvar_k": 4.0, "timer_granularity_s": 0.001, "rtt_sampling": "timestamps",
                 "limited_transmit": true, "sack_recovery": "prr",
-                "bbr": bbr(crate::cc::BbrParams::ns3(536))
+                "bbr": bbr(crate::cc::BbrParams::ns3(536)), "scalable": scalable,
+                "veno": {"reno_growth": true}
             }),
             TcpProfile::Linux => json!({
                 "mss_bytes": 1448, "header_bytes": 52, "initial_cwnd_pkts": 10, "max_window_pkts": 4344,
@@ -801,7 +808,7 @@ impl TcpProfile {
                 "rtt_sampling": "timestamps", "integer_ssthresh": true, "sack_recovery": "prr", "rack": true,
                 "handshake_rtt": true, "quickack_pkts": 16,
                 "hystart": {"css_rounds": 0, "min_window_pkts": 16},
-                "bbr": bbr(crate::cc::BbrParams::linux())
+                "bbr": bbr(crate::cc::BbrParams::linux()), "scalable": scalable
             }),
             TcpProfile::Opnet => json!({
                 "mss_bytes": 1460, "header_bytes": 40, "initial_cwnd_pkts": 1, "max_window_pkts": 44,
@@ -1516,6 +1523,7 @@ impl TcpConfig {
         c.positive(&at("scalable.a"), self.scalable.a);
         c.at_most(&at("scalable.a"), self.scalable.a, 1.0);
         fraction(c, "scalable.b", self.scalable.b);
+        fraction(c, "scalable.legacy_b", self.scalable.legacy_b);
         c.positive(&at("hybla.rtt0_ms"), self.hybla.rtt0_ms);
         c.at_most(&at("hybla.rtt0_ms"), self.hybla.rtt0_ms, 1.0e5);
         c.positive(&at("ledbat.target_ms"), self.ledbat.target_ms);
@@ -1715,6 +1723,33 @@ mod tests {
             s,
             "the normal form reads back"
         );
+    }
+
+    #[test]
+    fn the_ns3_and_linux_profiles_take_an_eighth_off_scalables_window_below_its_legacy_window_too() {
+        // ns-3.44 tcp-scalable.cc (TcpScalable::GetSsThresh) and Linux tcp_scalable.c
+        // (tcp_scalable_ssthresh) take 1/8 at every window and add one segment per
+        // min(cwnd, 50) ACKs; the paper's legacy mode, tcpsim's default, halves.
+        for (profile, legacy_b) in [("ns3", 0.125), ("linux", 0.125), ("ns2", 0.5)] {
+            let s = Scenario::from_json(&one_flow(&format!(r#"{{"profile": "{profile}"}}"#))).unwrap();
+            let p = &s.flows[0].tcp.scalable;
+            assert_eq!(p.legacy_b, legacy_b, "{profile}");
+            assert_eq!(p.a, if legacy_b == 0.5 { 0.01 } else { 0.02 }, "{profile}");
+        }
+    }
+
+    #[test]
+    fn only_the_ns3_profile_grows_veno_as_reno_whatever_its_backlog() {
+        // ns-3.44 tcp-veno.cc (TcpVeno::IncreaseWindow resets m_cntRtt on every ACK); Linux's
+        // tcp_veno.c leaves that reset out and halves the growth once N reaches β.
+        for profile in TcpProfile::ALL {
+            let s = Scenario::from_json(&one_flow(&format!(r#"{{"profile": "{}"}}"#, profile.name()))).unwrap();
+            assert_eq!(
+                s.flows[0].tcp.veno.reno_growth,
+                profile == TcpProfile::Ns3,
+                "{profile:?}"
+            );
+        }
     }
 
     #[test]
