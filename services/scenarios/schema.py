@@ -642,6 +642,16 @@ class HyblaParams(_Model):
     ns-3's `RRTT` is 50)."""
 
 
+class PragueParams(_Model):
+    """TCP Prague's knob (RFC 9331 §4.3; Linux's `tcp_prague.c`), used by the `prague` variant only."""
+
+    rtt_virt_ms: Annotated[float, Field(ge=0.0, le=1.0e5)] = 25.0
+    """R_virt, ms: below it the additive increase per round trip shrinks to (SRTT/R_virt)^2
+    segments, so the rate grows as a R_virt flow's (Linux's `prague_rtt_target`); 0 is Reno's."""
+    rtt_transition_rounds: U32 = 4
+    """Round trips after slow start before the RTT scaling starts (Linux's `prague_rtt_transition`)."""
+
+
 class LedbatParams(_Model):
     """LEDBAT's knobs (RFC 6817 §3.2, ns-3's `TcpLedbat` defaults), used by the `ledbat` variant only."""
 
@@ -880,6 +890,8 @@ class TcpConfig(_Model):
     """TCP-LP's threshold and inference time-out (used by the `lp` variant only)."""
     yeah: YeahParams = Field(default_factory=YeahParams)
     """YeAH-TCP's constants (used by the `yeah` variant only)."""
+    prague: PragueParams = Field(default_factory=PragueParams)
+    """TCP Prague's virtual RTT (used by the `prague` variant only)."""
     bbr: BbrParams = Field(default_factory=BbrParams)
     """BBRv1's switches beyond the draft (used by the `bbr` variant only)."""
 

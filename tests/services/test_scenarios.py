@@ -327,6 +327,12 @@ HAND_WRITTEN: list[dict[str, Any]] = [
             {"from": "a", "to": "b", "variant": "cubic"},
             {"from": "b", "to": "a", "start_s": 1},
             {"from": "b", "to": "a", "variant": "dctcp", "tcp": {"l4s": True}},
+            {
+                "from": "b",
+                "to": "a",
+                "variant": "prague",
+                "tcp": {"prague": {"rtt_virt_ms": 10, "rtt_transition_rounds": 2}},
+            },
         ],
     },
     {

@@ -9,8 +9,8 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::cc::{
-    BbrParams, CubicParams, HyblaParams, LedbatParams, LpParams, PseudoRateParams, ScalableParams, SsdrParams,
-    VegasParams, VenoParams, YeahParams,
+    BbrParams, CubicParams, HyblaParams, LedbatParams, LpParams, PragueParams, PseudoRateParams, ScalableParams,
+    SsdrParams, VegasParams, VenoParams, YeahParams,
 };
 use crate::error::{Result, SimError};
 
@@ -667,6 +667,7 @@ pub struct TcpConfig {
     pub ledbat: LedbatParams,
     pub lp: LpParams,
     pub yeah: YeahParams,
+    pub prague: PragueParams,
     /// BBRv1's parts beyond the draft's core (`cc/bbr.rs`); the defaults leave them out.
     pub bbr: BbrParams,
 }
@@ -717,6 +718,7 @@ impl Default for TcpConfig {
             ledbat: LedbatParams::default(),
             lp: LpParams::default(),
             yeah: YeahParams::default(),
+            prague: PragueParams::default(),
             bbr: BbrParams::default(),
         }
     }
@@ -844,12 +846,15 @@ pub struct PacingParams {
     pub ca_ratio: f64,
 }
 
+/// Linux's default pacing ratios (`tcp_pacing_ss_ratio` 200 %, `tcp_pacing_ca_ratio` 120 %).
+pub const LINUX_PACING: PacingParams = PacingParams {
+    ss_ratio: 2.0,
+    ca_ratio: 1.2,
+};
+
 impl Default for PacingParams {
     fn default() -> Self {
-        PacingParams {
-            ss_ratio: 2.0,
-            ca_ratio: 1.2,
-        }
+        LINUX_PACING
     }
 }
 
@@ -1526,6 +1531,8 @@ impl TcpConfig {
         fraction(c, "scalable.legacy_b", self.scalable.legacy_b);
         c.positive(&at("hybla.rtt0_ms"), self.hybla.rtt0_ms);
         c.at_most(&at("hybla.rtt0_ms"), self.hybla.rtt0_ms, 1.0e5);
+        c.non_negative(&at("prague.rtt_virt_ms"), self.prague.rtt_virt_ms);
+        c.at_most(&at("prague.rtt_virt_ms"), self.prague.rtt_virt_ms, 1.0e5);
         c.positive(&at("ledbat.target_ms"), self.ledbat.target_ms);
         c.at_most(&at("ledbat.target_ms"), self.ledbat.target_ms, 1.0e5);
         c.positive(&at("ledbat.gain"), self.ledbat.gain);

@@ -173,11 +173,16 @@ fn every_field_of_the_four_aqms_at_an_extreme_value_runs_or_is_refused_at_its_pa
 /// A DCTCP flow (`l4s`: sending ECT(1)) and a `classic` flow, both under the linux profile,
 /// through `queue` at 100 Mb/s and 20 ms round trip, 40 s measured after 10.
 fn l4s_pair(queue: Value, classic: &str, l4s: bool) -> RunResult {
+    l4s_pair_of("dctcp", queue, classic, l4s)
+}
+
+/// As `l4s_pair`, with `scalable` as the L4S flow's variant.
+fn l4s_pair_of(scalable: &str, queue: Value, classic: &str, l4s: bool) -> RunResult {
     run(&json!({
         "duration_s": 50, "warmup_s": 10, "seed": 1,
         "topology": {"dumbbell": {"bottleneck": {"rate_mbps": 100, "delay_ms": 5, "queue": queue}}},
         "flows": [
-            {"name": "l4s", "variant": "dctcp", "rtt_ms": 20, "tcp": {"profile": "linux", "l4s": l4s}},
+            {"name": "l4s", "variant": scalable, "rtt_ms": 20, "tcp": {"profile": "linux", "l4s": l4s}},
             {"name": "classic", "variant": classic, "rtt_ms": 20, "tcp": {"profile": "linux"}},
         ],
     }))
@@ -220,4 +225,15 @@ fn under_dualpi2_an_l4s_flow_and_a_classic_flow_share_the_link_and_only_the_l4s_
         let (ratio, _, _) = l4s_share(&l4s_pair(queue.clone(), "cubic", l4s));
         assert!(ratio > 4.0, "{queue}: DCTCP/CUBIC {ratio}");
     }
+}
+
+#[test]
+fn prague_keeps_the_l4s_queue_short_beside_cubic_under_dualpi2_and_sends_ect1_without_being_asked() {
+    // Prague (cc/prague.rs) marks itself ECT(1): `l4s` false here.
+    let r = l4s_pair_of("prague", json!({"type": "dualpi2"}), "cubic", false);
+    let (ratio, l_delay, c_delay) = l4s_share(&r);
+    assert!((0.5..2.0).contains(&ratio), "Prague/CUBIC {ratio}");
+    assert!(l_delay < 0.0015, "Prague queues {l_delay} s");
+    assert!((0.005..0.025).contains(&c_delay), "CUBIC queues {c_delay} s");
+    assert!(r.flows[0].ecn_marks_received.unwrap() > 100 && r.flows[0].drops == 0);
 }

@@ -39,6 +39,11 @@ pub struct Dctcp {
     window_end: Option<u32>,
     /// Windows that updated α.
     updates: u64,
+    /// A window also lasts at least this long (Prague's α cadence once RTT-independent); 0 for
+    /// DCTCP, whose windows are round trips.
+    min_window: SimTime,
+    /// When α was last updated.
+    updated_at: SimTime,
     /// For the results: α after each ACK times the segments it acknowledged, summed, and
     /// those segments, since the measurement window opened.
     alpha_acked_sum: f64,
@@ -54,6 +59,8 @@ impl Dctcp {
             marked: 0,
             window_end: None,
             updates: 0,
+            min_window: 0,
+            updated_at: 0,
             alpha_acked_sum: 0.0,
             alpha_acked: 0,
         }
@@ -79,8 +86,8 @@ impl CongestionControl for Dctcp {
     }
 
     /// RFC 8257 §3.3's per-ACK bookkeeping and once-per-window α update.
-    fn on_ecn_ack(&mut self, s: &SocketState, acked: u32, ece: bool, _now: SimTime) {
-        self.update_alpha(s, acked, ece);
+    fn on_ecn_ack(&mut self, s: &SocketState, acked: u32, ece: bool, now: SimTime) {
+        self.update_alpha(s, acked, ece, now);
         self.alpha_acked_sum += self.alpha * acked as f64;
         self.alpha_acked += acked as u64;
     }
@@ -103,7 +110,19 @@ impl CongestionControl for Dctcp {
 }
 
 impl Dctcp {
-    fn update_alpha(&mut self, s: &SocketState, acked: u32, ece: bool) {
+    /// Each α update also waits until `min_window` has passed since the last (Prague's
+    /// `prague_should_update_ewma` once RTT-independent); 0: once per window of data.
+    pub fn set_min_window(&mut self, min_window: SimTime) {
+        self.min_window = min_window;
+    }
+
+    /// Windows that updated α.
+    #[cfg(test)]
+    pub fn updates(&self) -> u64 {
+        self.updates
+    }
+
+    fn update_alpha(&mut self, s: &SocketState, acked: u32, ece: bool, now: SimTime) {
         self.acked += acked as u64;
         if ece {
             self.marked += acked as u64;
@@ -112,9 +131,10 @@ impl Dctcp {
             self.window_end = Some(s.snd_nxt.max(s.snd_una));
             return;
         };
-        if s.snd_una < end {
+        if s.snd_una < end || now.saturating_sub(self.updated_at) < self.min_window {
             return;
         }
+        self.updated_at = now;
         if self.acked > 0 {
             let f = self.marked as f64 / self.acked as f64;
             self.alpha = (1.0 - G) * self.alpha + G * f;

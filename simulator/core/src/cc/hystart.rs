@@ -207,6 +207,14 @@ impl CongestionControl for HyStart {
         self.inner.precise_ecn()
     }
 
+    fn l4s(&self) -> bool {
+        self.inner.l4s()
+    }
+
+    fn paces(&self) -> bool {
+        self.inner.paces()
+    }
+
     fn ecn_alpha(&self) -> Option<f64> {
         self.inner.ecn_alpha()
     }

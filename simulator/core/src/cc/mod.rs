@@ -47,6 +47,7 @@ mod yeah;
 
 // Datacenter TCP (issue 17).
 mod dctcp;
+mod prague;
 
 pub use aimd::Aimd;
 pub use bbr::{AckAggregationParams, Bbr, BbrParams, LongTermBwParams};
@@ -55,6 +56,7 @@ pub use hybla::HyblaParams;
 pub use hystart::{HyStart, HystartParams};
 pub use ledbat::LedbatParams;
 pub use lp::LpParams;
+pub use prague::PragueParams;
 pub use pseudo_rate::{PseudoRate, PseudoRateParams};
 pub use scalable::ScalableParams;
 pub use ssdr::{Ssdr, SsdrParams};
@@ -102,6 +104,17 @@ pub trait CongestionControl: Send {
     /// every segment (RFC 8257 §3.2) instead of RFC 3168's ECE-until-CWR: DCTCP (as ns-3's
     /// `TcpDctcp::Init` forces its `DctcpEcn` mode).
     fn precise_ecn(&self) -> bool {
+        false
+    }
+
+    /// The variant sends ECT(1), the L4S identifier, whatever `tcp.l4s` says (Prague).
+    fn l4s(&self) -> bool {
+        false
+    }
+
+    /// The variant paces at Linux's rate from cwnd and SRTT when the scenario names no
+    /// `tcp.pacing` (Prague, which Linux runs paced).
+    fn paces(&self) -> bool {
         false
     }
 
@@ -176,8 +189,9 @@ pub const VARIANTS: &[(&str, &str)] = &[
     ("ledbat", "LEDBAT: a scavenger holding its queueing delay near a 100 ms target, gain 1, base delay over 10 minutes (RFC 6817; RTT-based here)"),
     ("lp", "TCP-LP: Reno that halves on an early delay indication (15 % of the delay range) and yields to standard TCP (Kuzmanovic & Knightly 2003)"),
     ("yeah", "YeAH-TCP: Scalable's increase while its queue estimate is below 80 packets, Reno's above, precautionary decongestion (Baiocchi, Castellani & Vacirca 2007)"),
-    // Datacenter TCP (issue 17).
+    // Datacenter TCP and L4S (issue 17).
     ("dctcp", "DCTCP: cwnd x (1 - alpha/2) once per window of marks, alpha the marked fraction's EWMA with g = 1/16, precise CE echo; ECN always on (RFC 8257)"),
+    ("prague", "TCP Prague: DCTCP's response to marks sent as ECT(1) (L4S), paced, additive increase scaled by (SRTT/25 ms)^2 below 25 ms (RFC 9331 §4.3)"),
 ];
 
 /// Builds the named variant, or None for a name not in `VARIANTS`. A variant with knobs takes
@@ -218,6 +232,7 @@ fn variant(name: &str, cfg: &TcpConfig) -> Option<Box<dyn CongestionControl>> {
         "lp" => Box::new(lp::Lp::new(&cfg.lp, cfg.sack)),
         "yeah" => Box::new(yeah::Yeah::new(&cfg.yeah, cfg.sack)),
         "dctcp" => Box::new(dctcp::Dctcp::new(cfg.sack)),
+        "prague" => Box::new(prague::Prague::new(&cfg.prague, cfg.sack)),
         _ => return None,
     })
 }

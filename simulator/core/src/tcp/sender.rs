@@ -109,8 +109,8 @@ impl TcpSender {
         };
         let sack = cfg.sack.unwrap_or(recovery.needs_sack());
         let rate = cc.wants_rate_samples().then(Box::<DeliveryRate>::default);
-        let pace_next = (cc.pacing_rate().is_some() || cfg.pacing.is_some()).then_some(0);
-        let ecn = cfg.ecn || cfg.l4s || cc.precise_ecn();
+        let pace_next = (cc.pacing_rate().is_some() || cfg.pacing.is_some() || cc.paces()).then_some(0);
+        let ecn = cfg.ecn || cfg.l4s || cc.l4s() || cc.precise_ecn();
         TcpSender {
             flow,
             s: Self::fresh_state(&cfg),
@@ -339,7 +339,11 @@ impl TcpSender {
                 // RFC 3168 §6.1.5: new data is ECT(0) (ECT(1), the L4S identifier, with
                 // `tcp.l4s`: RFC 9331 §4.1), a retransmission Not-ECT; CWR rides on the first
                 // new segment after a reduction (§6.1.2).
-                p.ecn = if self.cfg.l4s { ecn::ECT1 } else { ecn::ECT0 };
+                p.ecn = if self.cfg.l4s || self.cc.l4s() {
+                    ecn::ECT1
+                } else {
+                    ecn::ECT0
+                };
                 if self.cwr_pending {
                     p.ecn |= ecn::CWR;
                     self.cwr_pending = false;
@@ -365,13 +369,15 @@ impl TcpSender {
         out.push(p);
     }
 
-    /// Segments per second: the variant's own rate (BBR), else the scenario's `pacing` from cwnd
-    /// and SRTT, unlimited before the first RTT sample.
+    /// Segments per second: the variant's own rate (BBR), else the scenario's `pacing` (or Linux's
+    /// default ratios for a variant that `paces`) from cwnd and SRTT, unlimited before the first
+    /// RTT sample.
     fn pacing_rate(&self) -> f64 {
         if let Some(rate) = self.cc.pacing_rate() {
             return rate;
         }
-        match (&self.cfg.pacing, self.s.srtt) {
+        let linux = self.cc.paces().then_some(&crate::scenario::LINUX_PACING);
+        match (self.cfg.pacing.as_ref().or(linux), self.s.srtt) {
             (Some(p), Some(srtt)) if srtt > 0 => p.rate(self.s.cwnd, self.s.ssthresh, self.s.flight(), to_secs(srtt)),
             _ => f64::INFINITY,
         }
