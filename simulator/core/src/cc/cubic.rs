@@ -18,7 +18,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::{aimd, CongestionControl};
-use crate::tcp::{PartialAckTimer, Recovery, SocketState};
+use crate::tcp::{Recovery, SocketState};
 use crate::time::{to_secs, SimTime};
 
 /// CUBIC's two knobs, a flow's `tcp.cubic` (`{"c": 0.4, "beta": 0.7}`); the defaults are the
@@ -83,11 +83,7 @@ pub struct Cubic {
 impl Cubic {
     /// `sack` is the flow's `tcp.sack`: off, recovery is NewReno's.
     pub fn new(params: &CubicParams, sack: Option<bool>) -> Self {
-        let recovery = if sack == Some(false) {
-            Recovery::NewReno(PartialAckTimer::EveryPartialAck)
-        } else {
-            Recovery::Sack
-        };
+        let recovery = super::aimd::sack_or_newreno(sack);
         Cubic {
             recovery,
             params: params.clone(),
@@ -317,7 +313,7 @@ mod tests {
         assert_eq!(Cubic::new(&CubicParams::default(), None).recovery(), Recovery::Sack);
         assert_eq!(
             Cubic::new(&CubicParams::default(), Some(false)).recovery(),
-            Recovery::NewReno(PartialAckTimer::EveryPartialAck)
+            Recovery::NewReno(crate::tcp::PartialAckTimer::EveryPartialAck)
         );
     }
 

@@ -113,11 +113,7 @@ impl CongestionControl for Prague {
     }
 
     fn on_ack(&mut self, s: &mut SocketState, _acked: u32, _now: SimTime) {
-        if s.in_slow_start() {
-            return aimd::increase(s);
-        }
-        s.cwnd += self.increase_per_rtt(s) / s.cwnd;
-        s.cwnd = s.cwnd.min(s.max_window as f64);
+        aimd::increase_by(s, self.increase_per_rtt(s));
     }
 
     fn on_ecn_echo(&mut self, s: &SocketState, now: SimTime) -> f64 {
