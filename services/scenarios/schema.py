@@ -811,6 +811,9 @@ class TcpConfig(_Model):
     """New data goes out ECT(1), the L4S identifier (RFC 9331 §4.1), in place of ECT(0), and ECN is
     on: a `dualpi2` queue puts it in its low-latency queue. The response to marks is the variant's
     own: `dctcp` answers them as RFC 9331 §4.3 asks of a scalable control; a classic variant halves."""
+    ecn_reduction_holds_window: bool = False
+    """After a reduction for ECE the window does not grow until the window then in flight is
+    acknowledged (the CWR state), as Linux and ns-3.44 hold it; off, it grows per ACK."""
     rack: bool = False
     """RACK-TLP loss detection (RFC 8985) for the SACK recoveries (`sack_recovery` `rfc6675` or
     `prr`): a segment is lost when one sent after it is delivered and RACK.rtt + min_RTT/4 has

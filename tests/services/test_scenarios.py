@@ -126,6 +126,7 @@ HAND_WRITTEN: list[dict[str, Any]] = [
                         "min_window_pkts": 8,
                     },
                     "ecn": True,
+                    "ecn_reduction_holds_window": True,
                     "limited_transmit": True,
                     "profile": "linux",
                     "limited_transmit_after_timeout": True,
