@@ -193,3 +193,11 @@ def test_every_ecn_case_holds_the_window_through_the_cwr_round_as_ns3_does_and_n
         }
     assert held["red-ecn"] == held["dctcp"] == {(True, True)}
     assert all(v == {(False, False)} for q, v in held.items() if q not in ("red-ecn", "dctcp")), held
+
+
+def test_cubic_grows_its_reno_friendly_estimate_as_ns3s_tcp_cubic_does_and_no_other_variant_is_touched():
+    for case in CASES:
+        tcp = tcpsim.normalize(json.dumps(aqm.build_scenario(case)))["flows"][0]["tcp"]
+        want = "linux" if case["variant"] == "cubic" and case["queue"] != "dctcp" else "rfc9438"
+        assert tcp["cubic"]["reno_friendly"] == want, case["key"]
+    assert {c["variant"] for c in CASES} >= {"cubic", "sack"}

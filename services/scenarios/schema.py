@@ -591,6 +591,10 @@ class CubicParams(_Model):
     beta: Annotated[float, Field(gt=0.0, lt=1.0)] = 0.7
     """β_cubic: the share of the window kept at a congestion event (RFC 9438 §4.6); α_cubic
     follows from it (§4.3)."""
+    reno_friendly: Literal["rfc9438", "linux"] = "rfc9438"
+    """How the Reno-friendly estimate grows: `rfc9438` α_cubic until it reaches the window of the
+    last congestion event, then 1 (RFC 9438 §4.3); `linux` α_cubic throughout (RFC 8312, Linux's
+    tcp_cubic.c, ns-3.44's TcpCubic)."""
 
 
 class SsdrParams(_Model):

@@ -64,6 +64,9 @@ RED = {"min_th_pkts": 20, "max_th_pkts": 60, "max_p": 0.1, "weight": 0.002, "gen
 # ns-3's TcpSocketBase (as Linux) grows no window in its CWR state, the round after a reduction
 # for ECE; tcpsim's default keeps growing it (docs/validation/ns3-aqm-crosscheck.md, DCTCP).
 ECN_AS_NS3 = {"ecn_reduction_holds_window": True}
+# ns-3's TcpCubic (as Linux) grows its Reno-friendly estimate by alpha_cubic throughout; tcpsim's
+# default (RFC 9438 §4.3) by 1 once past the last congestion window (the doc's CoDel section).
+CUBIC_AS_NS3 = {"reno_friendly": "linux"}
 
 # Each queue: our queue spec (limit_pkts added per buffer), our TCP additions, and ns-3's queue disc
 # with the attributes that make it the same (the rest at ns-3's defaults, listed in the doc).
@@ -181,6 +184,8 @@ def build_scenario(case: dict) -> dict:
     f["tcp"].update(copy.deepcopy(q.get("tcp", {})))
     if "variant" in q:
         f["variant"] = q["variant"]
+    if f["variant"] == "cubic":
+        f["tcp"]["cubic"] = {**f["tcp"].get("cubic", {}), **CUBIC_AS_NS3}
     return s
 
 

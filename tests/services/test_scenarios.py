@@ -137,7 +137,7 @@ HAND_WRITTEN: list[dict[str, Any]] = [
                     "recovery_keeps_half_window": True,
                     "sack_recovery": "ns2_sack1",
                     "vegas": {"alpha": 2, "beta": 4, "gamma": 1.5},
-                    "cubic": {"c": 0.6, "beta": 0.8},
+                    "cubic": {"c": 0.6, "beta": 0.8, "reno_friendly": "linux"},
                     "ssdr": {"grain": 3, "depth": 1},
                     "pseudo_rate": {"queue_pkts": 3},
                     "scalable": {"a": 0.02, "b": 0.2},

@@ -765,6 +765,8 @@ impl TcpProfile {
         // - CUBIC: ns-3's `TcpCubic` has C 0.4 and β 0.7 (`C`, `Beta`), tcpsim's defaults.
         //   Linux's tcp_cubic.c works in fixed point, β = 717/1024 = 0.7002 and C =
         //   bic_scale·10/1024 = 0.4004; a scenario matching it to the last digit sets them.
+        //   Both keep α_cubic in the Reno-friendly estimate past cwnd_prior, where RFC 9438
+        //   (tcpsim's default) goes to 1: `reno_friendly: "linux"` follows them.
         // - Vegas: ns-2's alpha 1, beta 3, gamma 1 are the defaults; ns-3's `TcpVegas` and
         //   Linux's tcp_vegas.c use alpha 2, beta 4, gamma 1. The profiles leave them at ns-2's
         //   so results of existing scenarios stay the same; set `vegas` to compare with those.

@@ -50,7 +50,7 @@ mod dctcp;
 
 pub use aimd::Aimd;
 pub use bbr::{AckAggregationParams, Bbr, BbrParams, LongTermBwParams};
-pub use cubic::{Cubic, CubicParams};
+pub use cubic::{Cubic, CubicParams, RenoFriendly};
 pub use hybla::HyblaParams;
 pub use hystart::{HyStart, HystartParams};
 pub use ledbat::LedbatParams;
