@@ -149,6 +149,19 @@ def test_bbr_runs_with_ns3s_switches_the_same_as_the_cores_ns3_profile_sets():
     assert normal == xc.ns3_bbr(1000)
 
 
+def test_scalable_runs_with_ns3s_rule_the_same_as_the_cores_ns3_and_linux_profiles_set():
+    tcp = xc.build_scenario("scalable", "4x10M", 1)["flows"][0]["tcp"]
+    assert tcp["scalable"] == xc.NS3_SCALABLE == {"a": 0.02, "b": 0.125, "legacy_b": 0.125}
+    assert tcpsim.TCP_PROFILES["ns3"]["scalable"] == xc.NS3_SCALABLE
+    assert tcpsim.TCP_PROFILES["linux"]["scalable"] == xc.NS3_SCALABLE
+
+
+def test_veno_runs_with_ns3s_reno_growth_as_the_cores_ns3_profile_sets_and_linuxs_does_not():
+    assert xc.build_scenario("veno", "8x15M", 2)["flows"][0]["tcp"]["veno"] == xc.NS3_VENO == {"reno_growth": True}
+    assert tcpsim.TCP_PROFILES["ns3"]["veno"] == xc.NS3_VENO
+    assert "veno" not in tcpsim.TCP_PROFILES["linux"]
+
+
 def test_stored_ns3_runs_are_reused_only_for_the_same_command(tmp_path):
     s = xc.build_scenario("bbr", "4x10M", 1)
     cmd, _ = xc.ns3_command(s, "bbr")

@@ -62,7 +62,7 @@ BUFFERS = (100, 200, 400, 800)
 BUFFER_PKTS = 400
 INCAST_BUFFER_PKTS = 100
 """Alizadeh et al.'s incast runs gave each port a static 100-packet buffer."""
-INCAST_COUNTS = (4, 8, 16, 32)
+INCAST_COUNTS = (4, 8, 16, 32, 48, 64)
 RESPONSE_BYTES = 64_000
 MIN_RTO_S = 0.2
 INITIAL_WINDOW_PKTS = 10
@@ -133,10 +133,10 @@ CLAIMS: tuple[dict[str, Any], ...] = (
     {
         "id": "incast-stalls-once-first-windows-overflow",
         "experiment": "incast",
-        "text": "Once the senders' first windows alone overflow the port's buffer, DCTCP cannot help (its marks "
+        "text": "Once the senders' first windows alone far exceed the port's buffer, DCTCP cannot help (its marks "
         "act a round trip late): some response waits a retransmission timeout, as TCP's does.",
-        "where": "Alizadeh et al. 2010 §4.2 (incast, Fig. 18: DCTCP's and TCP's curves meet at large N); "
-        "32 senders × a ten-segment initial window into a 100-packet buffer",
+        "where": "Alizadeh et al. 2010 §4.2 (incast, Fig. 18: DCTCP's query completion degrades past about 35 "
+        "senders with a static buffer); 48 and 64 senders × a ten-segment initial window into a 100-packet buffer",
     },
 )
 """The claims the study judges, each with where it comes from."""
@@ -166,10 +166,11 @@ def _sender(flows: str) -> Any:
     return expand
 
 
-TCP = {"profile": "linux", "rack": True, "initial_rto_s": MIN_RTO_S}
-"""Linux's defaults, with RACK-TLP on as Linux runs it (the `linux` profile leaves it off:
-docs/simulator.md "RACK-TLP"), and a first RTO of Linux's minimum: tcpsim has no handshake, and
-Linux would start the data with the RTT sample of its SYN exchange, not RFC 6298's 1 s."""
+TCP = {"profile": "linux"}
+"""Linux's defaults, as the `linux` profile has them since core 0.7.0: RACK-TLP (without it the
+incast is decided by DupThresh, docs/simulator.md "ECN"), the SYN exchange's RTT sample (so the
+first RTO is Linux's 200 ms minimum and a loss probe waits two round trips, not RFC 6298's 1 s)
+and quick ACKs for a connection's first 16 segments."""
 
 
 def _topology(limit: int, k: int) -> dict[str, Any]:
@@ -199,8 +200,8 @@ on the port's utilisation, queueing delay (mean, p99), marks and drops and on th
 
 What the sources leave open and we chose: one port at 10 Gb/s and 100 µs (the DCTCP paper's \
 testbed ran 1 and 10 Gb/s with round trips of about 100 µs), two flows (its Fig. 1), Linux's \
-TCP defaults (the `linux` profile) with RACK-TLP on as Linux runs it, a first RTO of 200 ms \
-(tcpsim has no handshake; Linux would have the RTT of its SYN), starts spread over the first \
+TCP defaults (the `linux` profile: RACK-TLP, the SYN exchange's RTT sample, quick ACKs at a \
+connection's start), starts spread over the first \
 millisecond, and two seeds per point."""
 
 INCAST_DESCRIPTION = f"""\
@@ -209,14 +210,14 @@ N senders (`senders`, one flow entry `s0` … each) answer one request at once w
 ({RTT_MS * 1e3:g} µs round trip) into one receiver, Alizadeh et al.'s incast (§4.2): a \
 {INCAST_BUFFER_PKTS}-packet buffer (their static per-port allocation) that marks at K = \
 {K_DEFAULT}. Every sender runs `flows[*].variant` (dctcp or plain cubic) with Linux's defaults, \
-RACK-TLP on and a first RTO of 200 ms. Each response's time (`download_time_s`) and timeouts are \
+RACK-TLP and the SYN exchange's RTT sample. Each response's time (`download_time_s`) and timeouts are \
 measured from the start (no warm-up); the query completes with its slowest response.
 
 What the sources leave open and we chose: a fixed response per sender (so N × 10 segments of \
 initial window is what the buffer must absorb in the first round trip), starts spread over 20 µs \
 (the request's fan-out), Linux's 200 ms minimum RTO (the paper also ran 10 ms), 1 s simulated, \
-three seeds per point. Without RACK (the `linux` profile as it is), the same incast makes every \
-DCTCP sender time out: docs/simulator.md "ECN"."""
+three seeds per point. Without RACK-TLP (`tcp.rack: false`), DupThresh decides the incast and \
+DCTCP senders time out: docs/simulator.md "ECN"."""
 
 
 def _flow(name: str, ecn: bool, **extra: Any) -> dict[str, Any]:

@@ -87,6 +87,7 @@ __all__ = [
     "SsdrParams",
     "PseudoRateParams",
     "ScalableParams",
+    "VenoParams",
     "HyblaParams",
     "LedbatParams",
     "LpParams",
@@ -622,6 +623,19 @@ class ScalableParams(_Model):
     """a, segments added per ACK above the legacy window of 50 segments."""
     b: Annotated[float, Field(gt=0.0, lt=1.0)] = 0.125
     """b, the share of the window a congestion event takes away above the legacy window."""
+    legacy_b: Annotated[float, Field(gt=0.0, lt=1.0)] = 0.5
+    """The share a congestion event takes away at or below the legacy window: Standard TCP's
+    half (the paper's legacy mode); ns-3's and Linux's 0.125, b at every window (the `ns3` and
+    `linux` profiles)."""
+
+
+class VenoParams(_Model):
+    """Veno's switch (Fu & Liew 2003), used by the `veno` variant only."""
+
+    reno_growth: bool = False
+    """Grow as Reno in congestion avoidance whatever the backlog N, as ns-3.44's `TcpVeno` does
+    (the `ns3` profile); off, one segment every other round trip once N reaches 3 (the paper's
+    and Linux's)."""
 
 
 class HyblaParams(_Model):
@@ -823,6 +837,13 @@ class TcpConfig(_Model):
     `prr`): a segment is lost when one sent after it is delivered and RACK.rtt + min_RTT/4 has
     passed since it was sent, not after three SACKs, and a tail loss probe two SRTTs after the
     last transmission repairs most tail losses without a timeout."""
+    handshake_rtt: bool = False
+    """Start each connection with one RTT sample of the path's propagation round trip, as a host
+    has from its SYN exchange (RFC 6298 §2.2): the RTO and TLP's probe timeout start from it, not
+    from `initial_rto_s` (tcpsim has no handshake)."""
+    quickack_pkts: Annotated[U32, Field(le=65_535)] = 0
+    """Acknowledge a connection's first this many in-order segments at once, whatever
+    `delayed_ack` (Linux's quick-ACK mode at a connection's start, 16 segments)."""
     limited_transmit: bool = False
     """RFC 3042: send one new segment on each of the first two duplicate ACKs."""
     limited_transmit_after_timeout: bool = False
@@ -856,6 +877,8 @@ class TcpConfig(_Model):
     """Pseudo-Rate's queue length q (used by the `pseudo-rate` variant only)."""
     scalable: ScalableParams = Field(default_factory=ScalableParams)
     """Scalable TCP's a and b (used by the `scalable` variant only)."""
+    veno: VenoParams = Field(default_factory=VenoParams)
+    """Veno's growth switch (used by the `veno` variant only)."""
     hybla: HyblaParams = Field(default_factory=HyblaParams)
     """Hybla's reference RTT0 (used by the `hybla` variant only)."""
     ledbat: LedbatParams = Field(default_factory=LedbatParams)
@@ -907,7 +930,8 @@ class FlowSpec(_Model):
         own recovery (as the core's `Scenario::from_json`; asking for `rack` on one is refused)."""
         if not isinstance(data, dict) or not isinstance(tcp := data.get("tcp"), dict) or "rack" in tcp:
             return data
-        settings = tcpsim.TCP_PROFILES.get(tcp.get("profile"), {}) if isinstance(tcp.get("profile"), str) else {}
+        profile = tcp.get("profile")
+        settings = tcpsim.TCP_PROFILES.get(profile, {}) if isinstance(profile, str) else {}
         if settings.get("rack") is not True:
             return data
         variant = data.get("variant") or DEFAULT_VARIANT

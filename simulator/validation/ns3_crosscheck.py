@@ -113,32 +113,43 @@ VARIANTS: dict[str, dict] = {
     },
 }
 
+# ns-3.44's TcpScalable rule (Linux's tcp_scalable.c is the same), which the core's `ns3` and
+# `linux` profiles set (`ScalableParams::ns3_and_linux`): a segment per min(cwnd, 50) ACKs
+# (`AIFactor` 50) and 1/8 off at every window (`MDFactor`, TcpScalable::GetSsThresh), where
+# tcpsim's default, Kelly's paper, adds 0.01 per ACK and halves at or below 50 segments.
+NS3_SCALABLE = {"a": 0.02, "b": 0.125, "legacy_b": 0.125}
+# ns-3.44's TcpVeno grows as Reno whatever its backlog N (IncreaseWindow resets m_cntRtt on every
+# ACK, so its `m_cntRtt <= 2` test sends all but the first ACK after a recovery to NewReno's
+# growth); the core's `ns3` profile sets this, Linux's tcp_veno.c and tcpsim's default do not.
+NS3_VENO = {"reno_growth": True}
+
 # The rest of ns-3.44's congestion controls (issue 17), on the `sack` pairing: TcpClassicRecovery
-# with SACK on, the variant's own ssthresh and window growth on each side. Run them with
-# `--variants family` (or by name); the default run keeps the five above.
+# with SACK on, the variant's own ssthresh and window growth on each side, with ns-3's rule
+# where tcpsim has it as a knob (`tcp`). Run them with `--variants family` (or by name); the
+# default run keeps the five above.
 FAMILY: dict[str, dict] = {
     name: {
         "ours": name,
-        "tcp": {"sack": True},
+        "tcp": {"sack": True, **tcp},
         "ns3": ns3,
         "recovery": "TcpClassicRecovery",
         "sack": "on",
         "set": list(sets),
         "about": f"{name} vs {ns3}{' (' + ', '.join(sets) + ')' if sets else ''} + TcpClassicRecovery, SACK on",
     }
-    for name, ns3, sets in (
-        ("highspeed", "TcpHighSpeed", ()),
-        ("scalable", "TcpScalable", ()),
-        ("bic", "TcpBic", ()),
-        ("htcp", "TcpHtcp", ()),
+    for name, ns3, sets, tcp in (
+        ("highspeed", "TcpHighSpeed", (), {}),
+        ("scalable", "TcpScalable", (), {"scalable": NS3_SCALABLE}),
+        ("bic", "TcpBic", (), {}),
+        ("htcp", "TcpHtcp", (), {}),
         # ns-3's RRTT defaults to 50 ms; ours (the paper's and Linux's) is 25 ms.
-        ("hybla", "TcpHybla", ("ns3::TcpHybla::RRTT=25ms",)),
-        ("westwood-plus", "TcpWestwoodPlus", ()),
-        ("veno", "TcpVeno", ()),
-        ("illinois", "TcpIllinois", ()),
-        ("ledbat", "TcpLedbat", ()),
-        ("lp", "TcpLp", ()),
-        ("yeah", "TcpYeah", ()),
+        ("hybla", "TcpHybla", ("ns3::TcpHybla::RRTT=25ms",), {}),
+        ("westwood-plus", "TcpWestwoodPlus", (), {}),
+        ("veno", "TcpVeno", (), {"veno": NS3_VENO}),
+        ("illinois", "TcpIllinois", (), {}),
+        ("ledbat", "TcpLedbat", (), {}),
+        ("lp", "TcpLp", (), {}),
+        ("yeah", "TcpYeah", (), {}),
     )
 }
 DEFAULT_VARIANTS = list(VARIANTS)

@@ -202,13 +202,13 @@ def test_the_dctcp_study_is_reproduced_through_the_database_with_one_flow_group_
         assert [s["experiment"] for s in started["sweeps"]] == ["mixed", "incast"]
         names = {ada.get(f"/v1/sweeps/{s['sweep_id']}").json()["name"] for s in started["sweeps"]}
         assert names == {f"dctcp reproduction {started['batch']}: {e}" for e in ("mixed", "incast")}
-        assert simulate_queued(db_session, [s["sweep_id"] for s in started["sweeps"]]) == 6 * 2 + 8 * 3
+        assert simulate_queued(db_session, [s["sweep_id"] for s in started["sweeps"]]) == 6 * 2 + 12 * 3
 
         body = ada.get("/v1/reproductions/dctcp").json()
         assert body["status"] == "done" and body["kind"] == "study" and body["label"] == "dctcp"
         verdicts = {r["id"]: r["verdict"] for r in body["rows"]}
         assert verdicts["dctcp-beats-classic-ecn"] == "agree"  # shares from the flow groups
-        assert verdicts["incast-stalls-once-first-windows-overflow"] == "agree"  # 32 senders' groups
+        assert verdicts["incast-stalls-once-first-windows-overflow"] == "agree"  # 48 and 64 senders' groups
         assert verdicts["incast-dctcp-no-worse-than-tcp"] in ("agree", "partly", "disagree")
         assert verdicts["dctcp-full-throughput-above-c-rtt-over-7"] == "not_run"  # queue-vs-k was not asked for
         mixed = ada.get("/v1/reproductions/dctcp/tables/mixed").json()["rows"]
@@ -217,6 +217,6 @@ def test_the_dctcp_study_is_reproduced_through_the_database_with_one_flow_group_
             (row["variant"], row["senders"]): row
             for row in ada.get("/v1/reproductions/dctcp/tables/incast").json()["rows"]
         }
-        assert len(incast) == 8
-        assert incast[("DCTCP", 4)]["slowest_ms"] < 5 <= 200 <= incast[("DCTCP", 32)]["slowest_ms"]
+        assert len(incast) == 12
+        assert incast[("DCTCP", 32)]["slowest_ms"] < 5 <= 200 <= incast[("DCTCP", 64)]["slowest_ms"]
         assert incast[("CUBIC", 32)]["stalled"] >= 1 and incast[("CUBIC", 4)]["stalled"] == 0

@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::cc::{
     BbrParams, CubicParams, HyblaParams, LedbatParams, LpParams, PseudoRateParams, ScalableParams, SsdrParams,
-    VegasParams, YeahParams,
+    VegasParams, VenoParams, YeahParams,
 };
 use crate::error::{Result, SimError};
 
@@ -632,6 +632,16 @@ pub struct TcpConfig {
     /// min_RTT/4 has passed since it was sent, not after DupThresh SACKs, and a tail loss probe
     /// two SRTTs after the last transmission replaces most tail timeouts. Off: DupThresh decides.
     pub rack: bool,
+    /// The sender starts each connection with one RTT sample of its path's propagation round
+    /// trip, as a host has from its SYN exchange (RFC 6298 §2.2's first measurement; Linux's
+    /// `tcp_synack_rtt_meas`): the RTO and TLP's probe timeout start from it, not from
+    /// `initial_rto_s`. tcpsim has no handshake, so without it a flow starts knowing no RTT.
+    pub handshake_rtt: bool,
+    /// The receiver acknowledges the first this many in-order segments of a connection at once,
+    /// whatever `delayed_ack`: Linux's quick-ACK mode at a connection's start
+    /// (`tcp_incr_quickack` on the first data, TCP_MAX_QUICKACKS 16), so slow start is not held
+    /// back by delayed ACKs. 0: delayed ACKs from the first segment.
+    pub quickack_pkts: u32,
     /// RFC 3042: send one new segment on each of the first two duplicate ACKs.
     pub limited_transmit: bool,
     /// Limited transmit also while go-back-N resends after a timeout, where each of the first
@@ -660,6 +670,7 @@ pub struct TcpConfig {
     pub ssdr: SsdrParams,
     pub pseudo_rate: PseudoRateParams,
     pub scalable: ScalableParams,
+    pub veno: VenoParams,
     pub hybla: HyblaParams,
     pub ledbat: LedbatParams,
     pub lp: LpParams,
@@ -695,6 +706,8 @@ impl Default for TcpConfig {
             l4s: false,
             ecn_reduction_holds_window: false,
             rack: false,
+            handshake_rtt: false,
+            quickack_pkts: 0,
             limited_transmit: false,
             limited_transmit_after_timeout: false,
             recover_guard: RecoverGuard::AckReachesRecover,
@@ -708,6 +721,7 @@ impl Default for TcpConfig {
             ssdr: SsdrParams::default(),
             pseudo_rate: PseudoRateParams::default(),
             scalable: ScalableParams::default(),
+            veno: VenoParams::default(),
             hybla: HyblaParams::default(),
             ledbat: LedbatParams::default(),
             lp: LpParams::default(),
@@ -749,7 +763,8 @@ pub enum TcpProfile {
     /// (TCP_RTO_MIN), 120 s at most (TCP_RTO_MAX), delayed ACKs from 40 ms (TCP_ATO_MIN),
     /// SACK and timestamps on, a 6 MiB receive buffer (tcp_rmem), cwnd and ssthresh in whole
     /// packets, PRR, HyStart, RACK-TLP (`net.ipv4.tcp_recovery` 1 since Linux 4.18, which
-    /// replaced the duplicate-ACK threshold; TLP by `tcp_early_retrans` 3).
+    /// replaced the duplicate-ACK threshold; TLP by `tcp_early_retrans` 3), the SYN exchange's
+    /// RTT sample and quick ACKs for a connection's first 16 segments.
     Linux,
     /// Paper 004's OPNET Modeler table (its Table 1): initial window 1 MSS of 1460 bytes, a
     /// 65,535-byte receive buffer (44 segments), an ACK per 2 segments or 200 ms, RTO 1 s
@@ -771,9 +786,13 @@ impl TcpProfile {
         //   Linux's tcp_vegas.c use alpha 2, beta 4, gamma 1. The profiles leave them at ns-2's
         //   so results of existing scenarios stay the same; set `vegas` to compare with those.
         // - SSDR and Pseudo-Rate are in neither ns-3 nor Linux.
-        // BBR's switches are the exception (`bbr`, cc/bbr.rs): ns3 and linux set them as ns-3's
-        // TcpBbr and Linux's tcp_bbr.c have them; no golden snapshot names those profiles.
+        // BBR's switches are the exceptions (`bbr`, cc/bbr.rs), and Scalable's (`scalable`,
+        // cc/scalable.rs): ns3 and linux set them as ns-3's TcpBbr and TcpScalable and Linux's
+        // tcp_bbr.c and tcp_scalable.c have them; and Veno's (`veno`, cc/veno.rs), which ns3
+        // sets as ns-3's TcpVeno grows (Linux's is tcpsim's default). No golden snapshot names
+        // those profiles.
         let bbr = |p: crate::cc::BbrParams| serde_json::to_value(p).expect("BbrParams serialise");
+        let scalable = serde_json::to_value(ScalableParams::ns3_and_linux()).expect("ScalableParams serialise");
         match self {
             TcpProfile::Ns2 => json!({
                 "mss_bytes": 1000, "header_bytes": 40, "initial_cwnd_pkts": 2, "max_window_pkts": 20,
@@ -790,15 +809,17 @@ impl TcpProfile {
                 "initial_rto_s": 1.0, "min_rto_s": 1.0, "rtt_gain": 0.125, "rttvar_gain": 0.25,
                 "rttvar_k": 4.0, "timer_granularity_s": 0.001, "rtt_sampling": "timestamps",
                 "limited_transmit": true, "sack_recovery": "prr",
-                "bbr": bbr(crate::cc::BbrParams::ns3(536))
+                "bbr": bbr(crate::cc::BbrParams::ns3(536)), "scalable": scalable,
+                "veno": {"reno_growth": true}
             }),
             TcpProfile::Linux => json!({
                 "mss_bytes": 1448, "header_bytes": 52, "initial_cwnd_pkts": 10, "max_window_pkts": 4344,
                 "delayed_ack": true, "delack_timeout_s": 0.04, "sack": true, "dupack_threshold": 3,
                 "initial_rto_s": 1.0, "min_rto_s": 0.2, "max_rto_s": 120.0, "timer_granularity_s": 0.001,
                 "rtt_sampling": "timestamps", "integer_ssthresh": true, "sack_recovery": "prr", "rack": true,
+                "handshake_rtt": true, "quickack_pkts": 16,
                 "hystart": {"css_rounds": 0, "min_window_pkts": 16},
-                "bbr": bbr(crate::cc::BbrParams::linux())
+                "bbr": bbr(crate::cc::BbrParams::linux()), "scalable": scalable
             }),
             TcpProfile::Opnet => json!({
                 "mss_bytes": 1460, "header_bytes": 40, "initial_cwnd_pkts": 1, "max_window_pkts": 44,
@@ -1390,6 +1411,9 @@ impl TcpConfig {
         if self.dupack_threshold == 0 || self.dupack_threshold > 1000 {
             c.fail(format!("{path}.dupack_threshold"), "must be between 1 and 1000");
         }
+        if self.quickack_pkts > u16::MAX as u32 {
+            c.fail(format!("{path}.quickack_pkts"), "must be at most 65535 segments");
+        }
         for (name, v) in [
             ("initial_rto_s", self.initial_rto_s),
             ("min_rto_s", self.min_rto_s),
@@ -1510,6 +1534,7 @@ impl TcpConfig {
         c.positive(&at("scalable.a"), self.scalable.a);
         c.at_most(&at("scalable.a"), self.scalable.a, 1.0);
         fraction(c, "scalable.b", self.scalable.b);
+        fraction(c, "scalable.legacy_b", self.scalable.legacy_b);
         c.positive(&at("hybla.rtt0_ms"), self.hybla.rtt0_ms);
         c.at_most(&at("hybla.rtt0_ms"), self.hybla.rtt0_ms, 1.0e5);
         c.positive(&at("ledbat.target_ms"), self.ledbat.target_ms);
@@ -1709,6 +1734,33 @@ mod tests {
             s,
             "the normal form reads back"
         );
+    }
+
+    #[test]
+    fn the_ns3_and_linux_profiles_take_an_eighth_off_scalables_window_below_its_legacy_window_too() {
+        // ns-3.44 tcp-scalable.cc (TcpScalable::GetSsThresh) and Linux tcp_scalable.c
+        // (tcp_scalable_ssthresh) take 1/8 at every window and add one segment per
+        // min(cwnd, 50) ACKs; the paper's legacy mode, tcpsim's default, halves.
+        for (profile, legacy_b) in [("ns3", 0.125), ("linux", 0.125), ("ns2", 0.5)] {
+            let s = Scenario::from_json(&one_flow(&format!(r#"{{"profile": "{profile}"}}"#))).unwrap();
+            let p = &s.flows[0].tcp.scalable;
+            assert_eq!(p.legacy_b, legacy_b, "{profile}");
+            assert_eq!(p.a, if legacy_b == 0.5 { 0.01 } else { 0.02 }, "{profile}");
+        }
+    }
+
+    #[test]
+    fn only_the_ns3_profile_grows_veno_as_reno_whatever_its_backlog() {
+        // ns-3.44 tcp-veno.cc (TcpVeno::IncreaseWindow resets m_cntRtt on every ACK); Linux's
+        // tcp_veno.c leaves that reset out and halves the growth once N reaches β.
+        for profile in TcpProfile::ALL {
+            let s = Scenario::from_json(&one_flow(&format!(r#"{{"profile": "{}"}}"#, profile.name()))).unwrap();
+            assert_eq!(
+                s.flows[0].tcp.veno.reno_growth,
+                profile == TcpProfile::Ns3,
+                "{profile:?}"
+            );
+        }
     }
 
     #[test]

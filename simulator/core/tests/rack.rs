@@ -107,7 +107,7 @@ fn transfer(rack: bool, segments: u32, fate: impl Fn(u32, u32) -> Fate) -> Trans
     let mss = cfg.mss_bytes;
     let mut tx = TcpSender::new(0, "sack", cfg.into());
     let mut rx = TcpReceiver::new(0, mss, 40, true, false, 0.1);
-    rx.expect(1, Some((segments, mss)));
+    rx.expect(1, Some((segments, mss)), 0);
     // Arrivals by (time, order): true for the receiver.
     let mut arrivals: BTreeMap<(SimTime, u64), (bool, Packet)> = BTreeMap::new();
     let (mut order, mut link_free) = (0u64, 0);
@@ -115,7 +115,7 @@ fn transfer(rack: bool, segments: u32, fate: impl Fn(u32, u32) -> Fate) -> Trans
     let mut resent: HashMap<u32, u32> = HashMap::new();
     let mut out = Vec::new();
     let mut now = 0;
-    tx.start(Some(segments as u64 * mss as u64), 1, now, &mut out);
+    tx.start(Some(segments as u64 * mss as u64), 1, now, 0, &mut out);
     let mut finished_at = None;
     while now < 60_000 * MS {
         for p in out.drain(..) {

@@ -599,6 +599,11 @@ fn a_knob_of_issue_17s_variants_out_of_range_is_refused_with_its_path() {
         ("scalable", json!({"scalable": {"a": 0}}), "$.flows[0].tcp.scalable.a"),
         ("scalable", json!({"scalable": {"b": 1.0}}), "$.flows[0].tcp.scalable.b"),
         (
+            "scalable",
+            json!({"scalable": {"legacy_b": 0}}),
+            "$.flows[0].tcp.scalable.legacy_b",
+        ),
+        (
             "hybla",
             json!({"hybla": {"rtt0_ms": 0}}),
             "$.flows[0].tcp.hybla.rtt0_ms",

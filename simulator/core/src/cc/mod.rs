@@ -59,6 +59,7 @@ pub use pseudo_rate::{PseudoRate, PseudoRateParams};
 pub use scalable::ScalableParams;
 pub use ssdr::{Ssdr, SsdrParams};
 pub use vegas::{Vegas, VegasParams};
+pub use veno::VenoParams;
 pub use yeah::YeahParams;
 
 use crate::scenario::TcpConfig;
@@ -211,7 +212,7 @@ fn variant(name: &str, cfg: &TcpConfig) -> Option<Box<dyn CongestionControl>> {
         "htcp" => Box::new(htcp::Htcp::new(cfg.sack)),
         "hybla" => Box::new(hybla::Hybla::new(&cfg.hybla, cfg.sack)),
         "westwood-plus" => Box::new(westwood::Westwood::new(cfg.sack)),
-        "veno" => Box::new(veno::Veno::new(cfg.sack)),
+        "veno" => Box::new(veno::Veno::new(&cfg.veno, cfg.sack)),
         "illinois" => Box::new(illinois::Illinois::new(cfg.sack)),
         "ledbat" => Box::new(ledbat::Ledbat::new(&cfg.ledbat, cfg.sack)),
         "lp" => Box::new(lp::Lp::new(&cfg.lp, cfg.sack)),

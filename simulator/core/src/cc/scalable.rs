@@ -11,8 +11,14 @@
 //!   follows the paper's 0.01 (so between 50 and 100 segments it grows more slowly than Reno,
 //!   as the paper's rule does).
 //! - ns-3 and Linux take 1/8 off at every window, the legacy range included; tcpsim halves
-//!   there, as the paper's legacy mode does. ns-3 reduces from bytes in flight, tcpsim from
-//!   the window in use (the same outside fast recovery).
+//!   there, as the paper's legacy mode does (`legacy_b` 0.5). ns-3 reduces from bytes in
+//!   flight, tcpsim from the window in use (the same outside fast recovery).
+//! - `ScalableParams::ns3_and_linux` is their rule (a 0.02, b 0.125 at every window), which
+//!   the `ns3` and `linux` profiles set. It matters for fairness: with the paper's rule a flow
+//!   just above 50 segments loses 1/8 where one at 50 loses half, so on a path whose fair
+//!   share is below 50 one flow settles above the legacy window and keeps 2-4 times the share
+//!   of the others (docs/validation/ns3-crosscheck.md §6); with 1/8 everywhere the flows below
+//!   50 are AIMD with one decrease factor and converge.
 //! - Slow start is RFC 5681's; recovery RFC 6675 SACK, or NewReno with `sack: false`.
 
 use schemars::JsonSchema;
@@ -22,7 +28,8 @@ use super::{aimd, CongestionControl};
 use crate::tcp::{Recovery, SocketState};
 use crate::time::SimTime;
 
-/// Scalable TCP's two knobs, a flow's `tcp.scalable` (`{"a": 0.01, "b": 0.125}`), Kelly's.
+/// Scalable TCP's knobs, a flow's `tcp.scalable` (`{"a": 0.01, "b": 0.125, "legacy_b": 0.5}`),
+/// Kelly's.
 #[derive(Clone, Debug, Deserialize, Serialize, JsonSchema, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct ScalableParams {
@@ -31,11 +38,32 @@ pub struct ScalableParams {
     /// b, the fraction of the window a congestion event takes away above the legacy window
     /// (Kelly §2: 0.125).
     pub b: f64,
+    /// The fraction a congestion event takes away at or below the legacy window: 0.5, Standard
+    /// TCP's halving (Kelly §2's legacy mode); ns-3 and Linux take b there too.
+    pub legacy_b: f64,
 }
 
 impl Default for ScalableParams {
     fn default() -> Self {
-        ScalableParams { a: 0.01, b: 0.125 }
+        ScalableParams {
+            a: 0.01,
+            b: 0.125,
+            legacy_b: 0.5,
+        }
+    }
+}
+
+impl ScalableParams {
+    /// ns-3.44's `TcpScalable` and Linux's tcp_scalable.c, which agree: one segment per
+    /// min(cwnd, 50) ACKs (`AIFactor` 50, TCP_SCALABLE_AI_CNT; 0.02 per ACK above 50, Reno's
+    /// 1/w below), and 1/8 off at every window (`MDFactor` 0.125 in
+    /// `TcpScalable::GetSsThresh`; `cwnd - (cwnd >> 3)` in `tcp_scalable_ssthresh`).
+    pub fn ns3_and_linux() -> Self {
+        ScalableParams {
+            a: 0.02,
+            b: 0.125,
+            legacy_b: 0.125,
+        }
     }
 }
 
@@ -75,7 +103,7 @@ impl CongestionControl for Scalable {
 
     fn ssthresh(&mut self, s: &SocketState, _now: SimTime) -> f64 {
         let w = s.window_in_use();
-        let keep = if w > LEGACY_WINDOW { 1.0 - self.p.b } else { 0.5 };
+        let keep = 1.0 - if w > LEGACY_WINDOW { self.p.b } else { self.p.legacy_b };
         (w * keep).max(2.0)
     }
 }
@@ -111,6 +139,28 @@ mod tests {
         assert_eq!(cc.ssthresh(&s, 0), 20.0);
         cc.on_ack(&mut s, 1, 0);
         assert!((s.cwnd - 40.025).abs() < 1e-12, "+1/w: {}", s.cwnd);
+    }
+
+    #[test]
+    fn with_ns3s_and_linuxs_rule_a_loss_takes_an_eighth_below_the_legacy_window_too() {
+        // ns-3.44 tcp-scalable.cc, TcpScalable::GetSsThresh: max(2, w · (1 − MDFactor)) at any
+        // w; Linux tcp_scalable.c, tcp_scalable_ssthresh: cwnd − cwnd/8 at any cwnd.
+        let mut cc = Scalable::new(&ScalableParams::ns3_and_linux(), None);
+        let s = SocketState::new(40.0, 20.0, 100_000);
+        assert_eq!(cc.ssthresh(&s, 0), 35.0);
+        let s = SocketState::new(200.0, 100.0, 100_000);
+        assert_eq!(cc.ssthresh(&s, 0), 175.0);
+    }
+
+    #[test]
+    fn with_ns3s_and_linuxs_rule_above_the_legacy_window_fifty_acks_add_a_segment() {
+        // TcpScalable::CongestionAvoidance and tcp_cong_avoid_ai(tp, min(cwnd, 50)).
+        let mut cc = Scalable::new(&ScalableParams::ns3_and_linux(), None);
+        let mut s = SocketState::new(200.0, 100.0, 100_000);
+        for _ in 0..50 {
+            cc.on_ack(&mut s, 1, 0);
+        }
+        assert!((s.cwnd - 201.0).abs() < 1e-9, "{}", s.cwnd);
     }
 
     #[test]

@@ -12,6 +12,15 @@
 //!   whole segment every second round of w ACKs: the same rate, in steps.
 //! - RFC 5681 slow start (N is not used there); SACK (RFC 6675) recovery, NewReno with
 //!   `sack: false`.
+//! - `reno_growth` (the `ns3` profile) is ns-3.44's `TcpVeno`: Reno's growth whatever N, N still
+//!   choosing the decrease. Its `IncreaseWindow` runs Veno's growth only with more than two RTT
+//!   samples since the last call (`m_cntRtt > 2`) and resets the count at the end of every call,
+//!   that is on every ACK, so only the first ACK after a recovery gets there
+//!   (docs/validation/ns3-crosscheck.md §6.2). Linux's tcp_veno.c leaves that reset commented
+//!   out (`tcp_veno_cong_avoid`) and grows as the paper, as tcpsim does by default.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 
 use super::{aimd, CongestionControl};
 use crate::tcp::{Recovery, SocketState};
@@ -20,8 +29,19 @@ use crate::time::SimTime;
 /// β, packets: a backlog below this marks a loss as random (ns-3 `Beta`).
 pub const BETA: f64 = 3.0;
 
+/// Veno's switch, a flow's `tcp.veno` (`{"reno_growth": false}`: the paper's and Linux's).
+#[derive(Clone, Debug, Default, Deserialize, Serialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct VenoParams {
+    /// Grow as Reno in congestion avoidance whatever the backlog, as ns-3.44's `TcpVeno` does
+    /// (set by the `ns3` profile); off, one segment every other round trip once N ≥ β (§II-B).
+    pub reno_growth: bool,
+}
+
 pub struct Veno {
     recovery: Recovery,
+    /// ns-3's growth (`VenoParams::reno_growth`).
+    reno_growth: bool,
     /// The lowest RTT ever seen.
     base_rtt: Option<SimTime>,
     /// The lowest RTT of the round in progress.
@@ -33,9 +53,10 @@ pub struct Veno {
 }
 
 impl Veno {
-    pub fn new(sack: Option<bool>) -> Self {
+    pub fn new(p: &VenoParams, sack: Option<bool>) -> Self {
         Veno {
             recovery: aimd::sack_or_newreno(sack),
+            reno_growth: p.reno_growth,
             base_rtt: None,
             round_min_rtt: None,
             rtt: None,
@@ -71,7 +92,7 @@ impl CongestionControl for Veno {
     }
 
     fn on_ack(&mut self, s: &mut SocketState, _acked: u32, _now: SimTime) {
-        if s.in_slow_start() || self.backlog(s.cwnd) < BETA {
+        if s.in_slow_start() || self.reno_growth || self.backlog(s.cwnd) < BETA {
             aimd::increase(s);
         } else {
             // §II-B: the link is full, so one segment every other round trip.
@@ -100,7 +121,11 @@ mod tests {
 
     /// Veno after a round at BaseRTT 100 ms and a round at `rtt_ms`, window `cwnd`.
     fn after_rounds(cwnd: f64, rtt_ms: u64) -> (Veno, SocketState) {
-        let mut cc = Veno::new(None);
+        after_rounds_with(&VenoParams::default(), cwnd, rtt_ms)
+    }
+
+    fn after_rounds_with(p: &VenoParams, cwnd: f64, rtt_ms: u64) -> (Veno, SocketState) {
+        let mut cc = Veno::new(p, None);
         let mut s = SocketState::new(cwnd, 10.0, 10_000);
         s.snd_nxt = 50;
         cc.on_rtt_sample(&s, 100 * MS, 0); // closes round 0, BaseRTT 100 ms
@@ -138,5 +163,19 @@ mod tests {
         let (mut cc, mut s) = after_rounds(40.0, 101);
         cc.on_ack(&mut s, 1, 0);
         assert!((s.cwnd - 40.025).abs() < 1e-12, "{}", s.cwnd);
+    }
+
+    #[test]
+    fn with_ns3s_rule_the_window_grows_as_renos_whatever_the_backlog_and_the_backlog_still_sets_the_decrease() {
+        // ns-3.44 tcp-veno.cc, TcpVeno::IncreaseWindow: `m_cntRtt <= 2` sends every ACK but the
+        // first after a recovery to TcpNewReno::IncreaseWindow, as the count is reset at its end.
+        let ns3 = VenoParams { reno_growth: true };
+        let (mut cc, mut s) = after_rounds_with(&ns3, 40.0, 125); // N = 8
+        cc.on_ack(&mut s, 1, 0);
+        assert!((s.cwnd - 40.025).abs() < 1e-12, "+1/w: {}", s.cwnd);
+        // TcpVeno::GetSsThresh still reads the backlog: halve at N ≥ β, 4/5 below.
+        assert!((cc.ssthresh(&s, 0) - 40.025 / 2.0).abs() < 1e-9);
+        let (mut cc, s) = after_rounds_with(&ns3, 40.0, 105); // N = 1.9
+        assert!((cc.ssthresh(&s, 0) - 32.0).abs() < 1e-9);
     }
 }

@@ -18,7 +18,9 @@ pub struct TcpReceiver {
     sack: bool,
     delayed_ack: bool,
     delack_timeout: SimTime,
-    ack_bytes: u32,
+    /// Bytes of an ACK on the wire (`header_bytes`, at most 1000: u16 keeps a flow within its
+    /// memory budget, as `mss`).
+    ack_bytes: u16,
     /// In-order segments received and not yet acknowledged (delayed ACK).
     unacked: u32,
     /// Timestamp to echo on the next ACK.
@@ -27,7 +29,8 @@ pub struct TcpReceiver {
     pub delack_deadline: Option<SimTime>,
     /// Segments in the current transfer (known, as from a FIN), and the last one's payload.
     transfer: Option<(u32, u32)>,
-    mss: u32,
+    /// `mss_bytes` (at most 65,000).
+    mss: u16,
     /// Payload bytes of distinct segments received, all transfers together: goodput. Counted
     /// on arrival rather than on in-order delivery, so a window that opens while a hole is
     /// being repaired does not credit it with data that crossed the network before it opened.
@@ -41,6 +44,9 @@ pub struct TcpReceiver {
     /// DCTCP's precise echo (RFC 8257 §3.2): `ece` is the CE state of the last segment, and
     /// a change of it first acknowledges the segments held for a delayed ACK with the old one.
     precise_ecn: bool,
+    /// How many more of this connection's in-order segments are acknowledged at once
+    /// (`tcp.quickack_pkts` at its start).
+    quickacks_left: u16,
 }
 
 impl TcpReceiver {
@@ -53,17 +59,18 @@ impl TcpReceiver {
             sack,
             delayed_ack,
             delack_timeout: from_secs(delack_timeout_s),
-            ack_bytes: header_bytes,
+            ack_bytes: header_bytes as u16,
             unacked: 0,
             echo: 0,
             delack_deadline: None,
             transfer: None,
-            mss,
+            mss: mss as u16,
             delivered_bytes: 0,
             segments_received: 0,
             ece: false,
             ce_received: 0,
             precise_ecn: false,
+            quickacks_left: 0,
         }
     }
 
@@ -73,8 +80,9 @@ impl TcpReceiver {
         self
     }
 
-    /// Prepares for a new transfer (a new connection) of `segments`, the last `last_payload` long.
-    pub fn expect(&mut self, epoch: u32, transfer: Option<(u32, u32)>) {
+    /// Prepares for a new transfer (a new connection) of `segments`, the last `last_payload` long,
+    /// whose first `quickacks` in-order segments are acknowledged at once (Linux's quick-ACK mode).
+    pub fn expect(&mut self, epoch: u32, transfer: Option<(u32, u32)>, quickacks: u16) {
         self.epoch = epoch;
         self.rcv_nxt = 0;
         self.ooo.clear();
@@ -82,6 +90,7 @@ impl TcpReceiver {
         self.delack_deadline = None;
         self.transfer = transfer;
         self.ece = false;
+        self.quickacks_left = quickacks;
     }
 
     pub fn epoch(&self) -> u32 {
@@ -144,8 +153,11 @@ impl TcpReceiver {
             self.rcv_nxt = next;
             let had_gap = filled_hole || !self.ooo.is_empty();
             self.unacked += 1;
-            // RFC 5681 §4.2: ACK at once when a gap is filled; otherwise every second segment.
-            if !self.delayed_ack || had_gap || self.unacked >= 2 || self.complete() {
+            // RFC 5681 §4.2: ACK at once when a gap is filled; otherwise every second segment
+            // (after the quick ACKs of a connection's start).
+            let quick = self.quickacks_left > 0;
+            self.quickacks_left -= quick as u16;
+            if !self.delayed_ack || quick || had_gap || self.unacked >= 2 || self.complete() {
                 self.send_ack(seq, now, out);
             } else if self.delack_deadline.is_none() {
                 self.delack_deadline = Some(now.saturating_add(self.delack_timeout));
@@ -194,7 +206,7 @@ impl TcpReceiver {
             PacketKind::Ack,
             self.epoch,
             self.rcv_nxt,
-            self.ack_bytes,
+            self.ack_bytes as u32,
             now,
         );
         a.timestamp = self.echo;
@@ -273,9 +285,28 @@ mod tests {
     }
 
     #[test]
+    fn quick_acks_answer_a_connections_first_segments_at_once_then_delayed_acks_take_over() {
+        let mut r = TcpReceiver::new(0, 1000, 40, false, true, 0.1);
+        r.expect(0, None, 3);
+        for seq in 0..3 {
+            assert_eq!(receive(&mut r, &[seq]).len(), 1, "segment {seq}: a quick ACK");
+        }
+        assert_eq!(
+            receive(&mut r, &[3]).len(),
+            0,
+            "the fourth waits for a second or the timer"
+        );
+        assert_eq!(receive(&mut r, &[4]).len(), 1);
+        r.expect(1, None, 3);
+        let mut out = Vec::new();
+        r.on_data(&Packet { epoch: 1, ..data(0) }, 0, &mut out);
+        assert_eq!(out.len(), 1, "a new connection starts with quick ACKs again");
+    }
+
+    #[test]
     fn a_finite_transfer_completes_with_its_exact_byte_count() {
         let mut r = TcpReceiver::new(0, 1000, 40, false, false, 0.1);
-        r.expect(0, Some((3, 500)));
+        r.expect(0, Some((3, 500)), 0);
         receive(&mut r, &[0, 1]);
         assert!(!r.complete());
         receive(&mut r, &[2]);

@@ -187,6 +187,11 @@ impl TcpSender {
         self.sack
     }
 
+    /// `tcp.quickack_pkts`: the receiver's quick ACKs at a connection's start (checked ≤ 65535).
+    pub fn quickacks(&self) -> u16 {
+        self.cfg.quickack_pkts as u16
+    }
+
     /// Runs `f` with the loss recovery and the sender, which it may change.
     fn with_recovery<T>(&mut self, f: impl FnOnce(&mut dyn LossRecovery, &mut Self) -> T) -> T {
         let mut recovery = self
@@ -212,7 +217,9 @@ impl TcpSender {
 
     /// Starts a transfer on a fresh connection: `bytes` None sends forever. Each transfer of a
     /// flow (HTTP responses) gets a new epoch, so stray segments of the last one are ignored.
-    pub fn start(&mut self, bytes: Option<u64>, epoch: u32, now: SimTime, out: &mut Vec<Packet>) {
+    /// `path_rtt`: the path's propagation round trip, what a SYN exchange would measure: with
+    /// `tcp.handshake_rtt` the connection's first RTT sample.
+    pub fn start(&mut self, bytes: Option<u64>, epoch: u32, now: SimTime, path_rtt: SimTime, out: &mut Vec<Packet>) {
         if epoch != self.epoch || self.s.high_tx > 0 {
             // A new connection: fresh window, timer and variant state.
             self.s = Self::fresh_state(&self.cfg);
@@ -235,6 +242,11 @@ impl TcpSender {
             self.pace_deadline = None;
         }
         self.epoch = epoch;
+        if self.cfg.handshake_rtt && self.rto.srtt().is_none() {
+            // Not a measurement of data: the RTO's counters leave it out.
+            self.rto.sample(path_rtt);
+            self.s.srtt = self.rto.srtt();
+        }
         let shape = bytes.map(|b| super::transfer_shape(b, self.cfg.mss_bytes));
         self.app_limit = shape.map(|(segments, _)| segments);
         self.last_segment_payload = shape.map_or(self.cfg.mss_bytes, |(_, last)| last);
@@ -831,7 +843,7 @@ mod tests {
         };
         let mut s = TcpSender::new(0, variant, cfg.clone().into());
         let mut out = Vec::new();
-        s.start(None, 0, 0, &mut out);
+        s.start(None, 0, 0, 0, &mut out);
         (s, out)
     }
 
@@ -881,7 +893,7 @@ mod tests {
         };
         let mut s = TcpSender::new(0, "reno", cfg.clone().into());
         let mut out = Vec::new();
-        s.start(None, 0, 0, &mut out);
+        s.start(None, 0, 0, 0, &mut out);
         s.on_ack(&ack(1, 0), 100_000_000, &mut out); // a first RTT sample of 100 ms
         let base = s.current_rto();
         let t = s.rto_deadline.unwrap();
@@ -922,7 +934,7 @@ mod tests {
         let cfg = TcpConfig::default();
         let mut s = TcpSender::new(0, "reno", cfg.clone().into());
         let mut out = Vec::new();
-        s.start(Some(2500), 1, 0, &mut out);
+        s.start(Some(2500), 1, 0, 0, &mut out);
         let sizes: Vec<u32> = out.iter().map(|p| p.size).collect();
         assert_eq!(sizes, vec![1040, 1040]); // initial window 2
         s.on_ack(&Packet { epoch: 1, ..ack(2, 0) }, 10, &mut out);
@@ -973,7 +985,7 @@ mod tests {
         };
         let mut s = TcpSender::new(0, variant, cfg.into());
         let mut out = Vec::new();
-        s.start(None, 0, 0, &mut out);
+        s.start(None, 0, 0, 0, &mut out);
         (s, out)
     }
 
@@ -1049,6 +1061,23 @@ mod tests {
     }
 
     #[test]
+    fn with_handshake_rtt_a_connection_starts_from_its_paths_round_trip_not_the_initial_rto() {
+        let start = |handshake_rtt: bool| {
+            let cfg = TcpConfig {
+                handshake_rtt,
+                timer_granularity_s: 0.001,
+                ..TcpConfig::default()
+            };
+            let mut s = TcpSender::new(0, "reno", cfg.into());
+            s.start(None, 0, 0, 80_000_000, &mut Vec::new());
+            (s.s.srtt, s.rto.current(), s.counters.rto_samples)
+        };
+        // RFC 6298 §2.2: SRTT = R, RTTVAR = R/2, RTO = R + 4·R/2 = 240 ms; not a data sample.
+        assert_eq!(start(true), (Some(80_000_000), 240_000_000, 0));
+        assert_eq!(start(false), (None, 3_000_000_000, 0), "tcpsim's initial_rto_s 3 s");
+    }
+
+    #[test]
     fn with_l4s_new_data_is_ect1_and_ecn_is_on_without_tcp_ecn() {
         let cfg = TcpConfig {
             l4s: true,
@@ -1056,7 +1085,7 @@ mod tests {
         };
         let mut s = TcpSender::new(0, "reno", cfg.into());
         let mut out = Vec::new();
-        s.start(None, 0, 0, &mut out);
+        s.start(None, 0, 0, 0, &mut out);
         assert!(s.ecn() && !out.is_empty());
         assert!(out.iter().all(|p| p.has(ecn::ECT1) && !p.has(ecn::ECT0)), "{out:?}");
     }

@@ -65,6 +65,7 @@ mod tests {
                 ends: &mut ends,
                 out: &mut out,
                 downloads: &mut downloads,
+                path_rtt: 0,
             });
         }
         let times: Vec<SimTime> = out.iter().map(|p| p.timestamp).collect();

@@ -48,14 +48,20 @@ pub struct AppCtx<'a> {
     pub ends: &'a mut Endpoints,
     pub out: &'a mut Vec<Packet>,
     pub downloads: &'a mut Downloads,
+    /// The flow's propagation round trip (a new connection's handshake would measure it).
+    pub path_rtt: SimTime,
 }
 
 impl AppCtx<'_> {
     /// Starts a TCP transfer of `bytes` (None: endless) as transfer number `epoch`.
     fn start_transfer(&mut self, bytes: Option<u64>, epoch: u32) {
         if let Endpoints::Tcp { sender, receiver } = self.ends {
-            receiver.expect(epoch, bytes.map(|b| crate::tcp::transfer_shape(b, sender.mss())));
-            sender.start(bytes, epoch, self.now, self.out);
+            receiver.expect(
+                epoch,
+                bytes.map(|b| crate::tcp::transfer_shape(b, sender.mss())),
+                sender.quickacks(),
+            );
+            sender.start(bytes, epoch, self.now, self.path_rtt, self.out);
         }
     }
 }

@@ -33,7 +33,17 @@ returns, bit for bit. ``columns=True`` needs numpy (``ModuleNotFoundError`` with
 """
 
 from tcpsim._columns import to_records
-from tcpsim._core import SACK_VARIANTS, TCP_PROFILES, VARIANTS, StopToken, __version__, normalize, run, scenario_schema, validate
+from tcpsim._core import (
+    SACK_VARIANTS,
+    TCP_PROFILES,
+    VARIANTS,
+    StopToken,
+    __version__,
+    normalize,
+    run,
+    scenario_schema,
+    validate,
+)
 from tcpsim._errors import ErrorKind, InternalError, LimitExceeded, ScenarioError, Stopped
 
 __all__ = [

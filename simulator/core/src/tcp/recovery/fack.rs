@@ -176,7 +176,7 @@ mod tests {
         };
         let mut s = TcpSender::new(0, variant, cfg.clone().into());
         let mut out = Vec::new();
-        s.start(None, 0, 0, &mut out);
+        s.start(None, 0, 0, 0, &mut out);
         out.clear();
         (s, out)
     }
@@ -249,7 +249,7 @@ mod tests {
         };
         let mut s = TcpSender::new(0, "fack", cfg.into());
         let mut out = Vec::new();
-        s.start(None, 0, 0, &mut out);
+        s.start(None, 0, 0, 0, &mut out);
         out.clear();
         (s, out)
     }

@@ -112,7 +112,7 @@ mod tests {
         };
         let mut s = TcpSender::new(0, "sack", cfg.into());
         let mut out = Vec::new();
-        s.start(None, 0, 0, &mut out);
+        s.start(None, 0, 0, 0, &mut out);
         out.clear();
         (s, out)
     }
