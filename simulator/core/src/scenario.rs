@@ -619,6 +619,14 @@ pub struct TcpConfig {
     /// queue. The congestion response is the variant's own: `dctcp` answers marks as RFC 9331
     /// §4.3 asks of a scalable control; a classic variant halves on them.
     pub l4s: bool,
+    /// After a reduction for ECE the window does not grow until the window then in flight is
+    /// acknowledged (the CWR state), as after a loss: Linux (`tcp_cong_control` calls
+    /// `cong_avoid` only outside `tcp_in_cwnd_reduction`) and ns-3.44 (`TcpSocketBase` calls no
+    /// `IncreaseWindow` in `CA_CWR`) both hold it; RFC 3168 §6.1.2 treats ECE "just as a
+    /// congestion loss". Off (tcpsim's default, every existing result): the window keeps
+    /// growing per ACK after the reduction. The ns-3 AQM cross-check sets it
+    /// (docs/validation/ns3-aqm-crosscheck.md).
+    pub ecn_reduction_holds_window: bool,
     /// RACK-TLP loss detection (RFC 8985, `tcp/rack.rs`) for the SACK recoveries (`sack_recovery`
     /// `rfc6675` or `prr`): a segment is lost when one sent after it is delivered and RACK.rtt +
     /// min_RTT/4 has passed since it was sent, not after DupThresh SACKs, and a tail loss probe
@@ -697,6 +705,7 @@ impl Default for TcpConfig {
             hystart: None,
             ecn: false,
             l4s: false,
+            ecn_reduction_holds_window: false,
             rack: false,
             handshake_rtt: false,
             quickack_pkts: 0,
@@ -773,6 +782,8 @@ impl TcpProfile {
         // - CUBIC: ns-3's `TcpCubic` has C 0.4 and β 0.7 (`C`, `Beta`), tcpsim's defaults.
         //   Linux's tcp_cubic.c works in fixed point, β = 717/1024 = 0.7002 and C =
         //   bic_scale·10/1024 = 0.4004; a scenario matching it to the last digit sets them.
+        //   Both keep α_cubic in the Reno-friendly estimate past cwnd_prior, where RFC 9438
+        //   (tcpsim's default) goes to 1: `reno_friendly: "linux"` follows them.
         // - Vegas: ns-2's alpha 1, beta 3, gamma 1 are the defaults; ns-3's `TcpVegas` and
         //   Linux's tcp_vegas.c use alpha 2, beta 4, gamma 1. The profiles leave them at ns-2's
         //   so results of existing scenarios stay the same; set `vegas` to compare with those.

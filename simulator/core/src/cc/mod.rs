@@ -51,7 +51,7 @@ mod prague;
 
 pub use aimd::Aimd;
 pub use bbr::{AckAggregationParams, Bbr, BbrParams, LongTermBwParams};
-pub use cubic::{Cubic, CubicParams};
+pub use cubic::{Cubic, CubicParams, RenoFriendly};
 pub use hybla::HyblaParams;
 pub use hystart::{HyStart, HystartParams};
 pub use ledbat::LedbatParams;
