@@ -118,6 +118,13 @@ pub trait CongestionControl: Send {
         false
     }
 
+    /// The variant keeps growing in the round after an ECE reduction even where
+    /// `tcp.ecn_reduction_holds_window` holds the others' (Prague: Linux runs it as its own
+    /// `cong_control`, which grows on every unmarked ACK outside loss recovery).
+    fn grows_in_cwr(&self) -> bool {
+        false
+    }
+
     /// DCTCP's α (RFC 8257 §3.3), the estimated fraction of data marked, averaged over the
     /// segments acknowledged since `open_window`; None for other variants.
     fn ecn_alpha(&self) -> Option<f64> {

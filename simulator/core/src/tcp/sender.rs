@@ -626,9 +626,9 @@ impl TcpSender {
 
     /// With `ecn_reduction_holds_window`, a window reduced for ECE that is not yet
     /// acknowledged (Linux's and ns-3's CA_CWR state) does not grow (`TcpConfig` says whose
-    /// rule this is).
+    /// rule this is), unless the variant keeps growing through it (Prague).
     fn in_ecn_reduction(&self) -> bool {
-        self.cfg.ecn_reduction_holds_window && self.s.snd_una < self.ecn_recover
+        self.cfg.ecn_reduction_holds_window && !self.cc.grows_in_cwr() && self.s.snd_una < self.ecn_recover
     }
 
     /// The loss is detected: ssthresh and `recover` for the episode, then the recovery's own
