@@ -242,8 +242,9 @@ impl TcpSender {
             self.pace_deadline = None;
         }
         self.epoch = epoch;
-        if self.cfg.handshake_rtt && self.rto.srtt().is_none() {
-            // Not a measurement of data: the RTO's counters leave it out.
+        if self.cfg.handshake_rtt && path_rtt > 0 && self.rto.srtt().is_none() {
+            // Not a measurement of data: the RTO's counters leave it out. A path without
+            // propagation delay gives no sample (an SRTT of 0 would fire TLP at once).
             self.rto.sample(path_rtt);
             self.s.srtt = self.rto.srtt();
         }
