@@ -111,7 +111,8 @@ CLAIMS: tuple[dict[str, Any], ...] = (
         "id": "dualpi2-keeps-the-link-busy",
         "experiment": "rtt",
         "text": "Under DualPI2 the link stays busy: at least 95 % utilisation.",
-        "where": "RFC 9332 §1 (low delay without sacrificing utilisation); every DualPI2 point of the RTT sweep",
+        "where": "RFC 9330 and RFC 9332 §1 (low queuing delay with the link still fully used: our reading of their "
+        "aims, not one sentence cited); every DualPI2 point of the RTT sweep",
     },
 )
 """The claims the study judges, each with where it comes from."""
