@@ -307,7 +307,8 @@ REASONS = {
     "every 80 ms pair is within the factor of two (docs/validation/study-l4s.md).",
     "dualpi2-keeps-the-link-busy": "At 40-80 ms beside Reno: PI2's 15 ms target is well under a Reno flow's "
     "halving at that bandwidth-delay product, so the classic queue empties after each loss, and the scalable flow, "
-    "still short of its share at the end of the 50 s run, does not fill the gap (docs/validation/study-l4s.md).",
+    "still short of its share at the end of the 50 s run, does not fill the gap; unpaced, DCTCP's bursts are "
+    "also marked by the L queue's 1 ms ramp (docs/validation/study-l4s.md).",
 }
 
 ROWS: dict[str, Callable[[Cells], list[dict[str, Any]]]] = {"queues": _queue_rows, "rtt": _rtt_rows}
