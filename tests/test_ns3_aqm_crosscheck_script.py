@@ -181,3 +181,23 @@ def test_dctcp_runs_tcp_dctcp_against_ns3_red_marking_at_the_same_k_on_the_insta
     assert q["ecn_threshold_pkts"] == int(a["MinTh"]) == int(a["MaxTh"]) == aqm.DCTCP_K
     assert (a["QW"], a["UseHardDrop"], a["Gentle"]) == ("1", "false", "false")
     assert not [c for c in CASES if c["queue"] == "dctcp" and c["variant"] != "sack"], "one pairing runs it"
+
+
+def test_every_ecn_case_holds_the_window_through_the_cwr_round_as_ns3_does_and_no_other_case_sets_it():
+    held = {}
+    for case in CASES:
+        core = tcpsim.normalize(json.dumps(aqm.build_scenario(case)))
+        tcp = core["flows"][0]["tcp"]
+        held[case["queue"]] = held.get(case["queue"], set()) | {
+            (tcp["ecn"] or case["queue"] == "dctcp", tcp["ecn_reduction_holds_window"])
+        }
+    assert held["red-ecn"] == held["dctcp"] == {(True, True)}
+    assert all(v == {(False, False)} for q, v in held.items() if q not in ("red-ecn", "dctcp")), held
+
+
+def test_cubic_grows_its_reno_friendly_estimate_as_ns3s_tcp_cubic_does_and_no_other_variant_is_touched():
+    for case in CASES:
+        tcp = tcpsim.normalize(json.dumps(aqm.build_scenario(case)))["flows"][0]["tcp"]
+        want = "linux" if case["variant"] == "cubic" and case["queue"] != "dctcp" else "rfc9438"
+        assert tcp["cubic"]["reno_friendly"] == want, case["key"]
+    assert {c["variant"] for c in CASES} >= {"cubic", "sack"}

@@ -592,6 +592,10 @@ class CubicParams(_Model):
     beta: Annotated[float, Field(gt=0.0, lt=1.0)] = 0.7
     """β_cubic: the share of the window kept at a congestion event (RFC 9438 §4.6); α_cubic
     follows from it (§4.3)."""
+    reno_friendly: Literal["rfc9438", "linux"] = "rfc9438"
+    """How the Reno-friendly estimate grows: `rfc9438` α_cubic until it reaches the window of the
+    last congestion event, then 1 (RFC 9438 §4.3); `linux` α_cubic throughout (RFC 8312, Linux's
+    tcp_cubic.c, ns-3.44's TcpCubic)."""
 
 
 class SsdrParams(_Model):
@@ -835,6 +839,9 @@ class TcpConfig(_Model):
     """New data goes out ECT(1), the L4S identifier (RFC 9331 §4.1), in place of ECT(0), and ECN is
     on: a `dualpi2` queue puts it in its low-latency queue. The response to marks is the variant's
     own: `dctcp` answers them as RFC 9331 §4.3 asks of a scalable control; a classic variant halves."""
+    ecn_reduction_holds_window: bool = False
+    """After a reduction for ECE the window does not grow until the window then in flight is
+    acknowledged (the CWR state), as Linux and ns-3.44 hold it; off, it grows per ACK."""
     rack: bool = False
     """RACK-TLP loss detection (RFC 8985) for the SACK recoveries (`sack_recovery` `rfc6675` or
     `prr`): a segment is lost when one sent after it is delivered and RACK.rtt + min_RTT/4 has

@@ -61,6 +61,13 @@ DCTCP_K = 20
 # 20 and 60 packets (the BDP is 119 packets of 1054 B), max_p 0.1, w_q 0.002, gentle.
 RED = {"min_th_pkts": 20, "max_th_pkts": 60, "max_p": 0.1, "weight": 0.002, "gentle": True, "mean_pkt_bytes": 1000}
 
+# ns-3's TcpSocketBase (as Linux) grows no window in its CWR state, the round after a reduction
+# for ECE; tcpsim's default keeps growing it (docs/validation/ns3-aqm-crosscheck.md, DCTCP).
+ECN_AS_NS3 = {"ecn_reduction_holds_window": True}
+# ns-3's TcpCubic (as Linux) grows its Reno-friendly estimate by alpha_cubic throughout; tcpsim's
+# default (RFC 9438 §4.3) by 1 once past the last congestion window (the doc's CoDel section).
+CUBIC_AS_NS3 = {"reno_friendly": "linux"}
+
 # Each queue: our queue spec (limit_pkts added per buffer), our TCP additions, and ns-3's queue disc
 # with the attributes that make it the same (the rest at ns-3's defaults, listed in the doc).
 QUEUES: dict[str, dict] = {
@@ -97,7 +104,7 @@ QUEUES: dict[str, dict] = {
     },
     "red-ecn": {
         "ours": {"type": "red", **RED, "ecn": True, "rules": "ns"},
-        "tcp": {"ecn": True},
+        "tcp": {"ecn": True, **ECN_AS_NS3},
         "ns3": {"queue": "red", "attrs": {"MinTh": "20", "MaxTh": "60", "LInterm": "10", "QW": "0.002", "Gentle": "true",
                                           "MeanPktSize": "1000", "Wait": "false", "UseHardDrop": "true"}, "ecn": True},
         "about": "the same RED marking CE instead of an early drop, ECN on every flow (ns-3 UseHardDrop: drops past 2 max_th)",
@@ -109,6 +116,7 @@ QUEUES: dict[str, dict] = {
     # says (only the `sack` pairing runs it: SACK on, TcpClassicRecovery).
     "dctcp": {
         "ours": {"type": "droptail", "ecn_threshold_pkts": DCTCP_K},
+        "tcp": dict(ECN_AS_NS3),
         "variant": "dctcp",
         "ns3": {"queue": "red", "attrs": {"MinTh": str(DCTCP_K), "MaxTh": str(DCTCP_K), "QW": "1", "LInterm": "1",
                                           "Gentle": "false", "MeanPktSize": "1000", "Wait": "false",
@@ -176,6 +184,8 @@ def build_scenario(case: dict) -> dict:
     f["tcp"].update(copy.deepcopy(q.get("tcp", {})))
     if "variant" in q:
         f["variant"] = q["variant"]
+    if f["variant"] == "cubic":
+        f["tcp"]["cubic"] = {**f["tcp"].get("cubic", {}), **CUBIC_AS_NS3}
     return s
 
 

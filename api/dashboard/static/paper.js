@@ -74,8 +74,9 @@
     return { error_y: { type: "data", visible: true, thickness: 1.2, width: 4, ...bars }, column };
   }
 
-  // A curve per y column (and per series), named by the columns' labels ("ours SBS").
-  function traces(spec, rows, columnLabel) {
+  // A curve per y column (and per series), named by the columns' labels: "ours SBS" beside a
+  // paper's curves, "SBS" on a study's page (nothing of a paper to tell ours from).
+  function traces(spec, rows, columnLabel, prefix) {
     const out = [];
     const groups = spec.series ? [...new Set(rows.map((r) => r[spec.series]))] : [null];
     for (const y of spec.y) {
@@ -83,7 +84,7 @@
         const sel = rows.filter((r) => g === null || r[spec.series] === g);
         const name = [g, spec.y.length > 1 || g === null ? columnLabel(y) : null].filter((x) => x !== null).join(" ");
         const bars = errorBars(y, sel);
-        const trace = { name: `ours ${name}`.trim(), x: sel.map((r) => r[spec.x]), y: sel.map((r) => r[y]),
+        const trace = { name: `${prefix}${name}`.trim(), x: sel.map((r) => r[spec.x]), y: sel.map((r) => r[y]),
           meta: { kind: "ours", column: y, errors: bars && bars.column }, ...(bars ? { error_y: bars.error_y } : {}) };
         out.push(spec.kind === "bars" ? { type: "bar", ...trace } : { type: "scatter", mode: "lines+markers", ...trace });
       }
@@ -98,7 +99,7 @@
     return out;
   }
 
-  async function oneTable(container, meta) {
+  async function oneTable(container, meta, kind) {
     const url = `${base}/tables/${meta.key}`;
     const plotId = `plot-${meta.key}`;
     const box = el("div", { class: "table-wrap" });
@@ -113,7 +114,8 @@
       text: typeof (data.rows[0] || {})[c.name] === "string" })), { id: `table-${meta.key}` });
     downloads(links, meta.title, url, `reproduction-${config.label}-${meta.key}`);
     if (meta.plot) {
-      const drawn = traces(meta.plot, data.rows, (c) => (meta.columns.find((x) => x.name === c) || {}).label || c);
+      const drawn = traces(meta.plot, data.rows, (c) => (meta.columns.find((x) => x.name === c) || {}).label || c,
+        kind === "study" ? "" : "ours ");
       await plot(plotId, drawn, {
         barmode: "group", xaxis: { title: { text: meta.plot.x_label || label(meta.plot.x) } },
         yaxis: { title: { text: (meta.plot.y_label || label(meta.plot.y[0])) + (drawn.some((d) => d.error_y) ? ", 95 % CI" : "") } },
@@ -129,7 +131,7 @@
     const container = document.getElementById("tables");
     container.replaceChildren();
     if (!body.tables.length) container.append(el("p", { class: "muted" }, "No finished experiment yet: run the reproduction."));
-    for (const meta of body.tables) await oneTable(container, meta);
+    for (const meta of body.tables) await oneTable(container, meta, body.kind);
     clearTimeout(timer);
     if (body.status === "running") timer = setTimeout(() => load().catch(fatal), 2000);
     document.body.dataset.status = body.status;

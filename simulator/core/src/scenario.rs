@@ -619,6 +619,14 @@ pub struct TcpConfig {
     /// queue. The congestion response is the variant's own: `dctcp` answers marks as RFC 9331
     /// §4.3 asks of a scalable control; a classic variant halves on them.
     pub l4s: bool,
+    /// After a reduction for ECE the window does not grow until the window then in flight is
+    /// acknowledged (the CWR state), as after a loss: Linux (`tcp_cong_control` calls
+    /// `cong_avoid` only outside `tcp_in_cwnd_reduction`) and ns-3.44 (`TcpSocketBase` calls no
+    /// `IncreaseWindow` in `CA_CWR`) both hold it; RFC 3168 §6.1.2 treats ECE "just as a
+    /// congestion loss". Off (tcpsim's default, every existing result): the window keeps
+    /// growing per ACK after the reduction. The ns-3 AQM cross-check sets it
+    /// (docs/validation/ns3-aqm-crosscheck.md).
+    pub ecn_reduction_holds_window: bool,
     /// RACK-TLP loss detection (RFC 8985, `tcp/rack.rs`) for the SACK recoveries (`sack_recovery`
     /// `rfc6675` or `prr`): a segment is lost when one sent after it is delivered and RACK.rtt +
     /// min_RTT/4 has passed since it was sent, not after DupThresh SACKs, and a tail loss probe
@@ -697,6 +705,7 @@ impl Default for TcpConfig {
             hystart: None,
             ecn: false,
             l4s: false,
+            ecn_reduction_holds_window: false,
             rack: false,
             handshake_rtt: false,
             quickack_pkts: 0,
@@ -757,7 +766,8 @@ pub enum TcpProfile {
     /// SACK and timestamps on, a 6 MiB receive buffer (tcp_rmem), cwnd and ssthresh in whole
     /// packets, PRR, HyStart, RACK-TLP (`net.ipv4.tcp_recovery` 1 since Linux 4.18, which
     /// replaced the duplicate-ACK threshold; TLP by `tcp_early_retrans` 3), the SYN exchange's
-    /// RTT sample and quick ACKs for a connection's first 16 segments.
+    /// RTT sample and quick ACKs for a connection's first 16 segments, the window held in the
+    /// CWR state after an ECE reduction, and CUBIC's Reno-friendly estimate as `bictcp_update`.
     Linux,
     /// Paper 004's OPNET Modeler table (its Table 1): initial window 1 MSS of 1460 bytes, a
     /// 65,535-byte receive buffer (44 segments), an ACK per 2 segments or 200 ms, RTO 1 s
@@ -769,10 +779,13 @@ impl TcpProfile {
     /// The fields this profile sets, as scenario JSON.
     pub fn settings(self) -> serde_json::Value {
         use serde_json::json;
-        // No profile sets a variant's knobs (`cubic`, `ssdr`, `pseudo_rate`, `vegas`):
+        // No profile sets a variant's constants (`cubic`'s C and β, `ssdr`, `pseudo_rate`, `vegas`):
         // - CUBIC: ns-3's `TcpCubic` has C 0.4 and β 0.7 (`C`, `Beta`), tcpsim's defaults.
         //   Linux's tcp_cubic.c works in fixed point, β = 717/1024 = 0.7002 and C =
         //   bic_scale·10/1024 = 0.4004; a scenario matching it to the last digit sets them.
+        //   Both keep α_cubic in the Reno-friendly estimate past cwnd_prior, where RFC 9438
+        //   (tcpsim's default) goes to 1: `reno_friendly: "linux"` follows them, and the ns3
+        //   and linux profiles set it.
         // - Vegas: ns-2's alpha 1, beta 3, gamma 1 are the defaults; ns-3's `TcpVegas` and
         //   Linux's tcp_vegas.c use alpha 2, beta 4, gamma 1. The profiles leave them at ns-2's
         //   so results of existing scenarios stay the same; set `vegas` to compare with those.
@@ -799,7 +812,8 @@ impl TcpProfile {
                 "delayed_ack": true, "delack_timeout_s": 0.2, "sack": true, "dupack_threshold": 3,
                 "initial_rto_s": 1.0, "min_rto_s": 1.0, "rtt_gain": 0.125, "rttvar_gain": 0.25,
                 "rttvar_k": 4.0, "timer_granularity_s": 0.001, "rtt_sampling": "timestamps",
-                "limited_transmit": true, "sack_recovery": "prr",
+                "limited_transmit": true, "sack_recovery": "prr", "ecn_reduction_holds_window": true,
+                "cubic": {"reno_friendly": "linux"},
                 "bbr": bbr(crate::cc::BbrParams::ns3(536)), "scalable": scalable,
                 "veno": {"reno_growth": true}
             }),
@@ -808,7 +822,8 @@ impl TcpProfile {
                 "delayed_ack": true, "delack_timeout_s": 0.04, "sack": true, "dupack_threshold": 3,
                 "initial_rto_s": 1.0, "min_rto_s": 0.2, "max_rto_s": 120.0, "timer_granularity_s": 0.001,
                 "rtt_sampling": "timestamps", "integer_ssthresh": true, "sack_recovery": "prr", "rack": true,
-                "handshake_rtt": true, "quickack_pkts": 16,
+                "handshake_rtt": true, "quickack_pkts": 16, "ecn_reduction_holds_window": true,
+                "cubic": {"reno_friendly": "linux"},
                 "hystart": {"css_rounds": 0, "min_window_pkts": 16},
                 "bbr": bbr(crate::cc::BbrParams::linux()), "scalable": scalable
             }),

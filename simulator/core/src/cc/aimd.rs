@@ -34,10 +34,16 @@ impl CongestionControl for Aimd {
 
 /// One ACK's worth of RFC 5681 growth: +1 segment in slow start, +1/cwnd in avoidance.
 pub fn increase(s: &mut SocketState) {
+    increase_by(s, 1.0);
+}
+
+/// One ACK's worth of growth for a variant that slow-starts by RFC 5681 and adds `a` segments
+/// per round trip in avoidance (Reno's 1, or its own a(w)): +1 or +a/cwnd.
+pub fn increase_by(s: &mut SocketState, a: f64) {
     if s.in_slow_start() {
         s.cwnd += 1.0;
     } else {
-        s.cwnd += 1.0 / s.cwnd;
+        s.cwnd += a / s.cwnd;
     }
     // Growth past the receiver window would be meaningless (Linux clamps the same way).
     s.cwnd = s.cwnd.min(s.max_window as f64);

@@ -93,12 +93,7 @@ impl CongestionControl for Bic {
     }
 
     fn on_ack(&mut self, s: &mut SocketState, _acked: u32, _now: SimTime) {
-        if s.in_slow_start() {
-            aimd::increase(s);
-            return;
-        }
-        s.cwnd += step(s.cwnd, self.w_max) / s.cwnd;
-        s.cwnd = s.cwnd.min(s.max_window as f64);
+        aimd::increase_by(s, step(s.cwnd, self.w_max));
     }
 
     fn ssthresh(&mut self, s: &SocketState, _now: SimTime) -> f64 {

@@ -18,7 +18,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::{aimd, CongestionControl};
-use crate::tcp::{PartialAckTimer, Recovery, SocketState};
+use crate::tcp::{Recovery, SocketState};
 use crate::time::{to_secs, SimTime};
 
 /// CUBIC's two knobs, a flow's `tcp.cubic` (`{"c": 0.4, "beta": 0.7}`); the defaults are the
@@ -32,11 +32,30 @@ pub struct CubicParams {
     /// β_cubic, the multiplicative decrease factor, in (0, 1): the window keeps this share at
     /// a congestion event (§4.6: 0.7).
     pub beta: f64,
+    /// How the Reno-friendly estimate W_est grows (§4.3).
+    pub reno_friendly: RenoFriendly,
+}
+
+/// The additive increase of CUBIC's Reno-friendly estimate W_est (RFC 9438 §4.3).
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum RenoFriendly {
+    /// α_cubic per round trip until W_est reaches cwnd_prior, then 1, so the flow grows as
+    /// fast as Reno beyond the last congestion event (§4.3's SHOULD, new in RFC 9438).
+    Rfc9438,
+    /// α_cubic throughout, as RFC 8312 had it and as Linux's tcp_cubic.c (`bictcp_update`:
+    /// `tcp_cwnd` one segment per `cwnd·beta_scale/8` ACKs) and ns-3.44's `TcpCubic::Update`
+    /// (the same count, `m_tcpCwnd`) still do.
+    Linux,
 }
 
 impl Default for CubicParams {
     fn default() -> Self {
-        CubicParams { c: 0.4, beta: 0.7 }
+        CubicParams {
+            c: 0.4,
+            beta: 0.7,
+            reno_friendly: RenoFriendly::Rfc9438,
+        }
     }
 }
 
@@ -83,11 +102,7 @@ pub struct Cubic {
 impl Cubic {
     /// `sack` is the flow's `tcp.sack`: off, recovery is NewReno's.
     pub fn new(params: &CubicParams, sack: Option<bool>) -> Self {
-        let recovery = if sack == Some(false) {
-            Recovery::NewReno(PartialAckTimer::EveryPartialAck)
-        } else {
-            Recovery::Sack
-        };
+        let recovery = super::aimd::sack_or_newreno(sack);
         Cubic {
             recovery,
             params: params.clone(),
@@ -133,8 +148,10 @@ impl CongestionControl for Cubic {
             None => self.begin_stage(s.cwnd, now),
         };
         let t = to_secs(now.saturating_sub(start));
-        // §4.3: α_cubic until W_est reaches the window of the last congestion event, then 1.
-        let alpha = if self.w_est >= self.cwnd_prior { 1.0 } else { self.alpha };
+        // §4.3: α_cubic until W_est reaches the window of the last congestion event, then 1
+        // (`RenoFriendly::Linux`: α_cubic throughout).
+        let past_prior = self.w_est >= self.cwnd_prior && self.params.reno_friendly == RenoFriendly::Rfc9438;
+        let alpha = if past_prior { 1.0 } else { self.alpha };
         self.w_est += alpha * acked as f64 / s.cwnd;
         if self.params.w_cubic(t, self.k, self.w_max) < self.w_est {
             // §4.3, Reno-friendly region: follow Reno's estimate.
@@ -293,6 +310,30 @@ mod tests {
     }
 
     #[test]
+    fn as_linux_and_ns3_the_reno_friendly_estimate_keeps_alpha_cubic_past_the_last_congestion_window() {
+        // From the loss at 20 (cwnd 14), one second, then half a second in which W_est passes
+        // cwnd_prior = 20: the estimate's growth per round trip in that half second.
+        let half_second = |reno_friendly| {
+            let params = CubicParams {
+                reno_friendly,
+                ..CubicParams::default()
+            };
+            let mut cc = Cubic::new(&params, None);
+            let mut s = ca_state(20.0);
+            s.cwnd = cc.ssthresh(&s, 0);
+            s.ssthresh = s.cwnd;
+            let now = grow(&mut cc, &mut s, 0, 1.0);
+            let est = cc.w_est;
+            grow(&mut cc, &mut s, now, 0.5);
+            (cc.w_est - est) / 5.0
+        };
+        let (linux, rfc) = (half_second(RenoFriendly::Linux), half_second(RenoFriendly::Rfc9438));
+        let alpha = CubicParams::default().alpha();
+        assert!((linux - alpha).abs() < 0.03, "Linux: {linux} per round");
+        assert!(rfc > alpha + 0.2, "RFC 9438: {rfc} per round (1 past cwnd_prior)");
+    }
+
+    #[test]
     fn after_a_timeout_the_next_stage_starts_with_k_zero_at_its_own_window() {
         let mut cc = Cubic::new(&CubicParams::default(), None);
         let mut s = ca_state(100.0);
@@ -317,7 +358,7 @@ mod tests {
         assert_eq!(Cubic::new(&CubicParams::default(), None).recovery(), Recovery::Sack);
         assert_eq!(
             Cubic::new(&CubicParams::default(), Some(false)).recovery(),
-            Recovery::NewReno(PartialAckTimer::EveryPartialAck)
+            Recovery::NewReno(crate::tcp::PartialAckTimer::EveryPartialAck)
         );
     }
 
@@ -340,7 +381,13 @@ mod tests {
     #[test]
     fn a_larger_c_grows_the_window_back_to_w_max_sooner() {
         let after_two_seconds = |c: f64| {
-            let mut cc = Cubic::new(&CubicParams { c, beta: 0.7 }, None);
+            let mut cc = Cubic::new(
+                &CubicParams {
+                    c,
+                    ..CubicParams::default()
+                },
+                None,
+            );
             let mut s = ca_state(1000.0);
             s.cwnd = cc.ssthresh(&s, 0);
             s.ssthresh = s.cwnd;

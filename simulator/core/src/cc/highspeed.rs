@@ -86,13 +86,8 @@ impl CongestionControl for HighSpeed {
     }
 
     fn on_ack(&mut self, s: &mut SocketState, _acked: u32, _now: SimTime) {
-        if s.in_slow_start() {
-            aimd::increase(s);
-            return;
-        }
         // §5: w = w + a(w)/w per ACK in congestion avoidance.
-        s.cwnd += a(s.cwnd) / s.cwnd;
-        s.cwnd = s.cwnd.min(s.max_window as f64);
+        aimd::increase_by(s, a(s.cwnd));
     }
 
     fn ssthresh(&mut self, s: &SocketState, _now: SimTime) -> f64 {

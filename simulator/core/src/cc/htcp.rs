@@ -106,13 +106,7 @@ impl CongestionControl for Htcp {
     fn on_ack(&mut self, s: &mut SocketState, acked: u32, now: SimTime) {
         let start = *self.epoch_start.get_or_insert(now);
         self.acked += acked as u64;
-        if s.in_slow_start() {
-            aimd::increase(s);
-            return;
-        }
-        let alpha = self.alpha(to_secs(now.saturating_sub(start)));
-        s.cwnd += alpha / s.cwnd;
-        s.cwnd = s.cwnd.min(s.max_window as f64);
+        aimd::increase_by(s, self.alpha(to_secs(now.saturating_sub(start))));
     }
 
     fn ssthresh(&mut self, s: &SocketState, now: SimTime) -> f64 {

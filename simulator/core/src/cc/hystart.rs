@@ -215,6 +215,10 @@ impl CongestionControl for HyStart {
         self.inner.paces()
     }
 
+    fn grows_in_cwr(&self) -> bool {
+        self.inner.grows_in_cwr()
+    }
+
     fn ecn_alpha(&self) -> Option<f64> {
         self.inner.ecn_alpha()
     }

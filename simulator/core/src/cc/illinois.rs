@@ -139,11 +139,7 @@ impl CongestionControl for Illinois {
             self.round_end = s.snd_nxt;
             (self.sum_rtt, self.count_rtt) = (0, 0);
         }
-        if s.in_slow_start() {
-            aimd::increase(s);
-            return;
-        }
-        s.cwnd = (s.cwnd + self.alpha / s.cwnd).min(s.max_window as f64);
+        aimd::increase_by(s, self.alpha);
     }
 
     fn ssthresh(&mut self, s: &SocketState, _now: SimTime) -> f64 {

@@ -51,7 +51,7 @@ mod prague;
 
 pub use aimd::Aimd;
 pub use bbr::{AckAggregationParams, Bbr, BbrParams, LongTermBwParams};
-pub use cubic::{Cubic, CubicParams};
+pub use cubic::{Cubic, CubicParams, RenoFriendly};
 pub use hybla::HyblaParams;
 pub use hystart::{HyStart, HystartParams};
 pub use ledbat::LedbatParams;
@@ -115,6 +115,13 @@ pub trait CongestionControl: Send {
     /// The variant paces at Linux's rate from cwnd and SRTT when the scenario names no
     /// `tcp.pacing` (Prague, which Linux runs paced).
     fn paces(&self) -> bool {
+        false
+    }
+
+    /// The variant keeps growing in the round after an ECE reduction even where
+    /// `tcp.ecn_reduction_holds_window` holds the others' (Prague: Linux runs it as its own
+    /// `cong_control`, which grows on every unmarked ACK outside loss recovery).
+    fn grows_in_cwr(&self) -> bool {
         false
     }
 

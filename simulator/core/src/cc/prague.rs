@@ -18,6 +18,11 @@
 //!   (`prague_should_update_ewma`); from R_virt up it is Reno's. Slow start is RFC 5681's.
 //! - Pacing: Prague runs paced (Linux requests internal pacing): without `tcp.pacing` a Prague
 //!   flow paces at Linux's default ratios (`PacingParams::default`).
+//! - Growth in the round after a reduction: Linux runs Prague as its own `cong_control`
+//!   (`prague_update_cwnd`), outside the stack's CWR hold, so `tcp.ecn_reduction_holds_window`
+//!   does not hold Prague's window (`grows_in_cwr`). Linux's Prague also grows only on the
+//!   unmarked segments an ACK covers and takes its reduction mark by mark; tcpsim grows on
+//!   every ACK and reduces once per window, as DCTCP.
 //!
 //! Left out: classic-ECN-AQM detection (the draft's fall-back to a Reno-friendly response when
 //! a bottleneck marks ECT(1) as a classic queue would), and the fractional window below 2.
@@ -113,11 +118,7 @@ impl CongestionControl for Prague {
     }
 
     fn on_ack(&mut self, s: &mut SocketState, _acked: u32, _now: SimTime) {
-        if s.in_slow_start() {
-            return aimd::increase(s);
-        }
-        s.cwnd += self.increase_per_rtt(s) / s.cwnd;
-        s.cwnd = s.cwnd.min(s.max_window as f64);
+        aimd::increase_by(s, self.increase_per_rtt(s));
     }
 
     fn on_ecn_echo(&mut self, s: &SocketState, now: SimTime) -> f64 {
@@ -140,6 +141,10 @@ impl CongestionControl for Prague {
     }
 
     fn paces(&self) -> bool {
+        true
+    }
+
+    fn grows_in_cwr(&self) -> bool {
         true
     }
 
@@ -252,7 +257,7 @@ mod tests {
         let s = avoiding(10);
         cc.on_ecn_ack(&s, 0, false, 0);
         assert_eq!(cc.on_ecn_echo(&s, 0), 10.0, "α starts at 1: the first marks halve");
-        assert!(cc.precise_ecn() && cc.l4s() && cc.paces());
+        assert!(cc.precise_ecn() && cc.l4s() && cc.paces() && cc.grows_in_cwr());
         assert_eq!(cc.ssthresh(&s, 0), 10.0, "a loss halves, as Reno");
     }
 }

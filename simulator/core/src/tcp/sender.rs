@@ -578,7 +578,9 @@ impl TcpSender {
                     self.board.end_resend();
                 }
                 self.dupacks = 0;
-                self.cc.on_ack(&mut self.s, acked, now);
+                if !self.in_ecn_reduction() {
+                    self.cc.on_ack(&mut self.s, acked, now);
+                }
             }
         }
         if self.s.snd_una >= self.s.high_tx {
@@ -620,6 +622,13 @@ impl TcpSender {
         self.ecn_recover = self.s.high_tx + 1;
         self.cwr_pending = true;
         self.counters.ecn_reductions += 1;
+    }
+
+    /// With `ecn_reduction_holds_window`, a window reduced for ECE that is not yet
+    /// acknowledged (Linux's and ns-3's CA_CWR state) does not grow (`TcpConfig` says whose
+    /// rule this is), unless the variant keeps growing through it (Prague).
+    fn in_ecn_reduction(&self) -> bool {
+        self.cfg.ecn_reduction_holds_window && !self.cc.grows_in_cwr() && self.s.snd_una < self.ecn_recover
     }
 
     /// The loss is detected: ssthresh and `recover` for the episode, then the recovery's own
@@ -970,9 +979,14 @@ mod tests {
     }
 
     fn ecn_sender(variant: &str) -> (TcpSender, Vec<Packet>) {
+        ecn_sender_with(variant, false)
+    }
+
+    fn ecn_sender_with(variant: &str, ecn_reduction_holds_window: bool) -> (TcpSender, Vec<Packet>) {
         let cfg = TcpConfig {
             initial_cwnd_pkts: 10.0,
             ecn: true,
+            ecn_reduction_holds_window,
             ..TcpConfig::default()
         };
         let mut s = TcpSender::new(0, variant, cfg.into());
@@ -1010,6 +1024,33 @@ mod tests {
         assert_eq!(s.counters.ecn_reductions, 1);
         s.on_ack(&ece(high), 3000, &mut out);
         assert_eq!(s.counters.ecn_reductions, 2);
+    }
+
+    #[test]
+    fn holding_the_window_it_does_not_grow_until_the_window_reduced_for_ece_is_acknowledged() {
+        let (mut s, mut out) = ecn_sender_with("newreno-sbs", true);
+        s.on_ack(&ece(1), 1000, &mut out);
+        let (reduced, high) = (s.s.cwnd, s.ecn_recover);
+        // ACKs of the window in flight at the reduction, marked or not: CWR, no growth
+        // (Linux's tcp_in_cwnd_reduction; ns-3's CA_CWR).
+        for seq in 2..high {
+            let a = if seq % 2 == 0 { ece(seq) } else { ack(seq, 0) };
+            s.on_ack(&a, 1000 + seq as SimTime, &mut out);
+            assert_eq!(s.s.cwnd, reduced, "ACK {seq}");
+        }
+        // The ACK that covers the segment sent after the reduction ends it: growth resumes.
+        s.on_ack(&ack(high, 0), 5000, &mut out);
+        assert!(s.s.cwnd > reduced, "{} after CWR", s.s.cwnd);
+        assert_eq!(s.counters.ecn_reductions, 1);
+    }
+
+    #[test]
+    fn by_default_the_window_grows_while_the_window_reduced_for_ece_is_acknowledged() {
+        let (mut s, mut out) = ecn_sender("newreno-sbs");
+        s.on_ack(&ece(1), 1000, &mut out);
+        let reduced = s.s.cwnd;
+        s.on_ack(&ack(2, 0), 2000, &mut out);
+        assert!(s.s.cwnd > reduced, "{} after {reduced}", s.s.cwnd);
     }
 
     #[test]
