@@ -300,15 +300,15 @@ JUDGES: dict[str, Callable[[Rows], tuple[str, str]]] = {
 
 REASONS = {
     "coupling-equal-rates": "RFC 9332 §2.1 derives the coupling for a scalable and a classic flow of the same "
-    "RTT in their steady state. TCP Prague departs from it on purpose below 25 ms, growing as a 25 ms flow would "
-    "((RTT/25 ms)² segments per round trip): at 10 ms it takes 0.30-0.40 of the classic rate, where DCTCP takes "
-    "1.0-1.4. At 80 ms the 50 s run ends before the flows converge: the scalable flow leaves slow start at a far "
-    "smaller window than the classic flow and grows one segment per 80 ms round trip; measured 200 s after 100 "
-    "every 80 ms pair is within the factor of two (docs/validation/study-l4s.md).",
+    "RTT in their steady state. TCP Prague departs from it on purpose "
+    "below 25 ms, growing as a 25 ms flow would ((RTT/25 ms)² segments per round trip): at 10 ms it takes 0.30-0.40 "
+    "of the classic rate (1.1-1.5 with the scaling off). DCTCP under the linux profile holds its window for the "
+    "round after each reduction, as Linux does: 0.4 of CUBIC's rate at 20-40 ms (0.9 at 20 ms without the hold). At 80 ms "
+    "the 50 s run ends before the flows converge (docs/validation/study-l4s.md).",
     "dualpi2-keeps-the-link-busy": "At 40-80 ms beside Reno: PI2's 15 ms target is well under a Reno flow's "
     "halving at that bandwidth-delay product, so the classic queue empties after each loss, and the scalable flow, "
-    "still short of its share at the end of the 50 s run, does not fill the gap; unpaced, DCTCP's bursts are "
-    "also marked by the L queue's 1 ms ramp (docs/validation/study-l4s.md).",
+    "short of its share (not converged at 80 ms in 50 s; DCTCP held in its CWR rounds and, unpaced, marked on its "
+    "bursts by the L queue's 1 ms ramp), does not fill the gap (docs/validation/study-l4s.md).",
 }
 
 ROWS: dict[str, Callable[[Cells], list[dict[str, Any]]]] = {"queues": _queue_rows, "rtt": _rtt_rows}

@@ -156,11 +156,13 @@ def test_the_whole_study_runs_through_the_core_and_every_claim_is_judged_from_it
         assert dual["marks"] > 0 and pie["scalable_share"] > 0.9
         assert queues[("Drop-Tail", classic)]["marks"] is None  # a Drop-Tail queue never marks
     rtt = {(r["pair"], r["rtt_ms"]): r for r in tables["rtt"].rows}
-    # Prague's RTT scaling below 25 ms: at 10 ms it takes far less than DCTCP beside the same Reno flow.
-    assert rtt[("Prague / Reno", 10)]["ratio"] < 0.5 < 1.0 < rtt[("DCTCP-ECT(1) / Reno", 10)]["ratio"]
+    # Prague's RTT scaling below 25 ms: at 10 ms it takes less than half of Reno's rate, at 40 ms
+    # (no scaling) about as much.
+    assert rtt[("Prague / Reno", 10)]["ratio"] < 0.5 < 0.8 < rtt[("Prague / Reno", 40)]["ratio"]
+    assert all(r["scalable_queue_ms"] < 1.0 for r in tables["rtt"].rows)
     for claim in ("l4s-queue-about-a-millisecond", "scalable-starves-classic-in-one-queue"):
         assert verdicts[claim] == AGREE, (claim, next(j.ours for j in evaluation.conclusions if j.id == claim))
-    # Measured PARTLY (docs/validation/study-l4s.md): Prague at 10 ms and the 80 ms pairs that have not
-    # converged in 50 s; the long-RTT points beside Reno below 95 % busy.
+    # Measured PARTLY (docs/validation/study-l4s.md): Prague at 10 ms, DCTCP held in its CWR rounds
+    # beside CUBIC, the 80 ms pairs not converged in 50 s; the long-RTT points beside Reno below 95 % busy.
     for claim in ("coupling-equal-rates", "dualpi2-keeps-the-link-busy"):
         assert verdicts[claim] == PARTLY, (claim, next(j.ours for j in evaluation.conclusions if j.id == claim))
