@@ -7,8 +7,8 @@ judged by the same code as the API and the dashboard.
     .venv/bin/python bench/reproduce.py 002 [--only exp1 exp2-low] [--override duration_s=20] \
         [--markdown bench-results/paper002.md]
 
-Papers 002 and 004 and the DCTCP study take a few seconds, the bufferbloat study about 20 s, 003 about a
-minute; paper 000 (1000 s runs, 5 seeds, up to 256 flows) much longer: run it through the service (bench/paper000_sweeps.py) or with --only.
+Papers 002 and 004 and the DCTCP and L4S studies take a few seconds, the bufferbloat study about 20 s,
+003 about a minute; paper 000 (1000 s runs, 5 seeds, up to 256 flows) much longer: run it through the service (bench/paper000_sweeps.py) or with --only.
 """
 
 from __future__ import annotations
@@ -75,7 +75,7 @@ def _override(text: str) -> tuple[str, Any]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("paper", help="000, 002, 003, 004, or a study: bufferbloat, dctcp")
+    parser.add_argument("paper", help="000, 002, 003, 004, or a study: bufferbloat, dctcp, l4s")
     parser.add_argument("--only", nargs="*", help="only these experiments (keys)")
     parser.add_argument(
         "--override",

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from services.presets import paper000, paper002, paper003, paper004, study_bufferbloat, study_dctcp
+from services.presets import paper000, paper002, paper003, paper004, study_bufferbloat, study_dctcp, study_l4s
 from services.presets.registry import (
     Column,
     Parameter,
@@ -45,7 +45,7 @@ __all__ = [
 
 PRESETS: dict[str, Preset] = {
     p.name: p
-    for module in (paper000, paper002, paper003, paper004, study_bufferbloat, study_dctcp)
+    for module in (paper000, paper002, paper003, paper004, study_bufferbloat, study_dctcp, study_l4s)
     for p in module.PRESETS
 }
 """Every preset by name: paper by paper in the papers' order, then the studies (a new paper or

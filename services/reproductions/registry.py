@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from services.reproductions import paper000, paper002, paper003, paper004, study_bufferbloat, study_dctcp
+from services.reproductions import paper000, paper002, paper003, paper004, study_bufferbloat, study_dctcp, study_l4s
 from services.reproductions.model import Paper
 
 
@@ -22,6 +22,7 @@ PAPERS: dict[str, Paper] = {
         paper004.PAPER,
         study_bufferbloat.PAPER,
         study_dctcp.PAPER,
+        study_l4s.PAPER,
     )
 }
 

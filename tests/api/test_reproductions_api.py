@@ -220,3 +220,33 @@ def test_the_dctcp_study_is_reproduced_through_the_database_with_one_flow_group_
         assert len(incast) == 12
         assert incast[("DCTCP", 32)]["slowest_ms"] < 5 <= 200 <= incast[("DCTCP", 64)]["slowest_ms"]
         assert incast[("CUBIC", 32)]["stalled"] >= 1 and incast[("CUBIC", 4)]["stalled"] == 0
+
+
+def test_the_l4s_study_is_reproduced_through_the_database_with_the_queue_a_preset_parameter_axis(
+    app, client, db_session
+) -> None:
+    """The L4S study sweeps `queue`, a preset parameter that replaces the whole bottleneck queue,
+    and reads each flow's queueing delay (mean RTT above the propagation RTT) from the flow
+    groups and the marks from the link level of the stored runs."""
+    with user_client(app, make_user(client, "ada")) as ada:
+        r = ada.post("/v1/reproductions/l4s", json={"experiments": ["queues"]})
+        assert r.status_code == 201, r.text
+        started = r.json()
+        (sweep,) = started["sweeps"]
+        assert ada.get(f"/v1/sweeps/{sweep['sweep_id']}").json()["name"] == (
+            f"l4s reproduction {started['batch']}: queues"
+        )
+        assert simulate_queued(db_session, [sweep["sweep_id"]]) == 4 * 2 * 2
+
+        body = ada.get("/v1/reproductions/l4s").json()
+        assert body["status"] == "done" and body["kind"] == "study" and body["label"] == "l4s"
+        verdicts = {r["id"]: r["verdict"] for r in body["rows"]}
+        assert verdicts["l4s-queue-about-a-millisecond"] == "agree"  # from the flow groups' RTTs
+        assert verdicts["scalable-starves-classic-in-one-queue"] == "agree"
+        assert verdicts["coupling-equal-rates"] == verdicts["dualpi2-keeps-the-link-busy"] == "not_run"
+        rows = {
+            (row["queue"], row["classic"]): row for row in ada.get("/v1/reproductions/l4s/tables/queues").json()["rows"]
+        }
+        assert len(rows) == 8
+        assert rows[("DualPI2", "Reno")]["scalable_queue_ms"] < 1 < 8 < rows[("DualPI2", "Reno")]["classic_queue_ms"]
+        assert rows[("PIE+ECN", "CUBIC")]["marks"] > 0 and rows[("Drop-Tail", "CUBIC")]["marks"] is None

@@ -149,3 +149,30 @@ def test_the_dctcp_studys_page_plots_the_slowest_incast_response_one_line_per_va
     )
     assert sorted(traces) == ["CUBIC", "DCTCP"]
     tab.screenshot("study-dctcp")
+
+
+def test_the_l4s_studys_page_draws_pragues_share_per_queue_as_bars_one_series_per_classic_sender(
+    tab: Tab, server: Server, db_engine: Any, reproduced: dict[str, Any]
+) -> None:
+    """The L4S study's queues experiment, run as a worker would: its page is a study's, its claims
+    carry the API's marks, and its table (one row per queue and classic sender) draws bars."""
+    from sqlalchemy.orm import Session
+
+    r = server.client.post("/v1/reproductions/l4s", json={"experiments": ["queues"]})
+    assert r.status_code == 201, r.text
+    with Session(db_engine) as session:
+        simulate_queued(session, [s["sweep_id"] for s in r.json()["sweeps"]])
+    tab.open("/dashboard/papers/l4s")
+    tab.page.wait_for_selector("#table-queues tbody tr", timeout=READY_MS)
+    assert tab.page.locator("#title").inner_text().startswith("Study: L4S")
+    body = server.get("/v1/reproductions/l4s")
+    assert tab.page.locator("#conclusions-table tbody tr").count() == len(body["rows"])
+    for claim in ("l4s-queue-about-a-millisecond", "scalable-starves-classic-in-one-queue"):
+        cells = tab.page.locator(f"#conclusions-table tbody tr[data-id='{claim}'] td").all_inner_texts()
+        assert cells[0] == MARK[next(r["verdict"] for r in body["rows"] if r["id"] == claim)], claim
+    assert tab.page.locator("#table-queues tbody tr").count() == 8
+    traces = tab.page.evaluate(
+        "() => document.querySelector(\"section[data-key='queues'] .js-plotly-plot\").data.map((t) => [t.type, t.name])"
+    )
+    assert sorted(traces) == [["bar", "CUBIC"], ["bar", "Reno"]]  # a study's lines are named plainly
+    tab.screenshot("study-l4s")
