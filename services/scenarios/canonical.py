@@ -22,8 +22,8 @@ from collections.abc import Mapping
 from typing import Any
 
 import tcpsim
-from services.scenarios.errors import from_core_error
-from services.scenarios.schema import Scenario
+from services.scenarios.errors import FieldError, ScenarioInvalid, from_core_error
+from services.scenarios.schema import TRACE_FILES_REFUSED, Scenario
 
 __all__ = [
     "CACHE_KEY_VERSION",
@@ -48,9 +48,30 @@ def dumps(value: Any) -> str:
 
 
 def _as_input(scenario: dict[str, Any] | Scenario) -> dict[str, Any]:
-    if isinstance(scenario, Scenario):
-        return scenario.model_dump(mode="json", exclude_none=True)
-    return scenario
+    data = scenario.model_dump(mode="json", exclude_none=True) if isinstance(scenario, Scenario) else scenario
+    _refuse_trace_files(data)
+    return data
+
+
+def _refuse_trace_files(data: Any) -> None:
+    """The core reads a link's `trace.file` from its own disk, and `normalize` builds the
+    network: a scenario that did not come through the models must not carry one either."""
+    topology = data.get("topology") if isinstance(data, Mapping) else None
+    if not isinstance(topology, Mapping):
+        return
+    dumbbell, graph = topology.get("dumbbell"), topology.get("graph")
+    links: list[tuple[str, Any]] = []
+    if isinstance(dumbbell, Mapping):
+        links.append(("$.topology.dumbbell.bottleneck", dumbbell.get("bottleneck")))
+    if isinstance(graph, Mapping) and isinstance(graph.get("links"), list):
+        links += [(f"$.topology.graph.links[{i}]", link) for i, link in enumerate(graph["links"])]
+    refused = [
+        FieldError(path=f"{path}.trace", reason=TRACE_FILES_REFUSED, source="schema", kind="value_error")
+        for path, link in links
+        if isinstance(link, Mapping) and "trace" in link
+    ]
+    if refused:
+        raise ScenarioInvalid(refused)
 
 
 def canonical_dict(scenario: dict[str, Any] | Scenario) -> dict[str, Any]:

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeAlias
 
-from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, model_validator
+from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, field_validator, model_validator
 
 import tcpsim
 from services.scenarios.core_schema import definition, strings
@@ -46,6 +46,7 @@ __all__ = [
     "SACK_RECOVERIES",
     "TCP_PROFILES",
     "TOPOLOGY_KINDS",
+    "TRACE_FILES_REFUSED",
     "TRACE_KINDS",
     "UNION_TAGS",
     "VARIANTS",
@@ -68,6 +69,7 @@ __all__ = [
     "HystartParams",
     "Limits",
     "LinkParams",
+    "LinkTrace",
     "LossSpec",
     "OutageLoss",
     "PacingParams",
@@ -420,12 +422,32 @@ def _droptail(limit_pkts: int) -> DroptailQueue:
     return DroptailQueue(type="droptail", limit_pkts=limit_pkts)
 
 
+TRACE_FILES_REFUSED = (
+    "trace files are not accepted by the service: the core would read the path on the server's disk; "
+    "use rate_mbps (traces uploaded once and named, issue 18, are not built yet)"
+)
+"""Why the service refuses a link's `trace` (the core's `"trace": {"file": PATH}`)."""
+
+
+class LinkTrace(_Model):
+    """A trace-driven link: Mahimahi trace files (one line per 1500-byte delivery opportunity).
+    The core's scenario format; the service refuses it (`TRACE_FILES_REFUSED`)."""
+
+    file: str
+    """Forward (data) direction's trace file, a path on the machine that runs the core."""
+    reverse_file: str | None = None
+    """Reverse (ACK) direction's trace file (default: `file`)."""
+
+
 class _Link(_Model):
     """A duplex link's own fields, shared by the dumbbell's bottleneck and a graph's links (the
     core writes both structs out; tests/services/test_scenario_drift.py keeps them equal)."""
 
-    rate_mbps: Annotated[float, Field(gt=0.0, le=1.0e7)]
-    """Link rate, Mb/s (10^6 bit/s)."""
+    rate_mbps: Annotated[float, Field(gt=0.0, le=1.0e7)] | None = None
+    """Link rate, Mb/s (10^6 bit/s). Required: the core's alternative, `trace`, is refused here."""
+    trace: LinkTrace | None = None
+    """Refused by the service (`TRACE_FILES_REFUSED`); in the core, delivery opportunities from
+    a Mahimahi trace in place of rate_mbps."""
     delay_ms: Annotated[float, Field(ge=0.0, le=1.0e6)]
     """One-way propagation delay, ms. On a dumbbell's bottleneck every flow's rtt_ms must be at
     least twice it."""
@@ -435,6 +457,14 @@ class _Link(_Model):
     """Loss module on the forward (data) direction."""
     reverse_loss: LossSpec | None = None
     """Loss module on the reverse (ACK) direction."""
+
+    @field_validator("trace")
+    @classmethod
+    def _no_trace_files(cls, value: LinkTrace | None) -> LinkTrace | None:
+        """A path from a user must never make the server read its own disk."""
+        if value is not None:
+            raise ValueError(TRACE_FILES_REFUSED)
+        return value
 
 
 class LinkParams(_Link):

@@ -34,6 +34,7 @@ from services.scenarios import (
 from services.scenarios.canonical import dumps
 from services.scenarios.errors import json_path
 from services.scenarios.paths import WILDCARD, format_path, parse_path
+from services.scenarios.schema import TRACE_FILES_REFUSED
 
 CORE = tcpsim.__version__
 FAST = settings(max_examples=30, deadline=None)
@@ -417,12 +418,55 @@ def _fields_set(model: BaseModel, found: set[tuple[str, str]]) -> None:
                 _fields_set(item, found)
 
 
+# Fields of the core's format the service refuses (a link's trace names a file on the server's
+# disk): no valid scenario sets them, and test_a_trace_file_is_refused_* checks they are refused.
+REFUSED_FIELDS = {("LinkParams", "trace"), ("GraphLink", "trace"), ("LinkTrace", "file"), ("LinkTrace", "reverse_file")}
+
+
 def test_the_hand_written_scenarios_set_every_field_of_the_schema():
     found: set[tuple[str, str]] = set()
     for scenario in HAND_WRITTEN:
         _fields_set(Scenario.model_validate(scenario), found)
     every = {(m.__name__, f) for m in _models() for f in m.model_fields}
-    assert every - found == set()
+    assert every - found == REFUSED_FIELDS
+
+
+def _with_trace_file(tmp_path, where: str) -> dict[str, Any]:
+    """MINIMAL with a valid trace file on the bottleneck or on a graph's link, in place of its rate:
+    a scenario the core itself would run."""
+    trace = tmp_path / "one-per-ms.down"
+    trace.write_text("1\n")
+    link = {"trace": {"file": str(trace), "reverse_file": str(trace)}, "delay_ms": 5}
+    if where == "bottleneck":
+        return {**MINIMAL, "topology": {"dumbbell": {"bottleneck": link}}}
+    graph = {
+        "nodes": ["a", "b"],
+        "links": [{"from": "a", "to": "b", "rate_mbps": 1, "delay_ms": 1}, {"from": "b", "to": "a", **link}],
+    }
+    return {"duration_s": 5, "topology": {"graph": graph}, "flows": [{"from": "a", "to": "b"}]}
+
+
+@pytest.mark.parametrize(
+    ("where", "path"),
+    [("bottleneck", "$.topology.dumbbell.bottleneck.trace"), ("graph", "$.topology.graph.links[1].trace")],
+)
+def test_a_trace_file_is_refused_by_the_models_before_the_core_reads_it(tmp_path, where, path):
+    scenario = _with_trace_file(tmp_path, where)
+    tcpsim.validate(scenario)  # the core would read the file and accept it
+    with pytest.raises(ScenarioInvalid) as info:
+        validate_scenario(scenario)
+    (error,) = info.value.errors
+    assert (error.path, error.source) == (path, "schema")
+    assert "not accepted by the service" in error.reason and "server's disk" in error.reason
+
+
+@pytest.mark.parametrize("where", ["bottleneck", "graph"])
+def test_a_trace_file_is_refused_by_the_canonical_form_and_the_cache_key_without_the_models(tmp_path, where):
+    scenario = _with_trace_file(tmp_path, where)
+    for refuses in (canonical_dict, lambda s: cache_key(s, tcpsim.__version__)):
+        with pytest.raises(ScenarioInvalid) as info:
+            refuses(scenario)
+        assert [e.reason for e in info.value.errors] == [TRACE_FILES_REFUSED]
 
 
 def _core_expected(mutate) -> list[str]:
@@ -538,7 +582,7 @@ def test_the_json_schema_documents_units_and_defaults():
     tcp = s["$defs"]["TcpConfig"]["properties"]
     assert tcp["min_rto_s"]["default"] == 0.2 and "seconds" in tcp["min_rto_s"]["description"]
     link = s["$defs"]["LinkParams"]["properties"]
-    assert "Mb/s" in link["rate_mbps"]["description"] and link["rate_mbps"]["exclusiveMinimum"] == 0
+    assert "Mb/s" in link["rate_mbps"]["description"] and link["rate_mbps"]["anyOf"][0]["exclusiveMinimum"] == 0
     assert s["$defs"]["BernoulliEventsLoss"]["properties"]["p"]["maximum"] == 1
     assert s["$defs"]["FlowSpec"]["properties"]["variant"]["anyOf"][0]["enum"] == list(tcpsim.VARIANTS)
     assert "from" in s["$defs"]["GraphLink"]["properties"]

@@ -69,7 +69,12 @@ pub struct Dumbbell {
 #[derive(Clone, Debug, Deserialize, Serialize, JsonSchema, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct LinkParams {
-    pub rate_mbps: f64,
+    /// Required unless `trace` is given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate_mbps: Option<f64>,
+    /// Delivery opportunities from a Mahimahi trace, in place of `rate_mbps`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trace: Option<TraceSpec>,
     /// One-way propagation delay.
     pub delay_ms: f64,
     #[serde(default)]
@@ -127,7 +132,12 @@ pub struct GraphLink {
     pub name: Option<String>,
     pub from: String,
     pub to: String,
-    pub rate_mbps: f64,
+    /// Required unless `trace` is given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate_mbps: Option<f64>,
+    /// Delivery opportunities from a Mahimahi trace, in place of `rate_mbps`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trace: Option<TraceSpec>,
     pub delay_ms: f64,
     #[serde(default)]
     pub queue: QueueSpec,
@@ -135,6 +145,18 @@ pub struct GraphLink {
     pub loss: Option<LossSpec>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reverse_loss: Option<LossSpec>,
+}
+
+/// A trace-driven link (issue 18): Mahimahi trace files, one line per 1500-byte delivery
+/// opportunity (the millisecond from the trace's start), looping at their end as mm-link's do.
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct TraceSpec {
+    /// The forward (data) direction's trace: a path on the machine that runs the core.
+    pub file: String,
+    /// The reverse (ACK) direction's trace; defaults to `file`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reverse_file: Option<String>,
 }
 
 /// RED's early-drop rules (`topology…queue.rules`).
@@ -1169,9 +1191,34 @@ impl Default for Check {
     }
 }
 
-pub fn check_link_rate_delay(c: &mut Check, path: &str, rate_mbps: f64, delay_ms: f64) {
-    c.positive(&format!("{path}.rate_mbps"), rate_mbps);
-    c.at_most(&format!("{path}.rate_mbps"), rate_mbps, 1.0e7);
+/// A link's rate or trace (exactly one of them) and its delay. The trace's files are read
+/// when the network is built.
+pub fn check_link_rate_delay(
+    c: &mut Check,
+    path: &str,
+    rate_mbps: Option<f64>,
+    trace: Option<&TraceSpec>,
+    delay_ms: f64,
+) {
+    match (rate_mbps, trace) {
+        (Some(rate_mbps), None) => {
+            c.positive(&format!("{path}.rate_mbps"), rate_mbps);
+            c.at_most(&format!("{path}.rate_mbps"), rate_mbps, 1.0e7);
+        }
+        (None, Some(t)) => {
+            if t.file.is_empty() {
+                c.fail(format!("{path}.trace.file"), "must name a trace file");
+            }
+            if t.reverse_file.as_ref().is_some_and(|f| f.is_empty()) {
+                c.fail(format!("{path}.trace.reverse_file"), "must name a trace file");
+            }
+        }
+        (Some(_), Some(_)) => c.fail(
+            format!("{path}.trace"),
+            "give rate_mbps or trace, not both: a trace sets the link's rate",
+        ),
+        (None, None) => c.fail(format!("{path}.rate_mbps"), "required (or a trace in its place)"),
+    }
     c.non_negative(&format!("{path}.delay_ms"), delay_ms);
     c.at_most(&format!("{path}.delay_ms"), delay_ms, 1.0e6);
 }

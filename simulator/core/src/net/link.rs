@@ -10,10 +10,17 @@
 //! the waiting packets, and the deque only those in transmission or propagation: each time the
 //! transmitter frees up (a `LinkTransmit` event) the discipline picks the next packet, which
 //! then leaves at a known time as above.
+//!
+//! A trace-driven link (`TraceCursor`) has no rate: a packet starts to leave at its trace's
+//! first opportunity with bytes to spare at or after the moment it reaches the head, and has
+//! left with the opportunity that carries its last byte. Under Drop-Tail and RED both are
+//! known at admission, as at a fixed rate; under a scheduled discipline the `LinkTransmit`
+//! event fires at the next opportunity while packets wait, so the discipline picks (and
+//! measures sojourn) when the packet starts to leave.
 
 use std::collections::VecDeque;
 
-use super::{Name, NodeId, QueueDiscipline, Queued, Verdict};
+use super::{Name, NodeId, QueueDiscipline, Queued, TraceCursor, Verdict};
 use crate::histogram::DelayHistogram;
 use crate::loss::LossModule;
 use crate::packet::Packet;
@@ -70,11 +77,13 @@ pub struct Link {
     pub name: Name,
     pub from: NodeId,
     pub to: NodeId,
+    /// A trace-driven link's mean rate (for utilisation and RED's idle-time estimate).
     pub rate_bps: u64,
     pub delay: SimTime,
     queue: QueueDiscipline,
-    /// Boxed: most links have none, and a dumbbell has four links per flow.
-    loss: Option<Box<LossModule>>,
+    /// The loss module and the trace, boxed together: most links have neither, a dumbbell
+    /// has four links per flow, and a second pointer would take a link past 176 bytes.
+    extras: Option<Box<Extras>>,
     in_flight: VecDeque<InFlight>,
     /// Index in `in_flight` of the first packet whose transmission had not started when last
     /// looked at: time only moves forward, so the queue's front is found by stepping from it
@@ -96,6 +105,13 @@ pub struct Link {
     pipe_at_open: u32,
 }
 
+/// What few links have: a loss module, a trace to follow instead of a fixed rate.
+#[derive(Default)]
+pub struct Extras {
+    pub loss: Option<LossModule>,
+    pub trace: Option<TraceCursor>,
+}
+
 /// A link's queueing delays over the window: from a packet's acceptance to the start of its
 /// transmission, for every packet accepted (under a scheduled discipline: every packet whose
 /// transmission started, the ones it dropped not included). None without packets.
@@ -113,7 +129,7 @@ impl Link {
         rate_bps: u64,
         delay: SimTime,
         queue: QueueDiscipline,
-        loss: Option<LossModule>,
+        extras: Extras,
     ) -> Self {
         Link {
             name,
@@ -122,7 +138,7 @@ impl Link {
             rate_bps,
             delay,
             queue,
-            loss: loss.map(Box::new),
+            extras: (extras.loss.is_some() || extras.trace.is_some()).then(|| Box::new(extras)),
             in_flight: VecDeque::new(),
             first_waiting: 0,
             busy_until: 0,
@@ -166,7 +182,7 @@ impl Link {
 
     /// See `LossModule::set_round_trip`.
     pub fn set_round_trip(&mut self, flow: u32, rtt: SimTime) {
-        if let Some(loss) = &mut self.loss {
+        if let Some(loss) = self.extras.as_mut().and_then(|x| x.loss.as_mut()) {
             loss.set_round_trip(flow, rtt);
         }
     }
@@ -193,7 +209,7 @@ impl Link {
     /// Offers a packet to the link at `now`: the loss module, then the queue, decide. An
     /// accepted packet is copied into the link.
     pub fn offer(&mut self, packet: &Packet, now: SimTime) -> Admission {
-        if let Some(loss) = &mut self.loss {
+        if let Some(loss) = self.extras.as_mut().and_then(|x| x.loss.as_mut()) {
             if loss.drops(packet, now) {
                 self.counters.loss_drops += 1;
                 return Admission::DroppedByLoss;
@@ -219,8 +235,19 @@ impl Link {
                 return Admission::DroppedByQueue;
             }
         }
-        let tx_start = self.busy_until.max(now);
-        self.busy_until = tx_start + transmission_time(packet.size, self.rate_bps);
+        let tx_start = match self.extras.as_mut().and_then(|x| x.trace.as_mut()) {
+            None => {
+                let tx_start = self.busy_until.max(now);
+                self.busy_until = tx_start + transmission_time(packet.size, self.rate_bps);
+                tx_start
+            }
+            Some(trace) => {
+                // The cursor is past every byte an earlier packet took.
+                let (start, left) = trace.send(packet.size, now);
+                self.busy_until = left;
+                start
+            }
+        };
         let arrival = self.busy_until + self.delay;
         self.in_flight.push_back(InFlight {
             packet,
@@ -252,6 +279,9 @@ impl Link {
     /// A scheduled discipline's transmitter is free at `now` (it was idle, or its `LinkTransmit`
     /// event fired): the discipline's next packet starts, if it has one.
     pub fn transmit_next(&mut self, now: SimTime) -> Option<Started> {
+        if self.trace().is_some() {
+            return self.transmit_next_on_trace(now);
+        }
         let QueueDiscipline::Scheduled(s) = &mut self.queue else {
             unreachable!("only a scheduled discipline's link transmits on its own events")
         };
@@ -270,6 +300,48 @@ impl Link {
             ends: self.busy_until,
             first_arrival: (self.in_flight.len() == 1).then_some(arrival),
         })
+    }
+
+    /// `transmit_next` on a trace-driven link: the discipline's next packet starts to leave only
+    /// at an opportunity; until the next one the transmitter waits (`ends` is that opportunity,
+    /// with nothing sent).
+    #[inline(never)]
+    fn transmit_next_on_trace(&mut self, now: SimTime) -> Option<Started> {
+        let (Some(trace), QueueDiscipline::Scheduled(s)) =
+            (self.extras.as_mut().and_then(|x| x.trace.as_mut()), &mut self.queue)
+        else {
+            unreachable!("called for a scheduled discipline on a trace")
+        };
+        let at = trace.start(now);
+        if at > now {
+            s.transmitting = !s.is_empty();
+            return s.transmitting.then_some(Started {
+                ends: at,
+                first_arrival: None,
+            });
+        }
+        let next = s.dequeue(now);
+        s.transmitting = next.is_some();
+        let Queued { packet, since } = next?;
+        let (_, ends) = trace.send(packet.size, now);
+        self.busy_until = ends;
+        let arrival = ends + self.delay;
+        self.in_flight.push_back(InFlight {
+            packet,
+            tx_start: now,
+            arrival,
+        });
+        self.record_wait(now - since);
+        Some(Started {
+            ends,
+            first_arrival: (self.in_flight.len() == 1).then_some(arrival),
+        })
+    }
+
+    /// The trace this link follows, if it is trace-driven.
+    #[inline]
+    fn trace(&mut self) -> Option<&mut TraceCursor> {
+        self.extras.as_mut().and_then(|x| x.trace.as_mut())
     }
 
     /// Hands over (appends to `out`) the packets a scheduled discipline dropped since the last
@@ -331,7 +403,7 @@ mod tests {
             8_000_000,
             10_000_000,
             QueueDiscipline::DropTail(DropTail::new(limit)),
-            None,
+            Extras::default(),
         )
     }
 
@@ -353,8 +425,78 @@ mod tests {
             8_000_000,
             10_000_000,
             QueueDiscipline::new(&spec, 8_000_000, rng),
-            None,
+            Extras::default(),
         )
+    }
+
+    fn on_trace(mut l: Link, trace: &str) -> Link {
+        let trace = std::sync::Arc::new(crate::net::Trace::parse(trace).unwrap());
+        l.extras = Some(Box::new(Extras {
+            loss: None,
+            trace: Some(TraceCursor::new(trace)),
+        }));
+        l
+    }
+
+    /// Arrival times (ms, less the 10 ms of propagation) of every packet in the pipe, the
+    /// first one's being `first`.
+    fn departures_ms(l: &mut Link, first: Option<SimTime>) -> Vec<f64> {
+        let mut out = Vec::new();
+        let mut next = first;
+        while let Some(t) = next {
+            out.push((t - 10_000_000) as f64 / 1e6);
+            next = l.take_arrival().1;
+        }
+        out
+    }
+
+    /// Two passes of a 4 ms trace: two opportunities at 1 ms, one at 3 and one at 4.
+    const TRACE: &str = "1\n1\n3\n4\n";
+    const TWO_PASSES: [f64; 8] = [1.0, 1.0, 3.0, 4.0, 5.0, 5.0, 7.0, 8.0];
+
+    fn full(seq: u32) -> Packet {
+        Packet::new(0, PacketKind::Data, 0, seq, 1500, 0)
+    }
+
+    #[test]
+    fn a_drop_tail_trace_link_sends_full_packets_exactly_at_the_traces_opportunities_looping() {
+        let mut l = on_trace(link(100), TRACE);
+        let Admission::Accepted { first_arrival } = l.offer(&full(0), 0) else {
+            panic!("accepted")
+        };
+        for seq in 1..8 {
+            assert_eq!(l.offer(&full(seq), 0), Admission::Accepted { first_arrival: None });
+        }
+        assert_eq!(l.waiting(1_000_000), 6, "the two at 1 ms have left");
+        assert_eq!(departures_ms(&mut l, first_arrival), TWO_PASSES);
+        // The eight waited 1, 1, 3, 4, 5, 5, 7 and 8 ms for their opportunities.
+        assert_eq!(l.counters.wait_ns, 34_000_000);
+    }
+
+    #[test]
+    fn a_scheduled_trace_link_picks_each_packet_at_an_opportunity_and_waits_between_them() {
+        let mut l = on_trace(codel_link(100), TRACE);
+        let Admission::Held { started: Some(first) } = l.offer(&full(0), 0) else {
+            panic!("the idle transmitter waits for the first opportunity")
+        };
+        assert_eq!(
+            first,
+            Started {
+                ends: 1_000_000,
+                first_arrival: None
+            }
+        );
+        for seq in 1..8 {
+            assert_eq!(l.offer(&full(seq), 0), Admission::Held { started: None });
+        }
+        // The `LinkTransmit` events: each one at an opportunity sends one packet.
+        let (mut at, mut first_arrival) = (first.ends, None);
+        while let Some(s) = l.transmit_next(at) {
+            first_arrival = first_arrival.or(s.first_arrival);
+            at = s.ends;
+        }
+        assert_eq!(l.waiting(at), 0);
+        assert_eq!(departures_ms(&mut l, first_arrival), TWO_PASSES);
     }
 
     #[test]

@@ -10,16 +10,18 @@ mod name;
 mod pie;
 mod red;
 mod topology;
+mod trace;
 
 pub use codel::{CoDel, CoDelParams};
 pub use droptail::{DropTail, MarkingDropTail};
 pub use dualpi2::{DualPi2, DualPi2Params};
 pub use fq_codel::{FqCoDel, FqCoDelParams};
-pub use link::{Admission, Link, LinkCounters, QueueDelays, Started};
+pub use link::{Admission, Extras, Link, LinkCounters, QueueDelays, Started};
 pub use name::Name;
 pub use pie::{Pie, PieParams};
 pub use red::Red;
 pub use topology::{build, Network, Routes};
+pub use trace::{Trace, TraceCursor, OPPORTUNITY_BYTES};
 
 use crate::packet::Packet;
 use crate::rng::SimRng;

@@ -4,13 +4,14 @@
 
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
+use std::sync::Arc;
 
-use super::{Link, LinkId, Name, NodeId, QueueDiscipline};
+use super::{Extras, Link, LinkId, Name, NodeId, QueueDiscipline, Trace, TraceCursor};
 use crate::error::{Result, SimError};
 use crate::loss::LossModule;
 use crate::plan::FlowPlan;
 use crate::rng::{SimRng, StreamId};
-use crate::scenario::{LossSpec, QueueSpec, Topology};
+use crate::scenario::{LossSpec, QueueSpec, Topology, TraceSpec};
 use crate::time::{from_millis, SimTime};
 
 pub struct Network {
@@ -91,12 +92,21 @@ struct Builder {
     seed: u64,
     nodes: Vec<Name>,
     links: Vec<Link>,
+    /// Trace files read so far, by path: each is read once and shared by its links.
+    traces: HashMap<String, Arc<Trace>>,
+}
+
+/// How a one-way link sends: at a fixed rate or at a trace's opportunities.
+#[derive(Clone)]
+enum Sends {
+    Rate { mbps: f64 },
+    Trace(Arc<Trace>),
 }
 
 struct OneWay<'a> {
     name: Name,
     ends: (NodeId, NodeId),
-    rate_mbps: f64,
+    sends: Sends,
     delay: SimTime,
     queue: &'a QueueSpec,
     loss: Option<&'a LossSpec>,
@@ -110,14 +120,48 @@ impl Builder {
 
     fn link(&mut self, l: OneWay) -> LinkId {
         let id = self.links.len() as LinkId;
-        let rate_bps = (l.rate_mbps * 1e6).round().max(1.0) as u64;
+        let (rate_bps, trace) = match l.sends {
+            Sends::Rate { mbps } => ((mbps * 1e6).round().max(1.0) as u64, None),
+            Sends::Trace(t) => (t.mean_bps().max(1), Some(TraceCursor::new(t))),
+        };
         let queue = QueueDiscipline::new(l.queue, rate_bps, SimRng::new(self.seed, StreamId::LinkQueue(id)));
         let loss = l
             .loss
             .map(|s| LossModule::new(s, SimRng::new(self.seed, StreamId::LinkLoss(id))));
-        self.links
-            .push(Link::new(l.name, l.ends, rate_bps, l.delay, queue, loss));
+        self.links.push(Link::new(
+            l.name,
+            l.ends,
+            rate_bps,
+            l.delay,
+            queue,
+            Extras { loss, trace },
+        ));
         id
+    }
+
+    /// How a duplex link sends each way: its rate, or its trace files (read once per path;
+    /// an error names `path`'s `trace.file` or `trace.reverse_file`). `plan` checked that
+    /// exactly one of the two is given.
+    fn sends(&mut self, rate_mbps: Option<f64>, trace: Option<&TraceSpec>, path: &str) -> Result<(Sends, Sends)> {
+        let Some(t) = trace else {
+            let mbps = rate_mbps.expect("plan() checked that a link without a trace has a rate");
+            return Ok((Sends::Rate { mbps }, Sends::Rate { mbps }));
+        };
+        let forward = self.read_trace(&t.file, format!("{path}.trace.file"))?;
+        let reverse = match &t.reverse_file {
+            Some(f) => self.read_trace(f, format!("{path}.trace.reverse_file"))?,
+            None => forward.clone(),
+        };
+        Ok((Sends::Trace(forward), Sends::Trace(reverse)))
+    }
+
+    fn read_trace(&mut self, file: &str, path: String) -> Result<Arc<Trace>> {
+        if let Some(t) = self.traces.get(file) {
+            return Ok(t.clone());
+        }
+        let t = Arc::new(Trace::read(file).map_err(|message| SimError::invalid(path, message))?);
+        self.traces.insert(file.to_owned(), t.clone());
+        Ok(t)
     }
 }
 
@@ -127,6 +171,7 @@ pub fn build(topology: &Topology, flows: &[FlowPlan], seed: u64) -> Result<(Netw
         seed,
         nodes: Vec::new(),
         links: Vec::new(),
+        traces: HashMap::new(),
     };
     match topology {
         Topology::Dumbbell(d) => {
@@ -137,10 +182,11 @@ pub fn build(topology: &Topology, flows: &[FlowPlan], seed: u64) -> Result<(Netw
             let right = b.node("right".into());
             let bn = &d.bottleneck;
             let bn_delay = from_millis(bn.delay_ms);
+            let (forward, reverse) = b.sends(bn.rate_mbps, bn.trace.as_ref(), "$.topology.dumbbell.bottleneck")?;
             let fwd = b.link(OneWay {
                 name: "bottleneck".into(),
                 ends: (left, right),
-                rate_mbps: bn.rate_mbps,
+                sends: forward,
                 delay: bn_delay,
                 queue: &bn.queue,
                 loss: bn.loss.as_ref(),
@@ -148,7 +194,7 @@ pub fn build(topology: &Topology, flows: &[FlowPlan], seed: u64) -> Result<(Netw
             let rev = b.link(OneWay {
                 name: "bottleneck-rev".into(),
                 ends: (right, left),
-                rate_mbps: bn.rate_mbps,
+                sends: reverse,
                 delay: bn_delay,
                 queue: &bn.queue,
                 loss: bn.reverse_loss.as_ref(),
@@ -165,7 +211,9 @@ pub fn build(topology: &Topology, flows: &[FlowPlan], seed: u64) -> Result<(Netw
                     b.link(OneWay {
                         name: Name::OfFlow { flow, part },
                         ends,
-                        rate_mbps: d.access.rate_mbps,
+                        sends: Sends::Rate {
+                            mbps: d.access.rate_mbps,
+                        },
                         delay: access,
                         queue: &d.access.queue,
                         loss: None,
@@ -216,10 +264,11 @@ pub fn build(topology: &Topology, flows: &[FlowPlan], seed: u64) -> Result<(Netw
                 }
                 let name = l.name.clone().unwrap_or_else(|| format!("{}-{}", l.from, l.to));
                 let delay = from_millis(l.delay_ms);
+                let (forward, reverse) = b.sends(l.rate_mbps, l.trace.as_ref(), &path)?;
                 b.link(OneWay {
                     name: name.as_str().into(),
                     ends: (a, z),
-                    rate_mbps: l.rate_mbps,
+                    sends: forward,
                     delay,
                     queue: &l.queue,
                     loss: l.loss.as_ref(),
@@ -227,7 +276,7 @@ pub fn build(topology: &Topology, flows: &[FlowPlan], seed: u64) -> Result<(Netw
                 b.link(OneWay {
                     name: format!("{name}-rev").into(),
                     ends: (z, a),
-                    rate_mbps: l.rate_mbps,
+                    sends: reverse,
                     delay,
                     queue: &l.queue,
                     loss: l.reverse_loss.as_ref(),
