@@ -1,0 +1,77 @@
+#!/usr/bin/env python3
+"""The core's speed on a trace-driven bottleneck beside the same mean rate fixed (issue 18).
+
+    python3 simulator/bench/trace_speed.py [--tcpsim PATH] [--traces DIR] [--runs 5]
+
+The reference scenario (`simulator/scenarios/reference-dumbbell.json`: its flows, TCP settings
+and access links) over 140 s, one pass of TMobile-LTE-short (16.70 Mb/s mean; data on `.down`,
+ACKs on `.up`) against a 16.7 Mb/s fixed bottleneck, with 1 and 64 flows, under Drop-Tail (150
+packets, the reference's) and CoDel. Each case runs `tcpsim run` `--runs` times; the table shows
+the median wall time and events per second of the core's event loop (`stats`, which leaves out
+reading the scenario and the trace files).
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import json
+import statistics
+import subprocess
+import tempfile
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[2]
+REFERENCE = ROOT / "simulator/scenarios/reference-dumbbell.json"
+QUEUES = {"Drop-Tail 150": {"type": "droptail", "limit_pkts": 150}, "CoDel": {"type": "codel"}}
+
+
+def scenario(flows: int, link: dict[str, Any], queue: dict[str, Any]) -> dict[str, Any]:
+    """The reference scenario with `flows` flows, 140 s, and `link` (a rate or a trace) as its bottleneck."""
+    s = copy.deepcopy(json.loads(REFERENCE.read_text()))
+    s["duration_s"] = 140
+    s["flows"][0]["count"] = flows
+    bottleneck = s["topology"]["dumbbell"]["bottleneck"]
+    del bottleneck["rate_mbps"]
+    bottleneck.update(link, queue=queue)
+    return s
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--tcpsim", default="simulator/target/release/tcpsim")
+    p.add_argument("--traces", default="/work/shared/traces/cellular")
+    p.add_argument("--runs", type=int, default=5)
+    a = p.parse_args()
+    trace = {
+        "trace": {"file": f"{a.traces}/TMobile-LTE-short.down", "reverse_file": f"{a.traces}/TMobile-LTE-short.up"}
+    }
+    links = {"16.7 Mb/s fixed": {"rate_mbps": 16.7}, "TMobile-LTE-short": trace}
+    print(
+        "| flows | queue | bottleneck | events | wall s | events/s | bottleneck pkts per wall-s | timeouts | peak pkts |"
+    )
+    print("|---|---|---|---|---|---|---|---|---|")
+    with tempfile.TemporaryDirectory() as tmp:
+        for flows in (1, 64):
+            for qname, queue in QUEUES.items():
+                for lname, link in links.items():
+                    path = Path(tmp) / "scenario.json"
+                    path.write_text(json.dumps(scenario(flows, link, queue)))
+                    results = [
+                        json.loads(subprocess.run([a.tcpsim, "run", str(path)], capture_output=True, check=True).stdout)
+                        for _ in range(a.runs)
+                    ]
+                    r = results[0]
+                    wall = statistics.median(x["stats"]["wall_s"] for x in results)
+                    bottleneck = next(x for x in r["links"] if x["name"] == "bottleneck")
+                    timeouts = sum(f["timeouts"] for f in r["flows"])
+                    print(
+                        f"| {flows} | {qname} | {lname} | {r['stats']['events']:,} | {wall:.3f} | "
+                        f"{r['stats']['events'] / wall / 1e6:.1f} M | {bottleneck['packets'] / wall / 1e6:.2f} M | "
+                        f"{timeouts} | {r['stats']['peak_packets']} |"
+                    )
+
+
+if __name__ == "__main__":
+    main()
