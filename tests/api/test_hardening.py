@@ -203,6 +203,18 @@ def test_free_text_past_its_cap_is_a_422_naming_the_field(client, db_session, sc
     assert count(db_session, Run) == 0
 
 
+def test_a_trace_file_on_a_link_is_a_422_and_the_server_never_reads_the_path(client, db_session, tmp_path):
+    trace = tmp_path / "one-per-ms.down"
+    trace.write_text("1\n")  # a trace the core would read and accept
+    bottleneck = {"trace": {"file": str(trace)}, "delay_ms": 10}
+    body = {"duration_s": 5, "topology": {"dumbbell": {"bottleneck": bottleneck}}, "flows": [{"rtt_ms": 100}]}
+    r = client.post("/v1/runs", json={"scenario": body})
+    assert r.status_code == 422, r.text[:300]
+    error = next(e for e in r.json()["detail"] if e["path"] == "$.scenario.topology.dumbbell.bottleneck.trace")
+    assert "not accepted by the service" in error["msg"], error
+    assert count(db_session, Run) == 0
+
+
 def test_a_description_within_its_cap_is_stored_and_a_preset_override_past_it_is_refused(client):
     fine = {"duration_s": 5, "topology": DUMBBELL, "flows": [{"rtt_ms": 100}], "description": "d" * 10_000}
     assert client.post("/v1/runs", json={"scenario": fine}).status_code == 201
