@@ -77,7 +77,8 @@ pub struct Link {
     pub name: Name,
     pub from: NodeId,
     pub to: NodeId,
-    /// A trace-driven link's mean rate (for utilisation and RED's idle-time estimate).
+    /// Bits per second; on a trace-driven link the trace's mean rate (for utilisation and RED's
+    /// idle-time estimate).
     pub rate_bps: u64,
     pub delay: SimTime,
     queue: QueueDiscipline,
