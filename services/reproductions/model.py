@@ -240,3 +240,55 @@ def share(count: int, total: int) -> str:
 
 def not_run(paper_conclusions: Sequence[Mapping[str, Any]], experiment: str) -> list[Judged]:
     return [Judged(c["id"], c["text"], c["where"], experiment, NOT_RUN) for c in paper_conclusions]
+
+
+Rows = dict[str, list[dict[str, Any]]]
+"""A study's table rows, by table key."""
+Judge = Callable[[Rows], tuple[str, str]]
+"""A study's claim judged from its rows: (verdict, what we measured in words)."""
+
+
+def judge_claims(
+    claims: Sequence[Mapping[str, Any]],
+    judges: Mapping[str, Judge],
+    reasons: Mapping[str, str],
+    rows: Rows,
+    ran: Callable[[Mapping[str, Any]], bool],
+) -> list[Judged]:
+    """Each of a study's claims judged (`judges[id]`) where `ran(claim)`, else not run."""
+    judged = []
+    for claim in claims:
+        verdict, ours = judges[claim["id"]](rows) if ran(claim) else (NOT_RUN, "")
+        judged.append(
+            Judged(
+                claim["id"],
+                claim["text"],
+                claim["where"],
+                claim["experiment"],
+                verdict,
+                ours,
+                {},
+                reasons.get(claim["id"]),
+            )
+        )
+    return judged
+
+
+def evaluate_by_experiment(
+    observations: Observations,
+    experiments: Sequence[Experiment],
+    row_builders: Mapping[str, Callable[[Cells], list[dict[str, Any]]]],
+    table_builders: Mapping[str, Callable[[list[dict[str, Any]]], Table]],
+    claims: Sequence[Mapping[str, Any]],
+    judges: Mapping[str, Judge],
+    reasons: Mapping[str, str],
+) -> Evaluation:
+    """A study whose every experiment gives one table (rows keyed by the experiment): the rows of
+    each finished experiment, their tables, and the claims judged on the experiments that ran."""
+    rows: Rows = {}
+    for e in experiments:
+        cells = Cells(observations.get(e.key, ()))
+        if cells:
+            rows[e.key] = row_builders[e.key](cells)
+    tables = [table_builders[key](rows[key]) for key in row_builders if rows.get(key)]
+    return Evaluation(tables, judge_claims(claims, judges, reasons, rows, lambda c: c["experiment"] in rows))

@@ -32,17 +32,16 @@ from services.reproductions.model import (
     AGREE,
     DISAGREE,
     NO_DATA,
-    NOT_RUN,
     PARTLY,
     Cells,
     Column,
     Evaluation,
     Experiment,
-    Judged,
     Observations,
     Paper,
     Plot,
     Table,
+    judge_claims,
     share,
 )
 
@@ -329,22 +328,8 @@ def evaluate(observations: Observations) -> Evaluation:
     tables = [_same_table(v, rows[v]) for v in VARIANTS if rows.get(v)]
     if rows.get("mixed"):
         tables.append(_mixed_table(rows["mixed"]))
-    judged = []
-    for claim in CLAIMS:
-        ran = bool(same) if claim["experiment"] == "same-variant" else bool(mixed)
-        verdict, ours = JUDGES[claim["id"]](rows) if ran else (NOT_RUN, "")
-        judged.append(
-            Judged(
-                claim["id"],
-                claim["text"],
-                claim["where"],
-                claim["experiment"],
-                verdict,
-                ours,
-                {},
-                REASONS.get(claim["id"]),
-            )
-        )
+    ran = {"same-variant": bool(same), "mixed": bool(mixed)}
+    judged = judge_claims(CLAIMS, JUDGES, REASONS, rows, lambda c: ran[c["experiment"]])
     return Evaluation(tables, judged)
 
 

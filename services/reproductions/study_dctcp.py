@@ -45,17 +45,16 @@ from services.reproductions.model import (
     AGREE,
     DISAGREE,
     NO_DATA,
-    NOT_RUN,
     PARTLY,
     Cells,
     Column,
     Evaluation,
     Experiment,
-    Judged,
     Observations,
     Paper,
     Plot,
     Table,
+    evaluate_by_experiment,
     share,
 )
 
@@ -519,38 +518,17 @@ TABLES: dict[str, Callable[[list[dict[str, Any]]], Table]] = {
 
 
 def evaluate(observations: Observations) -> Evaluation:
-    rows: dict[str, list[dict[str, Any]]] = {}
-    for e in EXPERIMENTS:
-        cells = Cells(observations.get(e.key, ()))
-        if cells:
-            rows[e.key] = ROWS[e.key](cells)
-    tables = [TABLES[key](rows[key]) for key in ROWS if rows.get(key)]
-    judged = []
-    for claim in CLAIMS:
-        verdict, ours = JUDGES[claim["id"]](rows) if claim["experiment"] in rows else (NOT_RUN, "")
-        judged.append(
-            Judged(
-                claim["id"],
-                claim["text"],
-                claim["where"],
-                claim["experiment"],
-                verdict,
-                ours,
-                {},
-                REASONS.get(claim["id"]),
-            )
-        )
-    return Evaluation(tables, judged)
+    return evaluate_by_experiment(observations, EXPERIMENTS, ROWS, TABLES, CLAIMS, JUDGES, REASONS)
 
 
 PAPER = Paper(
     number="dctcp",
     title="DCTCP against CUBIC on one switch: K against the buffer, and an incast of N senders",
     citation="; ".join(SOURCES.values()),
-    setup="Two bulk flows (DCTCP, CUBIC with ECN or plain CUBIC, Linux's defaults with RACK-TLP) share one 10 Gb/s "
+    setup="Two bulk flows (DCTCP, CUBIC with ECN or plain CUBIC, Linux's defaults: RACK-TLP, the SYN's RTT sample) share one 10 Gb/s "
     "switch port with a 100 µs round trip (C·RTT 83 packets) whose Drop-Tail buffer marks CE at K packets: K "
     "swept from 4 to 65 packets, the buffer from 100 to 800, and DCTCP beside CUBIC; 0.3 s, the last 0.2 measured, "
-    "two seeds per point. Then N = 4-32 senders answer one request with 64 kB each into a 100-packet port "
+    "two seeds per point. Then N = 4-64 senders answer one request with 64 kB each into a 100-packet port "
     "(K 65), DCTCP against plain CUBIC, three seeds. The claims come from Alizadeh et al. (SIGCOMM 2010) and RFC "
     "8257, each with its section.",
     experiments=EXPERIMENTS,

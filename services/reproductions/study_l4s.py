@@ -36,17 +36,16 @@ from services.reproductions.model import (
     AGREE,
     DISAGREE,
     NO_DATA,
-    NOT_RUN,
     PARTLY,
     Cells,
     Column,
     Evaluation,
     Experiment,
-    Judged,
     Observations,
     Paper,
     Plot,
     Table,
+    evaluate_by_experiment,
     share,
 )
 
@@ -316,28 +315,7 @@ TABLES: dict[str, Callable[[list[dict[str, Any]]], Table]] = {"queues": _queues_
 
 
 def evaluate(observations: Observations) -> Evaluation:
-    rows: dict[str, list[dict[str, Any]]] = {}
-    for e in EXPERIMENTS:
-        cells = Cells(observations.get(e.key, ()))
-        if cells:
-            rows[e.key] = ROWS[e.key](cells)
-    tables = [TABLES[key](rows[key]) for key in ROWS if rows.get(key)]
-    judged = []
-    for claim in CLAIMS:
-        verdict, ours = JUDGES[claim["id"]](rows) if claim["experiment"] in rows else (NOT_RUN, "")
-        judged.append(
-            Judged(
-                claim["id"],
-                claim["text"],
-                claim["where"],
-                claim["experiment"],
-                verdict,
-                ours,
-                {},
-                REASONS.get(claim["id"]),
-            )
-        )
-    return Evaluation(tables, judged)
+    return evaluate_by_experiment(observations, EXPERIMENTS, ROWS, TABLES, CLAIMS, JUDGES, REASONS)
 
 
 PAPER = Paper(
