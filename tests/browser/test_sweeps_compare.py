@@ -54,9 +54,12 @@ def test_the_page_plots_both_sweeps_with_cis_on_their_common_axis_and_lists_the_
     tab.page.select_option("#flow", "sbs")
     tab.page.select_option("#metric", "loss_event_rate")
     tab.page.wait_for_function("() => location.search.includes('metric=loss_event_rate')")
+    # The page settles when its last refresh has drawn the plot and then written the downloads.
     tab.page.wait_for_function(
         "() => document.getElementById('plot-compare').data.every(t => t.meta.flow === 'sbs') "
-        "&& document.getElementById('plot-compare').layout.yaxis.title.text === 'loss_event_rate'"
+        "&& document.getElementById('plot-compare').layout.yaxis.title.text === 'loss_event_rate' "
+        "&& (document.querySelector(\"#compare-downloads a[data-format='csv']\") || {}).href"
+        "?.includes('metric=loss_event_rate')"
     )
     assert tab.page.locator("#compare-table-el tbody tr").count() == 4
     href = tab.page.get_attribute("#compare-downloads a[data-format='csv']", "href")
