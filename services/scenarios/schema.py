@@ -415,6 +415,45 @@ data packets just before its receiver."""
 LOSS_TYPES: tuple[str, ...] = ("uniform", "bernoulli_events", "scheduled", "outage", "gilbert_elliott")
 
 
+# ---- values that change over time --------------------------------------------------------------
+
+MAX_SCHEDULE_POINTS = 1_000_000
+"""The core's `schedule::MAX_SCHEDULE_POINTS`."""
+SCHEDULE_SHAPES: tuple[str, ...] = ("step", "linear")
+"""The core's `ScheduleShape` (read from its schema once a scenario field holds a schedule)."""
+
+if TYPE_CHECKING:
+    ScheduleShape: TypeAlias = str
+else:
+    ScheduleShape = Literal[SCHEDULE_SHAPES]
+
+
+class Schedule(_Model):
+    """A quantity that changes over time (a link's rate, delay or loss; a Wi-Fi station's SNR):
+    `[seconds, value]` points, times strictly increasing. The first value holds before the
+    first point and the last after the last; between points the value is held (`step`) or
+    follows a straight line (`linear`). The field holding a schedule gives its unit and range."""
+
+    points: Annotated[
+        list[Annotated[list[float], Field(min_length=2, max_length=2)]],
+        Field(min_length=1, max_length=MAX_SCHEDULE_POINTS),
+    ]
+    """`[at_s, value]` pairs: simulated seconds (>= 0, increasing) and the value from then."""
+    shape: ScheduleShape = "step"
+    """`step` (hold each value until the next point) or `linear` (interpolate)."""
+
+    @field_validator("points")
+    @classmethod
+    def _times_increase(cls, points: list[list[float]]) -> list[list[float]]:
+        """The core's rule (`ScheduleSpec::check`), here so the error names the point."""
+        for i, (at_s, _) in enumerate(points):
+            if not 0.0 <= at_s <= MAX_DURATION_S:
+                raise ValueError(f"points[{i}][0]: a time in seconds must be in [0, {MAX_DURATION_S:g}], got {at_s}")
+            if i and at_s <= points[i - 1][0]:
+                raise ValueError(f"points[{i}][0]: times must increase from one point to the next")
+        return points
+
+
 # ---- topology --------------------------------------------------------------------------------
 
 

@@ -23,6 +23,7 @@ pub mod packet;
 pub mod plan;
 pub mod rng;
 pub mod scenario;
+pub mod schedule;
 pub mod sim;
 pub mod stop;
 pub mod tcp;

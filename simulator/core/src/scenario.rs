@@ -159,6 +159,28 @@ pub struct TraceSpec {
     pub reverse_file: Option<String>,
 }
 
+/// A quantity that changes over time (issue 18; `crate::schedule`): `[seconds, value]`
+/// points, times strictly increasing. The first value holds before the first point and the
+/// last after the last; between points the value is held (`step`) or follows a straight
+/// line (`linear`).
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct ScheduleSpec {
+    pub points: Vec<[f64; 2]>,
+    #[serde(default)]
+    pub shape: ScheduleShape,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ScheduleShape {
+    /// Each point's value holds until the next point: a handover, a route change, an outage.
+    #[default]
+    Step,
+    /// Straight lines between points: a fade, a ramp.
+    Linear,
+}
+
 /// RED's early-drop rules (`topology…queue.rules`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
