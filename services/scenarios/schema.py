@@ -391,6 +391,7 @@ class LinkSchedule(_Model):
     """Delay added to the link's delay_ms over time, ms (0 to 10^6): a packet takes the delay in
     force when its transmission ends, and never overtakes the packet ahead of it."""
 
+
 # ---- loss modules ----------------------------------------------------------------------------
 
 

@@ -1071,8 +1071,9 @@ CORE_ERRORS = [
         id="min-rto-above-max",
     ),
     pytest.param(
-        lambda s: _bottleneck(s).pop("rate_mbps") and _bottleneck(s).update(
-            schedule={"rate_mbps": {"points": [[0, 10], [1, 0]]}}
+        lambda s: (
+            _bottleneck(s).pop("rate_mbps")
+            and _bottleneck(s).update(schedule={"rate_mbps": {"points": [[0, 10], [1, 0]]}})
         ),
         "$.topology.dumbbell.bottleneck.schedule.rate_mbps.points[1][1]",
         "the last rate must be above 0",
