@@ -285,21 +285,12 @@ impl Link {
                 return Admission::DroppedByQueue;
             }
         }
-        let (tx_start, arrival) = match self.extras.as_deref_mut() {
-            None => {
-                let tx_start = self.busy_until.max(now);
-                self.busy_until = tx_start + transmission_time(packet.size, self.rate_bps);
-                (tx_start, self.busy_until + self.delay)
-            }
-            Some(x) => {
-                // A trace's cursor is past every byte an earlier packet took.
-                let (start, left) = x.send(packet.size, self.busy_until.max(now), self.rate_bps);
-                self.busy_until = left;
-                (
-                    start,
-                    x.arrival(left, self.delay, self.in_flight.back().map(|e| e.arrival)),
-                )
-            }
+        let (tx_start, arrival) = if self.extras.is_none() {
+            let tx_start = self.busy_until.max(now);
+            self.busy_until = tx_start + transmission_time(packet.size, self.rate_bps);
+            (tx_start, self.busy_until + self.delay)
+        } else {
+            self.depart_with_extras(packet.size, now)
         };
         self.in_flight.push_back(InFlight {
             packet,
@@ -309,6 +300,21 @@ impl Link {
         self.record_wait(tx_start - now);
         let first_arrival = (self.in_flight.len() == 1).then_some(arrival);
         Admission::Accepted { first_arrival }
+    }
+
+    /// `offer`'s departure on a link with extras: by its trace, its rate schedule or its fixed
+    /// rate, then its delay schedule. Out of line, so the fixed-rate path stays as small as it
+    /// was (inlined, it took the reference dumbbell from 940.0 to 941.7 million instructions).
+    #[inline(never)]
+    fn depart_with_extras(&mut self, bytes: u32, now: SimTime) -> (SimTime, SimTime) {
+        let x = self.extras.as_deref_mut().expect("called for a link with extras");
+        // A trace's cursor is past every byte an earlier packet took.
+        let (start, left) = x.send(bytes, self.busy_until.max(now), self.rate_bps);
+        self.busy_until = left;
+        (
+            start,
+            x.arrival(left, self.delay, self.in_flight.back().map(|e| e.arrival)),
+        )
     }
 
     /// `offer` under a scheduled discipline: the packet goes to the discipline, and the idle

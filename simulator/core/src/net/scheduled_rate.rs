@@ -39,12 +39,17 @@ impl ScheduledRate {
 
     /// The first moment at or after `t` at which the link can send: `t` unless a blackout
     /// (a rate of 0 that stays 0) holds then, else the blackout's end.
-    pub fn start(&self, mut t: SimTime) -> SimTime {
+    pub fn start(&self, t: SimTime) -> SimTime {
+        self.start_piece(t).0
+    }
+
+    /// `start`, and the piece that holds then.
+    fn start_piece(&self, mut t: SimTime) -> (SimTime, Piece) {
         loop {
             let piece = self.rate.piece_at(t);
             let (r, k) = rate_and_slope(&piece, t);
             if r > 0.0 || k > 0.0 {
-                return t;
+                return (t, piece);
             }
             match piece.end {
                 Some((end, _)) => t = end,
@@ -55,9 +60,13 @@ impl ScheduledRate {
 
     /// When a transmission of `bits` that starts at `t` has sent its last bit.
     pub fn finish(&self, t: SimTime, bits: f64) -> SimTime {
-        let (mut t, mut left) = (t, bits);
+        self.finish_from(t, self.rate.piece_at(t), bits)
+    }
+
+    /// `finish`, given the piece that holds at `t`.
+    fn finish_from(&self, t: SimTime, piece: Piece, bits: f64) -> SimTime {
+        let (mut t, mut left, mut piece) = (t, bits, piece);
         loop {
-            let piece = self.rate.piece_at(t);
             let (r, k) = rate_and_slope(&piece, t);
             let fits = match piece.end {
                 None => true,
@@ -65,7 +74,11 @@ impl ScheduledRate {
             };
             if fits {
                 // r·x + k·x²/2 = left, in the form that stays exact as k → 0 and for k < 0.
-                let x = 2.0 * left / (r + (r * r + 2.0 * k * left).max(0.0).sqrt());
+                let x = if k == 0.0 {
+                    left / r
+                } else {
+                    2.0 * left / (r + (r * r + 2.0 * k * left).max(0.0).sqrt())
+                };
                 // Rounding noise below a picosecond must not add a nanosecond.
                 let done = t.saturating_add((x * NS_PER_SEC - 1e-3).ceil().max(0.0) as SimTime);
                 return piece.end.map_or(done, |(end, _)| done.min(end));
@@ -73,14 +86,15 @@ impl ScheduledRate {
             let (end, _) = piece.end.expect("a last piece always fits");
             left -= bits_in(r, k, (end - t) as f64 / NS_PER_SEC);
             t = end;
+            piece = self.rate.piece_at(t);
         }
     }
 
     /// A packet of `bytes` reaching the head of the queue at `t`: when it starts to leave and
     /// when it has left.
     pub fn send(&self, bytes: u32, t: SimTime) -> (SimTime, SimTime) {
-        let start = self.start(t);
-        (start, self.finish(start, bytes as f64 * 8.0))
+        let (start, piece) = self.start_piece(t);
+        (start, self.finish_from(start, piece, bytes as f64 * 8.0))
     }
 
     /// The mean rate over [from, to] (b/s): what the link could carry, for utilisation.
