@@ -217,6 +217,13 @@ fn bad_schedules_are_refused_with_the_path_of_the_point() {
         path(graph(json!({"rate_mbps": {"points": [[0, 1]]}}), Some(10.0))),
         Some(format!("{p}.rate_mbps"))
     );
+    let mut with_trace = graph(json!({"rate_mbps": {"points": [[0, 1]]}}), None);
+    with_trace["topology"]["graph"]["links"][1]["trace"] = json!({"file": "never-read.down"});
+    assert_eq!(
+        path(with_trace),
+        Some(format!("{p}.rate_mbps")),
+        "a trace sets the rate too"
+    );
     assert_eq!(
         path(graph(
             json!({"extra_delay_ms": {"points": [[0, 1], [1, -1]]}}),
