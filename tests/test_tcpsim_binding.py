@@ -94,6 +94,33 @@ def test_a_different_seed_gives_a_different_result():
 # --- validate and errors --------------------------------------------------------------------
 
 
+def test_a_link_whose_rate_delay_and_loss_change_over_time_runs_through_the_binding():
+    """Issue 18: a 1 s blackout, then half the rate; a longer route; a loss probability over time."""
+    bottleneck = {
+        "delay_ms": 5,
+        "schedule": {
+            "rate_mbps": {"points": [[0, 10], [1, 0], [2, 5]]},
+            "extra_delay_ms": {"points": [[0, 0], [1, 30]], "shape": "linear"},
+        },
+        "loss": {"type": "schedule", "rate": {"points": [[0, 0], [2.5, 0.01], [3, 0]]}},
+    }
+    s = scenario(
+        warmup_s=0,
+        topology={"dumbbell": {"bottleneck": bottleneck}},
+        flows=[{"name": "a", "variant": "cubic", "rtt_ms": 40}],
+        outputs={"trace_interval_s": 0.25, "trace": ["throughput"]},
+    )
+    tcpsim.validate(s)
+    r = tcpsim.run(s)
+    link = next(x for x in r["links"] if x["name"] == "bottleneck")
+    # Over [0, 3] s: 10 Mb/s for 1 s, none for 1 s, 5 Mb/s for 1 s.
+    assert link["rate_bps"] == 5_000_000
+    assert link["loss_drops"] > 0
+    throughput = dict(zip(r["traces"]["time_s"], r["traces"]["flows"][0]["throughput_bps"], strict=True))
+    assert [throughput[t] for t in (1.5, 1.75, 2.0)] == [0.0, 0.0, 0.0]
+    assert throughput[3.0] > 0
+
+
 def test_validate_accepts_the_test_scenario_and_the_reference_scenario():
     assert tcpsim.validate(SCENARIO) is None
     reference = ROOT / "simulator" / "scenarios" / "reference-dumbbell.json"

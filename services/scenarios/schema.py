@@ -339,6 +339,59 @@ QueueSpec = Annotated[
 QUEUE_TYPES: tuple[str, ...] = ("droptail", "red", "codel", "pie", "fq_codel", "dualpi2")
 
 
+# ---- values that change over time --------------------------------------------------------------
+
+MAX_SCHEDULE_POINTS = 1_000_000
+"""The core's `schedule::MAX_SCHEDULE_POINTS`."""
+SCHEDULE_SHAPES: tuple[str, ...] = strings(definition("ScheduleShape"))
+
+if TYPE_CHECKING:
+    ScheduleShape: TypeAlias = str
+else:
+    ScheduleShape = Literal[SCHEDULE_SHAPES]
+
+
+class Schedule(_Model):
+    """A quantity that changes over time (a link's rate, delay or loss; a Wi-Fi station's SNR):
+    `[seconds, value]` points, times strictly increasing. The first value holds before the
+    first point and the last after the last; between points the value is held (`step`) or
+    follows a straight line (`linear`). The field holding a schedule gives its unit and range."""
+
+    points: Annotated[
+        list[Annotated[list[float], Field(min_length=2, max_length=2)]],
+        Field(min_length=1, max_length=MAX_SCHEDULE_POINTS),
+    ]
+    """`[at_s, value]` pairs: simulated seconds (>= 0, increasing) and the value from then."""
+    shape: ScheduleShape = "step"
+    """`step` (hold each value until the next point) or `linear` (interpolate)."""
+
+    @field_validator("points")
+    @classmethod
+    def _times_increase(cls, points: list[list[float]]) -> list[list[float]]:
+        """The core's rule (`ScheduleSpec::check`), here so the error names the point."""
+        for i, (at_s, _) in enumerate(points):
+            if not 0.0 <= at_s <= MAX_DURATION_S:
+                raise ValueError(f"points[{i}][0]: a time in seconds must be in [0, {MAX_DURATION_S:g}], got {at_s}")
+            if i and at_s <= points[i - 1][0]:
+                raise ValueError(f"points[{i}][0]: times must increase from one point to the next")
+        return points
+
+
+class LinkSchedule(_Model):
+    """A link whose rate or delay changes over time (a handover, a route change, an outage);
+    both directions of the duplex link follow it (docs/simulator.md, "Links that change over
+    time"). The ranges of the values, and the rules between these and the link's other fields,
+    are the core's: its errors name the point (`….schedule.rate_mbps.points[i][1]`)."""
+
+    rate_mbps: Schedule | None = None
+    """The link's rate over time, Mb/s (0 to 10^7), in place of the link's rate_mbps. A
+    packet's bits are served at the rate in force while it is sent; a rate of 0 is a blackout
+    in which packets wait. The last value must be above 0."""
+    extra_delay_ms: Schedule | None = None
+    """Delay added to the link's delay_ms over time, ms (0 to 10^6): a packet takes the delay in
+    force when its transmission ends, and never overtakes the packet ahead of it."""
+
+
 # ---- loss modules ----------------------------------------------------------------------------
 
 
@@ -392,6 +445,16 @@ class OutageLoss(_Model):
     """Per-packet loss probability inside the outage."""
 
 
+class ScheduleLoss(_Model):
+    """Loses each packet with the probability `rate` scheduled for the moment it reaches the
+    module (a fade, a handover's loss burst); the `outage` module is the step case."""
+
+    type: Literal["schedule"]
+    rate: Schedule
+    """Per-packet loss probability over time, each value in [0, 1] (checked by the core, whose
+    error names the point: `….rate.points[i][1]`)."""
+
+
 class GilbertElliottLoss(_Model):
     """Two-state (good/bad) Markov chain stepped once per packet: bursty loss."""
 
@@ -407,51 +470,12 @@ class GilbertElliottLoss(_Model):
 
 
 LossSpec = Annotated[
-    UniformLoss | BernoulliEventsLoss | ScheduledLoss | OutageLoss | GilbertElliottLoss,
+    UniformLoss | BernoulliEventsLoss | ScheduledLoss | OutageLoss | ScheduleLoss | GilbertElliottLoss,
     Field(discriminator="type"),
 ]
 """A loss module, by `type`. On a link direction it sees every packet; on a flow, the flow's
 data packets just before its receiver."""
-LOSS_TYPES: tuple[str, ...] = ("uniform", "bernoulli_events", "scheduled", "outage", "gilbert_elliott")
-
-
-# ---- values that change over time --------------------------------------------------------------
-
-MAX_SCHEDULE_POINTS = 1_000_000
-"""The core's `schedule::MAX_SCHEDULE_POINTS`."""
-SCHEDULE_SHAPES: tuple[str, ...] = ("step", "linear")
-"""The core's `ScheduleShape` (read from its schema once a scenario field holds a schedule)."""
-
-if TYPE_CHECKING:
-    ScheduleShape: TypeAlias = str
-else:
-    ScheduleShape = Literal[SCHEDULE_SHAPES]
-
-
-class Schedule(_Model):
-    """A quantity that changes over time (a link's rate, delay or loss; a Wi-Fi station's SNR):
-    `[seconds, value]` points, times strictly increasing. The first value holds before the
-    first point and the last after the last; between points the value is held (`step`) or
-    follows a straight line (`linear`). The field holding a schedule gives its unit and range."""
-
-    points: Annotated[
-        list[Annotated[list[float], Field(min_length=2, max_length=2)]],
-        Field(min_length=1, max_length=MAX_SCHEDULE_POINTS),
-    ]
-    """`[at_s, value]` pairs: simulated seconds (>= 0, increasing) and the value from then."""
-    shape: ScheduleShape = "step"
-    """`step` (hold each value until the next point) or `linear` (interpolate)."""
-
-    @field_validator("points")
-    @classmethod
-    def _times_increase(cls, points: list[list[float]]) -> list[list[float]]:
-        """The core's rule (`ScheduleSpec::check`), here so the error names the point."""
-        for i, (at_s, _) in enumerate(points):
-            if not 0.0 <= at_s <= MAX_DURATION_S:
-                raise ValueError(f"points[{i}][0]: a time in seconds must be in [0, {MAX_DURATION_S:g}], got {at_s}")
-            if i and at_s <= points[i - 1][0]:
-                raise ValueError(f"points[{i}][0]: times must increase from one point to the next")
-        return points
+LOSS_TYPES: tuple[str, ...] = ("uniform", "bernoulli_events", "scheduled", "outage", "schedule", "gilbert_elliott")
 
 
 # ---- topology --------------------------------------------------------------------------------
@@ -483,13 +507,16 @@ class _Link(_Model):
     core writes both structs out; tests/services/test_scenario_drift.py keeps them equal)."""
 
     rate_mbps: Annotated[float, Field(gt=0.0, le=1.0e7)] | None = None
-    """Link rate, Mb/s (10^6 bit/s). Required: the core's alternative, `trace`, is refused here."""
+    """Link rate, Mb/s (10^6 bit/s). Required unless `schedule.rate_mbps` gives it (the core's
+    other alternative, `trace`, is refused here)."""
     trace: LinkTrace | None = None
     """Refused by the service (`TRACE_FILES_REFUSED`); in the core, delivery opportunities from
     a Mahimahi trace in place of rate_mbps."""
     delay_ms: Annotated[float, Field(ge=0.0, le=1.0e6)]
     """One-way propagation delay, ms. On a dumbbell's bottleneck every flow's rtt_ms must be at
     least twice it."""
+    schedule: LinkSchedule | None = None
+    """Rate and delay over time, both directions alike."""
     queue: QueueSpec = Field(default_factory=lambda: _droptail(100))
     """Queue of each direction (default Drop-Tail, 100 packets)."""
     loss: LossSpec | None = None

@@ -64,6 +64,7 @@ HAND_WRITTEN: list[dict[str, Any]] = [
                 "bottleneck": {
                     "rate_mbps": 12.5,
                     "delay_ms": 4,
+                    "schedule": {"extra_delay_ms": {"points": [[0, 0], [10, 20]], "shape": "linear"}},
                     "queue": {
                         "type": "red",
                         "limit_pkts": 90,
@@ -238,15 +239,22 @@ HAND_WRITTEN: list[dict[str, Any]] = [
                     {
                         "from": "r",
                         "to": "b",
-                        "rate_mbps": 10,
                         "delay_ms": 10,
+                        "schedule": {"rate_mbps": {"points": [[0, 10], [3, 0], [4, 10]]}},
                         "queue": {"type": "red", "limit_pkts": 30},
                     },
                 ],
             }
         },
         "flows": [
-            {"name": "ab", "from": "a", "to": "b", "variant": "sack", "tcp": {"rack": True}},
+            {
+                "name": "ab",
+                "from": "a",
+                "to": "b",
+                "variant": "sack",
+                "tcp": {"rack": True},
+                "loss": {"type": "schedule", "rate": {"points": [[0, 0], [5, 0.01]]}},
+            },
             {"name": "ba", "from": "b", "to": "a", "variant": "tahoe", "start_s": 1},
         ],
     },
@@ -1061,6 +1069,33 @@ CORE_ERRORS = [
         "$.flows[0].tcp.max_rto_s",
         "min_rto_s",
         id="min-rto-above-max",
+    ),
+    pytest.param(
+        lambda s: (
+            _bottleneck(s).pop("rate_mbps")
+            and _bottleneck(s).update(schedule={"rate_mbps": {"points": [[0, 10], [1, 0]]}})
+        ),
+        "$.topology.dumbbell.bottleneck.schedule.rate_mbps.points[1][1]",
+        "the last rate must be above 0",
+        id="rate-schedule-ending-in-a-blackout",
+    ),
+    pytest.param(
+        lambda s: _bottleneck(s).update(schedule={"rate_mbps": {"points": [[0, 10]]}}),
+        "$.topology.dumbbell.bottleneck.schedule.rate_mbps",
+        "not both",
+        id="rate-and-rate-schedule",
+    ),
+    pytest.param(
+        lambda s: _bottleneck(s)["schedule"].update(extra_delay_ms={"points": [[0, 1], [2, -1]]}),
+        "$.topology.dumbbell.bottleneck.schedule.extra_delay_ms.points[1][1]",
+        "between 0 and",
+        id="negative-extra-delay",
+    ),
+    pytest.param(
+        lambda s: s["flows"][0].update(loss={"type": "schedule", "rate": {"points": [[0, 0], [3, 1.5]]}}),
+        "$.flows[0].loss.rate.points[1][1]",
+        "between 0 and 1",
+        id="loss-probability-above-one",
     ),
     pytest.param(
         lambda s: s["flows"][0].update(variant="sack") or s["flows"][0]["tcp"].update(sack=False),
