@@ -157,7 +157,7 @@ def test_ns3s_retries_follow_nists_curve_so_the_snr_is_the_one_ns3_applies():
 
 def test_one_stations_tcp_retransmits_what_the_mac_gave_up_on_and_at_most_five_more():
     """The MAC queue never overflowed in the window; the few extra retransmissions (1-4 a run, also
-    at 30 dB) are not explained (docs/validation/wifi-ns3.md)."""
+    at 30 dB, with nothing dropped anywhere) are not explained (docs/validation/wifi-ns3.md)."""
     checked = 0
     for key, run in REF["runs"].items():
         s = run["summary"]
