@@ -35,6 +35,7 @@ from services.scenarios.canonical import dumps
 from services.scenarios.errors import json_path
 from services.scenarios.paths import WILDCARD, format_path, parse_path
 from services.scenarios.schema import TRACE_FILES_REFUSED
+from services.traces.builtin import builtin_trace
 
 CORE = tcpsim.__version__
 FAST = settings(max_examples=30, deadline=None)
@@ -420,12 +421,40 @@ def _fields_set(model: BaseModel, found: set[tuple[str, str]]) -> None:
 
 # Fields of the core's format the service refuses (a link's trace names a file on the server's
 # disk): no valid scenario sets them, and test_a_trace_file_is_refused_* checks they are refused.
-REFUSED_FIELDS = {("LinkParams", "trace"), ("GraphLink", "trace"), ("LinkTrace", "file"), ("LinkTrace", "reverse_file")}
+REFUSED_FIELDS = {("LinkTrace", "file"), ("LinkTrace", "reverse_file")}
+
+# The service's extensions of the format (schema.SERVICE_EXTENSIONS): a link that follows a
+# stored trace by name (the built-in LTE traces here), which the core cannot read as it stands.
+SERVICE_ONLY: list[dict[str, Any]] = [
+    {
+        "duration_s": 2,
+        "topology": {
+            "dumbbell": {
+                "bottleneck": {
+                    "trace": {"name": "TMobile-LTE-short.down", "reverse_name": "TMobile-LTE-short.up"},
+                    "delay_ms": 10,
+                    "queue": {"type": "droptail", "limit_pkts": 400},
+                }
+            }
+        },
+        "flows": [{"variant": "cubic", "rtt_ms": 40}],
+    },
+    {
+        "duration_s": 2,
+        "topology": {
+            "graph": {
+                "nodes": ["a", "b"],
+                "links": [{"from": "a", "to": "b", "trace": {"name": "Verizon-LTE-short.down"}, "delay_ms": 5}],
+            }
+        },
+        "flows": [{"from": "a", "to": "b"}],
+    },
+]
 
 
 def test_the_hand_written_scenarios_set_every_field_of_the_schema():
     found: set[tuple[str, str]] = set()
-    for scenario in HAND_WRITTEN:
+    for scenario in [*HAND_WRITTEN, *SERVICE_ONLY]:
         _fields_set(Scenario.model_validate(scenario), found)
     every = {(m.__name__, f) for m in _models() for f in m.model_fields}
     assert every - found == REFUSED_FIELDS
@@ -467,6 +496,28 @@ def test_a_trace_file_is_refused_by_the_canonical_form_and_the_cache_key_without
         with pytest.raises(ScenarioInvalid) as info:
             refuses(scenario)
         assert [e.reason for e in info.value.errors] == [TRACE_FILES_REFUSED]
+
+
+@pytest.mark.parametrize("scenario", SERVICE_ONLY)
+def test_a_named_trace_is_canonical_as_the_core_reads_its_file_with_the_contents_address_in_its_place(
+    scenario, tmp_path
+):
+    canonical = canonical_dict(scenario)
+    link = (canonical["topology"].get("dumbbell") or {}).get("bottleneck") or canonical["topology"]["graph"]["links"][0]
+    named = (scenario["topology"].get("dumbbell") or {}).get("bottleneck") or scenario["topology"]["graph"]["links"][0]
+    as_files = copy.deepcopy(scenario)
+    files = (as_files["topology"].get("dumbbell") or {}).get("bottleneck") or as_files["topology"]["graph"]["links"][0]
+    files["trace"] = {}
+    for key, core_key in (("name", "file"), ("reverse_name", "reverse_file")):
+        if key in named["trace"]:
+            text = builtin_trace(named["trace"][key])
+            assert text is not None and link["trace"][core_key] == f"sha256:{text.sha256}"
+            (tmp_path / core_key).write_text(text.text)
+            files["trace"][core_key] = str(tmp_path / core_key)
+    core = tcpsim.normalize(as_files, canonical=True)
+    core_link = (core["topology"].get("dumbbell") or {}).get("bottleneck") or core["topology"]["graph"]["links"][0]
+    core_link["trace"] = link["trace"]
+    assert core == canonical
 
 
 def _core_expected(mutate) -> list[str]:
