@@ -9,6 +9,7 @@ newline is the same content and the same run.
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 from dataclasses import dataclass
 
@@ -38,6 +39,21 @@ class TraceText:
     """Delivery opportunities in one pass."""
     span_ms: int
     """The loop period: the last opportunity's millisecond."""
+
+    def capacity_bps(self, start_s: float, end_s: float) -> float:
+        """The mean capacity over [start_s, end_s) of a link that follows the trace from time 0,
+        looping (bits a saturating flow could be given there: every opportunity full)."""
+        if end_s <= start_s:
+            raise ValueError("the window must end after it starts")
+        ms = [int(x) for x in self.text.split()]
+
+        def before(t_ms: float) -> int:
+            """Opportunities at times < t_ms since 0 (pass k holds k * span + each line)."""
+            passes, rest = divmod(t_ms, self.span_ms)
+            return int(passes) * len(ms) + bisect.bisect_left(ms, rest)
+
+        count = before(end_s * 1000) - before(start_s * 1000)
+        return count * OPPORTUNITY_BYTES * 8 / (end_s - start_s)
 
     @property
     def mean_mbps(self) -> float:

@@ -86,7 +86,8 @@
         const bars = errorBars(y, sel);
         const trace = { name: `${prefix}${name}`.trim(), x: sel.map((r) => r[spec.x]), y: sel.map((r) => r[y]),
           meta: { kind: "ours", column: y, errors: bars && bars.column }, ...(bars ? { error_y: bars.error_y } : {}) };
-        out.push(spec.kind === "bars" ? { type: "bar", ...trace } : { type: "scatter", mode: "lines+markers", ...trace });
+        out.push(spec.kind === "bars" ? { type: "bar", ...trace }
+          : { type: "scatter", mode: spec.kind === "points" ? "markers" : "lines+markers", ...trace });
       }
     }
     if (spec.paper_y) {
