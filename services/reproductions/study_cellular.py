@@ -29,7 +29,7 @@ from services.presets.study_cellular import (
     WARMUP_S,
 )
 from services.reproductions.model import (
-    PARTLY,
+    NO_DATA,
     Cells,
     Column,
     Evaluation,
@@ -117,6 +117,10 @@ def alone_rows(cells: Cells) -> list[dict[str, Any]]:
     return rows
 
 
+def _share_of(part: float | None, total: float) -> float | None:
+    return None if part is None or not total else part / total
+
+
 def shared_rows(cells: Cells) -> list[dict[str, Any]]:
     rows = []
     for carrier in CARRIERS:
@@ -130,7 +134,7 @@ def shared_rows(cells: Cells) -> list[dict[str, Any]]:
             {
                 "trace": carrier,
                 **{f"{s}_mbps": goodput[s] for s in SCHEMES},
-                **{f"{s}_share": None if goodput[s] is None or not total else goodput[s] / total for s in SCHEMES},
+                **{f"{s}_share": _share_of(goodput[s], total) for s in SCHEMES},
                 "capacity_mbps": capacity_mbps(carrier),
                 "p95_delay_ms": None if p95 is None else p95 + RTT_MS / 2,
             }
@@ -211,20 +215,25 @@ def _row(rows: list[dict[str, Any]], carrier: str, scheme: str) -> dict[str, Any
 
 
 def _per_trace(rows: Rows, check: Callable[[str], bool | None], say: Callable[[str], str]) -> tuple[str, str]:
-    """`share` of the traces where `check` holds (None: not measured there)."""
+    """`share` of the traces where `check` holds (None: not measured there); no_data when it was
+    measured on none of them (a sweep of the preset along other traces)."""
     checked = {c: check(c) for c in CARRIERS}
     found = [ok for ok in checked.values() if ok is not None]
     text = "; ".join(say(c) for c in CARRIERS if checked[c] is not None)
-    return (share(sum(found), len(found)) if found else PARTLY), text
+    return (share(sum(found), len(found)) if found else NO_DATA), text
 
 
 def judge_saturation(rows: Rows) -> tuple[str, str]:
     def ratio(c: str) -> float | None:
         return _row(rows["alone"], c, "cubic").get("of_capacity")
 
+    def ok(c: str) -> bool | None:
+        r = ratio(c)
+        return None if r is None else r >= SATURATION
+
     return _per_trace(
         rows,
-        lambda c: None if ratio(c) is None else ratio(c) >= SATURATION,  # type: ignore[operator]
+        ok,
         lambda c: (
             f"{c}: {_fmt(_row(rows['alone'], c, 'cubic').get('goodput_mbps'), 2)} of "
             f"{_fmt(_row(rows['alone'], c, 'cubic').get('capacity_mbps'), 2)} Mb/s ({_fmt(100 * (ratio(c) or 0), 1)} %)"

@@ -5,6 +5,7 @@ real app, PostgreSQL and a Celery worker. A path is never accepted."""
 from __future__ import annotations
 
 import gzip
+import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -12,6 +13,7 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
+from services.settings import REPO_ROOT
 from services.traces.builtin import BUILTIN_DIR, BUILTIN_NAMES
 from services.traces.format import parse_trace
 from tests.conftest import AUTH
@@ -180,7 +182,45 @@ def test_the_built_in_traces_are_the_shipped_lte_files_with_their_licence() -> N
     for name in BUILTIN_NAMES:
         text = gzip.decompress((BUILTIN_DIR / f"{name}.gz").read_bytes())
         assert parse_trace(text).lines == text.count(b"\n")
-    shared = Path("/work/shared/traces/cellular")
-    if shared.is_dir():  # the source they were copied from, where it is at hand
+    shared = shared_traces()
+    if shared is not None:  # the source they were copied from, where it is at hand
         for name in BUILTIN_NAMES:
             assert gzip.decompress((BUILTIN_DIR / f"{name}.gz").read_bytes()) == (shared / name).read_bytes()
+
+
+def shared_traces() -> Path | None:
+    """The shared Mahimahi traces' folder: $TCPLAB_TRACES, or shared/traces/cellular beside the
+    repository (as simulator/core/tests/traces.rs finds them); None when they are not there."""
+    folder = Path(os.environ.get("TCPLAB_TRACES") or REPO_ROOT.parent / "shared" / "traces" / "cellular")
+    return folder if (folder / "README.md").exists() else None
+
+
+@pytest.mark.parametrize("carrier", ["TMobile-LTE-short", "Verizon-LTE-short", "ATT-LTE-driving"])
+def test_a_saturating_cubic_flow_over_an_uploaded_shared_trace_gets_within_a_few_percent_of_its_capacity(
+    client, celery_worker_process, carrier: str
+) -> None:
+    folder = shared_traces()
+    if folder is None:
+        pytest.skip("the shared Mahimahi traces are not here (set TCPLAB_TRACES to their folder)")
+    uploaded = {}
+    for direction in ("down", "up"):
+        r = put(client, f"shared-{carrier}.{direction}", (folder / f"{carrier}.{direction}").read_bytes())
+        assert r.status_code == 201, r.text
+        uploaded[direction] = r.json()
+    down = parse_trace((folder / f"{carrier}.down").read_bytes())
+    assert uploaded["down"]["sha256"] == down.sha256  # the same content as the built-in copy's
+    # The cellular study's CUBIC run (60 s, 5 s warm-up, 2000-packet Drop-Tail: CUBIC never idles
+    # the link), its link following the uploads instead of the built-in copies.
+    names = {
+        "topology.dumbbell.bottleneck.trace.name": f"shared-{carrier}.down",
+        "topology.dumbbell.bottleneck.trace.reverse_name": f"shared-{carrier}.up",
+    }
+    run = client.post("/v1/runs", json={"preset": "study-cellular", "overrides": names})
+    builtin = client.post("/v1/runs", json={"preset": "study-cellular", "overrides": {"link": carrier}})
+    assert builtin.json()["cache_key"] == run.json()["cache_key"]  # the same content: the same run
+    assert run.status_code == 201, run.text
+    done = finished(client, run.json()["id"])
+    assert done["status"] == "succeeded", done
+    goodput = client.get(f"/v1/runs/{done['id']}/result").json()["flows"][0]["goodput_bps"]
+    capacity = down.capacity_bps(5.0, 60.0) * 1460 / 1500  # what the trace delivers there, payload only
+    assert 0.95 * capacity <= goodput <= capacity, (goodput, capacity)
