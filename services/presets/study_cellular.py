@@ -67,7 +67,7 @@ CLAIMS: tuple[dict[str, Any], ...] = (
         "experiment": "alone",
         "text": "A saturating loss-based flow behind a deep buffer uses the link's capacity: CUBIC's goodput is "
         "within a few per cent of what the trace delivers over the run (its payload share of every opportunity).",
-        "where": "Sprout §5 (Cubic's throughput close to the link's over these traces); mm-link's delivery model "
+        "where": "Sprout's evaluation over these traces (Cubic's throughput close to the link's); mm-link's delivery model "
         "(Mahimahi)",
     },
     {
@@ -75,14 +75,14 @@ CLAIMS: tuple[dict[str, Any], ...] = (
         "experiment": "alone",
         "text": "Over a deep buffer CUBIC fills the queue (seconds of delay at the 95th percentile); BBR and Vegas "
         "keep the 95th-percentile delay several times lower.",
-        "where": "Sprout §5 (Cubic's self-inflicted delay, Vegas's lower); Cardwell et al. 2016 and Pantheon's "
+        "where": "Sprout's evaluation (Cubic's seconds of self-inflicted delay, Vegas's lower); Cardwell et al. 2016 and Pantheon's "
         "cellular results (BBR's delay below CUBIC's)",
     },
     {
         "id": "cubic-throughput-at-least-vegas",
         "experiment": "alone",
         "text": "Vegas buys its low delay with throughput: CUBIC's throughput is at least Vegas's on every trace.",
-        "where": "Sprout §5 (Vegas below Cubic in throughput on the LTE traces)",
+        "where": "Sprout's evaluation (Vegas below Cubic in throughput on the LTE traces)",
     },
     {
         "id": "sharing-cubic-takes-the-link",
