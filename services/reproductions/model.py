@@ -76,8 +76,8 @@ class Plot:
     series: str | None = None
     paper_y: str | None = None
     kind: str = "lines"
-    """"lines" (a curve along x), "bars" (one bar per x) or "points" (markers only: a scatter of
-    one point per row, e.g. Pantheon's throughput against delay)."""
+    """"lines" (a curve along x), "bars" (one bar per x) or "points" (markers only, one per row,
+    x on a log axis growing to the left: Pantheon's throughput against delay)."""
     x_label: str = ""
     y_label: str = ""
     note: str = ""

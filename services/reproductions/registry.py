@@ -30,9 +30,9 @@ PAPERS: dict[str, Paper] = {
         paper003.PAPER,
         paper004.PAPER,
         study_bufferbloat.PAPER,
+        study_cellular.PAPER,
         study_dctcp.PAPER,
         study_l4s.PAPER,
-        study_cellular.PAPER,
     )
 }
 

@@ -172,8 +172,8 @@ def alone_table(rows: list[dict[str, Any]]) -> Table:
             kind="points",
             x_label="95th-percentile one-way delay (ms)",
             y_label="mean throughput (Mb/s)",
-            note="Pantheon's view: one point per scheme per trace (better is up and to the left; Pantheon "
-            "draws the delay axis reversed).",
+            note="Pantheon's view: one point per scheme per trace, the delay axis logarithmic and reversed as "
+            "Pantheon draws it (better is up and to the right).",
         ),
     )
 

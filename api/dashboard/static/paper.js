@@ -117,10 +117,13 @@
     if (meta.plot) {
       const drawn = traces(meta.plot, data.rows, (c) => (meta.columns.find((x) => x.name === c) || {}).label || c,
         kind === "study" ? "" : "ours ");
+      // Points (Pantheon's view): delay on a log axis growing to the left, better up and right.
+      const points = meta.plot.kind === "points";
       await plot(plotId, drawn, {
-        barmode: "group", xaxis: { title: { text: meta.plot.x_label || label(meta.plot.x) } },
+        barmode: "group",
+        xaxis: { title: { text: meta.plot.x_label || label(meta.plot.x) }, ...(points ? { type: "log", autorange: "reversed" } : {}) },
         yaxis: { title: { text: (meta.plot.y_label || label(meta.plot.y[0])) + (drawn.some((d) => d.error_y) ? ", 95 % CI" : "") } },
-      }, { name: `${config.label}-${meta.key}` });
+      }, { name: `${config.label}-${meta.key}`, ...(points ? { logs: ["x", "y"] } : {}) });
     }
   }
 
