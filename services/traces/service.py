@@ -161,21 +161,28 @@ def delete_trace(session: Session, viewer: Identity, name: str) -> TraceInfo:
 
 def trace_files(session: Session, viewer: Identity, settings: Settings | None = None) -> TraceFiles:
     """name -> (content hash, local file) over the traces `viewer` may name in a scenario (the
-    built-in ones and their own), for `services.scenarios.validate_scenario`; one query per
-    name asked, a file written only the first time its content is seen on this machine."""
+    built-in ones and their own), for `services.scenarios.validate_scenario`; a file is written
+    only the first time its content is seen on this machine.
+
+    Lookups go through a connection of their own, one short session per name asked (then
+    cached): a sweep plans its points lazily while its runs are being COPYed over the request's
+    connection, which can run nothing else until the COPY ends. They see committed traces,
+    which every upload is by the time a scenario names it."""
     cache_dir = (settings or get_settings()).effective_trace_cache_dir
+    bind = session.get_bind()
     cache: dict[str, tuple[str, Path] | None] = {}
 
     def resolve(name: str) -> tuple[str, Path] | None:
         if name not in cache:
             found = builtin_trace_file(name)
             if found is None:
-                row = repo.by_name(session, viewer.id, name)
-                if row is not None:
-                    file = cache_dir / f"{row.sha256}.trace"
-                    if not file.exists():
-                        file = materialise(cache_dir, row.sha256, trace_content(session, row.sha256) or "")
-                    found = (row.sha256, file)
+                with Session(bind=bind) as lookup:
+                    row = repo.by_name(lookup, viewer.id, name)
+                    if row is not None:
+                        file = cache_dir / f"{row.sha256}.trace"
+                        if not file.exists():
+                            file = materialise(cache_dir, row.sha256, trace_content(lookup, row.sha256) or "")
+                        found = (row.sha256, file)
             cache[name] = found
         return cache[name]
 

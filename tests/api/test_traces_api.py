@@ -224,3 +224,48 @@ def test_a_saturating_cubic_flow_over_an_uploaded_shared_trace_gets_within_a_few
     goodput = client.get(f"/v1/runs/{done['id']}/result").json()["flows"][0]["goodput_bps"]
     capacity = down.capacity_bps(5.0, 60.0) * 1460 / 1500  # what the trace delivers there, payload only
     assert 0.95 * capacity <= goodput <= capacity, (goodput, capacity)
+
+
+def test_a_sweep_follows_its_owners_trace_and_an_unknown_one_names_the_point(app, client) -> None:
+    made = put(client, "steady", STEADY).json()
+    names = {
+        "topology.dumbbell.bottleneck.trace.name": "steady",
+        "topology.dumbbell.bottleneck.trace.reverse_name": "steady",
+    }
+    spec = {
+        "preset": "study-cellular",
+        "overrides": {**names, "duration_s": 5.0},
+        "axes": [{"path": "flows[*].variant", "values": ["cubic", "vegas"]}],
+        "replications": 1,
+    }
+    sweep = client.post("/v1/sweeps", json=spec)
+    assert sweep.status_code == 201, sweep.text
+    runs = client.get(f"/v1/sweeps/{sweep.json()['id']}/runs").json()
+    for run in runs:
+        scenario = client.get(f"/v1/runs/{run['run_id']}/scenario").json()["scenario"]
+        trace = scenario["topology"]["dumbbell"]["bottleneck"]["trace"]
+        assert trace == {"file": f"sha256:{made['sha256']}", "reverse_file": f"sha256:{made['sha256']}"}
+    with user_client(app, make_user(client, "erin")) as erin:  # not hers: the name is unknown to her
+        refused = erin.post("/v1/sweeps", json=spec)
+    assert refused.status_code == 422 and "no trace named 'steady'" in refused.text
+
+
+def test_a_queued_run_whose_trace_was_deleted_fails_naming_the_content_it_cannot_read(client, db_session) -> None:
+    import tcpsim
+    from services.runs import claim
+
+    made = put(client, "gone", b"3\n5\n9\n").json()
+    run = client.post("/v1/runs", json={"scenario": trace_scenario("gone")}).json()
+    assert client.delete("/v1/traces/gone").status_code == 200
+    settings = client.app.state.settings
+    scenario = claim(
+        db_session,
+        run["id"],
+        "test",
+        settings.model_copy(update={"trace_cache_dir": settings.state_dir / "empty-cache"}),
+    )
+    db_session.commit()
+    assert scenario is not None
+    with pytest.raises(tcpsim.ScenarioError) as refused:
+        tcpsim.run(scenario)
+    assert made["sha256"] in str(refused.value) and refused.value.path == "$.topology.dumbbell.bottleneck.trace.file"
