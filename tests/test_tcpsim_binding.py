@@ -19,6 +19,11 @@ import pytest
 
 import tcpsim
 from services.presets import build_scenario, list_presets
+from services.scenarios import canonical_dict
+from services.settings import get_settings
+from services.traces.builtin import builtin_by_hash
+from services.traces.files import with_trace_files
+from services.traces.refs import link_traces
 
 ROOT = Path(__file__).resolve().parents[1]
 TCPSIM_SCRIPT = Path(sys.executable).parent / "tcpsim"
@@ -465,7 +470,14 @@ def _preset(name: str) -> dict:
     s["warmup_s"] = min(s.get("warmup_s", 0.0), duration / 2)
     s["duration_s"] = duration
     s.setdefault("outputs", {})["trace_interval_s"] = 0.01
+    if any(True for _ in link_traces(s)):  # a built-in trace by name: the core reads it from its file
+        s = with_trace_files(canonical_dict(s), get_settings().effective_trace_cache_dir, _builtin_text)
     return s
+
+
+def _builtin_text(sha256: str) -> str | None:
+    trace = builtin_by_hash(sha256)
+    return None if trace is None else trace.text
 
 
 PRESET_NAMES = [p.name for p in list_presets()]

@@ -70,6 +70,9 @@ __all__ = [
     "Limits",
     "LinkParams",
     "LinkTrace",
+    "NamedTrace",
+    "SERVICE_EXTENSIONS",
+    "TRACE_NAME_PATTERN",
     "LossSpec",
     "OutageLoss",
     "PacingParams",
@@ -487,9 +490,12 @@ def _droptail(limit_pkts: int) -> DroptailQueue:
 
 TRACE_FILES_REFUSED = (
     "trace files are not accepted by the service: the core would read the path on the server's disk; "
-    "use rate_mbps (traces uploaded once and named, issue 18, are not built yet)"
+    'upload the trace once (PUT /v1/traces/{name}) and name it: "trace": {"name": ...}'
 )
-"""Why the service refuses a link's `trace` (the core's `"trace": {"file": PATH}`)."""
+"""Why the service refuses a link's `trace` by path (the core's `"trace": {"file": PATH}`)."""
+
+TRACE_NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$"
+"""A named trace's name: what a user calls an upload, or a built-in trace's name."""
 
 
 class LinkTrace(_Model):
@@ -502,16 +508,46 @@ class LinkTrace(_Model):
     """Reverse (ACK) direction's trace file (default: `file`)."""
 
 
+class NamedTrace(_Model):
+    """A trace-driven link over traces stored in the service (docs/traces.md): the caller's own
+    uploads or the lab's built-in traces, by name. A service extension of the core's format:
+    `services.scenarios.canonical` puts each trace's content hash in the canonical scenario,
+    and the worker hands the core a file holding that content."""
+
+    name: Annotated[str, Field(pattern=TRACE_NAME_PATTERN)]
+    """Forward (data) direction's trace, by name."""
+    reverse_name: Annotated[str, Field(pattern=TRACE_NAME_PATTERN)] | None = None
+    """Reverse (ACK) direction's trace, by name (default: `name`)."""
+
+
+SERVICE_EXTENSIONS: tuple[type[BaseModel], ...] = (NamedTrace,)
+"""Union members the service accepts and the core does not know: they are resolved before the
+core reads a scenario (`NamedTrace`: canonical.py). The drift test leaves them out, and checks
+that the core has no such alternative of its own."""
+
+
+def _trace_form(value: Any) -> str:
+    return "file" if isinstance(value, LinkTrace) or (isinstance(value, dict) and "file" in value) else "name"
+
+
+TraceRef = Annotated[
+    Annotated[LinkTrace, Tag("file")] | Annotated[NamedTrace, Tag("name")],
+    Discriminator(_trace_form),
+]
+"""`{"name": ...}` (a stored trace), or the core's `{"file": ...}`, which is refused."""
+
+
 class _Link(_Model):
     """A duplex link's own fields, shared by the dumbbell's bottleneck and a graph's links (the
     core writes both structs out; tests/services/test_scenario_drift.py keeps them equal)."""
 
     rate_mbps: Annotated[float, Field(gt=0.0, le=1.0e7)] | None = None
-    """Link rate, Mb/s (10^6 bit/s). Required unless `schedule.rate_mbps` gives it (the core's
-    other alternative, `trace`, is refused here)."""
-    trace: LinkTrace | None = None
-    """Refused by the service (`TRACE_FILES_REFUSED`); in the core, delivery opportunities from
-    a Mahimahi trace in place of rate_mbps."""
+    """Link rate, Mb/s (10^6 bit/s). Required unless `trace` names a stored trace or
+    `schedule.rate_mbps` gives it."""
+    trace: TraceRef | None = None
+    """Delivery opportunities from a stored Mahimahi trace in place of rate_mbps:
+    `{"name": N, "reverse_name": M}` (docs/traces.md). The core's `{"file": PATH}` is refused
+    (`TRACE_FILES_REFUSED`)."""
     delay_ms: Annotated[float, Field(ge=0.0, le=1.0e6)]
     """One-way propagation delay, ms. On a dumbbell's bottleneck every flow's rtt_ms must be at
     least twice it."""
@@ -526,9 +562,9 @@ class _Link(_Model):
 
     @field_validator("trace")
     @classmethod
-    def _no_trace_files(cls, value: LinkTrace | None) -> LinkTrace | None:
+    def _no_trace_files(cls, value: LinkTrace | NamedTrace | None) -> LinkTrace | NamedTrace | None:
         """A path from a user must never make the server read its own disk."""
-        if value is not None:
+        if isinstance(value, LinkTrace):
             raise ValueError(TRACE_FILES_REFUSED)
         return value
 
@@ -1113,6 +1149,7 @@ UNION_TAGS: dict[str, frozenset[str]] = {
     "reverse_loss": frozenset(LOSS_TYPES),
     "app": frozenset(APP_TYPES),
     "rtt_ms": frozenset({"fixed", "uniform"}),
+    "trace": frozenset({"file", "name"}),
     "start_s": frozenset({"fixed", "uniform"}),
 }
 """Fields holding a tagged union, and the tags Pydantic puts after them in an error's `loc`

@@ -35,6 +35,8 @@ from services.scenarios.canonical import dumps
 from services.scenarios.errors import json_path
 from services.scenarios.paths import WILDCARD, format_path, parse_path
 from services.scenarios.schema import TRACE_FILES_REFUSED
+from services.traces.builtin import builtin_trace
+from services.traces.refs import link_traces
 
 CORE = tcpsim.__version__
 FAST = settings(max_examples=30, deadline=None)
@@ -380,7 +382,11 @@ HAND_WRITTEN: list[dict[str, Any]] = [
     },
 ]
 
-PRESET_SCENARIOS = [pytest.param(p.scenario, id=p.name) for p in list_presets()]
+# The core's format only: a preset whose link follows a built-in trace by name (the service's
+# extension) is checked with SERVICE_ONLY below.
+PRESET_SCENARIOS = [
+    pytest.param(p.scenario, id=p.name) for p in list_presets() if not any(True for _ in link_traces(p.scenario))
+]
 ALL = [*(pytest.param(s, id=f"hand-written-{i}") for i, s in enumerate(HAND_WRITTEN)), *PRESET_SCENARIOS]
 
 
@@ -428,12 +434,40 @@ def _fields_set(model: BaseModel, found: set[tuple[str, str]]) -> None:
 
 # Fields of the core's format the service refuses (a link's trace names a file on the server's
 # disk): no valid scenario sets them, and test_a_trace_file_is_refused_* checks they are refused.
-REFUSED_FIELDS = {("LinkParams", "trace"), ("GraphLink", "trace"), ("LinkTrace", "file"), ("LinkTrace", "reverse_file")}
+REFUSED_FIELDS = {("LinkTrace", "file"), ("LinkTrace", "reverse_file")}
+
+# The service's extensions of the format (schema.SERVICE_EXTENSIONS): a link that follows a
+# stored trace by name (the built-in LTE traces here), which the core cannot read as it stands.
+SERVICE_ONLY: list[dict[str, Any]] = [
+    {
+        "duration_s": 2,
+        "topology": {
+            "dumbbell": {
+                "bottleneck": {
+                    "trace": {"name": "TMobile-LTE-short.down", "reverse_name": "TMobile-LTE-short.up"},
+                    "delay_ms": 10,
+                    "queue": {"type": "droptail", "limit_pkts": 400},
+                }
+            }
+        },
+        "flows": [{"variant": "cubic", "rtt_ms": 40}],
+    },
+    {
+        "duration_s": 2,
+        "topology": {
+            "graph": {
+                "nodes": ["a", "b"],
+                "links": [{"from": "a", "to": "b", "trace": {"name": "Verizon-LTE-short.down"}, "delay_ms": 5}],
+            }
+        },
+        "flows": [{"from": "a", "to": "b"}],
+    },
+]
 
 
 def test_the_hand_written_scenarios_set_every_field_of_the_schema():
     found: set[tuple[str, str]] = set()
-    for scenario in HAND_WRITTEN:
+    for scenario in [*HAND_WRITTEN, *SERVICE_ONLY]:
         _fields_set(Scenario.model_validate(scenario), found)
     every = {(m.__name__, f) for m in _models() for f in m.model_fields}
     assert every - found == REFUSED_FIELDS
@@ -475,6 +509,34 @@ def test_a_trace_file_is_refused_by_the_canonical_form_and_the_cache_key_without
         with pytest.raises(ScenarioInvalid) as info:
             refuses(scenario)
         assert [e.reason for e in info.value.errors] == [TRACE_FILES_REFUSED]
+
+
+@pytest.mark.parametrize(
+    "scenario",
+    [
+        *SERVICE_ONLY,
+        *(p.scenario for p in list_presets() if any(True for _ in link_traces(p.scenario))),
+    ],
+)
+def test_a_named_trace_is_canonical_as_the_core_reads_its_file_with_the_contents_address_in_its_place(
+    scenario, tmp_path
+):
+    canonical = canonical_dict(scenario)
+    link = (canonical["topology"].get("dumbbell") or {}).get("bottleneck") or canonical["topology"]["graph"]["links"][0]
+    named = (scenario["topology"].get("dumbbell") or {}).get("bottleneck") or scenario["topology"]["graph"]["links"][0]
+    as_files = copy.deepcopy(scenario)
+    files = (as_files["topology"].get("dumbbell") or {}).get("bottleneck") or as_files["topology"]["graph"]["links"][0]
+    files["trace"] = {}
+    for key, core_key in (("name", "file"), ("reverse_name", "reverse_file")):
+        if key in named["trace"]:
+            text = builtin_trace(named["trace"][key])
+            assert text is not None and link["trace"][core_key] == f"sha256:{text.sha256}"
+            (tmp_path / core_key).write_text(text.text)
+            files["trace"][core_key] = str(tmp_path / core_key)
+    core = tcpsim.normalize(as_files, canonical=True)
+    core_link = (core["topology"].get("dumbbell") or {}).get("bottleneck") or core["topology"]["graph"]["links"][0]
+    core_link["trace"] = link["trace"]
+    assert core == canonical
 
 
 def _core_expected(mutate) -> list[str]:
