@@ -11,6 +11,7 @@ mod pie;
 mod red;
 mod topology;
 mod trace;
+pub mod wifi;
 
 pub use codel::{CoDel, CoDelParams};
 pub use droptail::{DropTail, MarkingDropTail};
