@@ -19,7 +19,7 @@
 use std::collections::VecDeque;
 
 use super::dcf::Dcf;
-use super::error::{LinkErrors, DETECTION_SNR_DB};
+use super::error::LinkErrors;
 use super::phy::Phy;
 use crate::net::LinkId;
 use crate::packet::Packet;
@@ -88,10 +88,8 @@ enum Outcome {
     Success,
     /// The receiver has the frame; the sender missed the ACK.
     AckLost,
-    /// The receiver missed the frame (`detected`: it saw the preamble and so an error).
-    DataLost {
-        detected: bool,
-    },
+    /// The receiver got the frame in error.
+    DataLost,
     Collision,
 }
 
@@ -234,9 +232,7 @@ impl Medium {
             let e = &mut self.errors[station];
             e.update(&self.phy, snr);
             if !self.rng.chance(e.data_success(&self.phy, f.packet.size)) {
-                Outcome::DataLost {
-                    detected: snr >= DETECTION_SNR_DB,
-                }
+                Outcome::DataLost
             } else if self.rng.chance(e.ack_success(&self.phy)) {
                 Outcome::Success
             } else {
@@ -265,10 +261,8 @@ impl Medium {
         // When the others (neither sending nor receiving) and the receiver count down again.
         let (others, at_receiver) = match x.outcome {
             Outcome::Success | Outcome::AckLost => (ack_end + difs, ack_end + difs),
-            Outcome::DataLost { detected } => (
-                ack_end + difs, // the NAV of the frame they overheard
-                if detected { now + phy.eifs(phy.data) } else { now + difs },
-            ),
+            // The others keep the NAV of the frame they overheard; the receiver waits EIFS.
+            Outcome::DataLost => (ack_end + difs, now + phy.eifs(phy.data)),
             Outcome::Collision => (now + phy.eifs(phy.data), now + phy.eifs(phy.data)),
         };
         for (i, p) in self.parties.iter_mut().enumerate() {
