@@ -499,8 +499,9 @@ impl Simulation {
         self.arrived(p, now);
     }
 
-    /// A packet reached the far end of a link: on to the next, or to its endpoint.
-    #[inline]
+    /// A packet reached the far end of a link: on to the next, or to its endpoint. Inlined in
+    /// both callers: out of line it cost the reference dumbbell 2.5 % more instructions.
+    #[inline(always)]
     fn arrived(&mut self, mut p: Packet, now: SimTime) {
         p.hop += 1;
         match self.routes.hop(p.flow, p.forward(), p.hop) {
@@ -574,6 +575,7 @@ impl Simulation {
                     self.live_packets -= 1;
                     self.on_drop(&p, now);
                 }
+                Handover::Waited(link, wait) => self.links[link as usize].counters.wait_ns += wait as u128,
             }
         }
         self.handovers = out;
@@ -620,7 +622,9 @@ impl Simulation {
         }
     }
 
-    /// The packet reached the end of its route.
+    /// The packet reached the end of its route. Inlined into the wired path's one caller (the
+    /// Wi-Fi path calls it too, which would keep it out of line).
+    #[inline(always)]
     fn deliver(&mut self, p: &Packet, now: SimTime) {
         self.live_packets -= 1;
         let fi = p.flow as usize;

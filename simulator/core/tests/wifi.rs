@@ -81,6 +81,9 @@ fn one_saturated_sender_gets_the_analytic_dcf_throughput() {
         );
         let w = link(&r, "wlan-sta0").wifi.unwrap();
         assert_eq!((w.mac_retries, w.retry_drops, w.collisions), (0, 0, 0));
+        // The AP's queue (500 packets) stays full: by Little's law about 499 wait.
+        let waiting = link(&r, "wlan-sta0").mean_queue_pkts;
+        assert!((495.0..500.0).contains(&waiting), "{waiting}");
     }
 }
 

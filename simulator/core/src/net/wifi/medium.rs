@@ -63,6 +63,9 @@ pub enum Handover {
     Delivered(LinkId, Packet),
     /// The packet was given up on `link` after its last attempt.
     Dropped(LinkId, Packet),
+    /// A packet for `link` started its first attempt after waiting this long in its sender's
+    /// queue (its queueing delay: the frames ahead of it, and its own backoff).
+    Waited(LinkId, SimTime),
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -197,13 +200,13 @@ impl Medium {
     /// The medium's event at `now` (its deadline): frames start, or the frames on the air end.
     pub fn wake(&mut self, now: SimTime, out: &mut Vec<Handover>) {
         match self.on_air.take() {
-            None => self.start(now),
+            None => self.start(now, out),
             Some(x) => self.finish(x, now, out),
         }
     }
 
     /// Every party whose backoff ends now transmits; the outcome is drawn at once.
-    fn start(&mut self, now: SimTime) {
+    fn start(&mut self, now: SimTime, out: &mut Vec<Handover>) {
         let slot = self.phy.slot;
         let mut senders = Vec::new();
         for (i, p) in self.parties.iter().enumerate() {
@@ -217,7 +220,11 @@ impl Medium {
         }
         for &(i, _) in &senders {
             let p = &self.parties[i as usize];
-            let c = &mut self.counters[p.queue[0].offset as usize];
+            let f = &p.queue[0];
+            if p.dcf.failures == 0 && !f.delivered {
+                out.push(Handover::Waited(self.first_link + f.offset, now - f.since));
+            }
+            let c = &mut self.counters[f.offset as usize];
             c.frames_sent += 1;
             c.mac_retries += (p.dcf.failures > 0) as u64;
             c.collisions += (senders.len() > 1) as u64;
