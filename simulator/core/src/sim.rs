@@ -815,7 +815,11 @@ impl Simulation {
             }
         }
         for (series, &l) in t.data.links.iter_mut().zip(&t.links) {
-            series.queue.push(self.links[l as usize].waiting(now) as u32);
+            let waiting = match self.wifi.iter().find(|m| m.carries(l)) {
+                Some(m) => m.waiting(l),
+                None => self.links[l as usize].waiting(now),
+            };
+            series.queue.push(waiting as u32);
         }
         let next = now.saturating_add(t.interval);
         if next <= self.end && !t.kinds.is_empty() {

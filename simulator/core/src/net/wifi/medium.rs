@@ -157,9 +157,12 @@ impl Medium {
         self.counters.fill(WifiCounters::default());
     }
 
-    /// Frames waiting at the sender of `link` (all its links' frames: one queue per sender).
+    /// Frames for `link` in its sender's queue, the one on the air included (for traces: a
+    /// count over the queue).
     pub fn waiting(&self, link: LinkId) -> usize {
-        self.parties[sender_of(link - self.first_link) as usize].queue.len()
+        let offset = link - self.first_link;
+        let queue = &self.parties[sender_of(offset) as usize].queue;
+        queue.iter().filter(|f| f.offset == offset).count()
     }
 
     /// A packet for `link` joins its sender's queue; false if the queue was full.
@@ -318,5 +321,110 @@ fn sender_of(offset: u32) -> u32 {
         0
     } else {
         offset / 2 + 1
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::net::wifi::phy::Standard;
+    use crate::packet::PacketKind;
+    use crate::rng::StreamId;
+
+    /// An 802.11g BSS at 54 Mb/s whose stations (links 10, 11 for the first) hear every frame.
+    fn medium(stations: usize) -> Medium {
+        let phy = Phy::new(Standard::G, 54_000, true).unwrap();
+        let snr = vec![Snr::Fixed(60.0); stations];
+        Medium::new(phy, 7, 100, 10, snr, SimRng::new(1, StreamId::Wifi(10)))
+    }
+
+    fn packet(seq: u32) -> Packet {
+        Packet::new(0, PacketKind::Data, 0, seq, 1500, 0)
+    }
+
+    /// Wakes the medium at its deadlines until it has nothing to do; what it handed over, when.
+    fn drain(m: &mut Medium) -> Vec<(SimTime, Handover)> {
+        let mut seen = Vec::new();
+        let mut out = Vec::new();
+        while let Some(t) = m.deadline() {
+            m.wake(t, &mut out);
+            seen.extend(out.drain(..).map(|h| (t, h)));
+        }
+        seen
+    }
+
+    fn delivered(seen: &[(SimTime, Handover)]) -> Vec<(SimTime, u32)> {
+        seen.iter()
+            .filter_map(|(t, h)| match h {
+                Handover::Delivered(_, p) => Some((*t, p.seq)),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_frame_that_finds_the_air_idle_goes_at_once_and_arrives_when_its_data_frame_ends() {
+        let mut m = medium(1);
+        let phy = m.phy;
+        assert!(m.offer(10, &packet(0), 1_000_000));
+        assert_eq!(m.deadline(), Some(1_000_000), "no backoff pending, the air idle");
+        let seen = drain(&mut m);
+        let end = 1_000_000 + phy.data_duration(1500);
+        assert_eq!(delivered(&seen), [(end, 0)]);
+        assert!(matches!(seen[0], (1_000_000, Handover::Waited(10, 0))));
+        let c = m.counters(10).unwrap();
+        assert_eq!((c.frames_sent, c.mac_retries, c.collisions), (1, 0, 0));
+        // Everyone counts down again DIFS after the ACK; the sender from a new backoff.
+        let resume = end + phy.sifs + phy.ack_duration() + phy.difs();
+        assert!(m.parties.iter().all(|p| p.dcf.counting_from == resume));
+    }
+
+    #[test]
+    fn a_frame_behind_another_waits_for_the_ack_difs_and_its_backoff() {
+        let mut m = medium(1);
+        let phy = m.phy;
+        m.offer(10, &packet(0), 0);
+        m.offer(10, &packet(1), 0);
+        let seen = delivered(&drain(&mut m));
+        let first_end = phy.data_duration(1500);
+        let backoff = seen[1].0 - 2 * first_end - phy.sifs - phy.ack_duration() - phy.difs();
+        assert_eq!(backoff % phy.slot, 0, "whole slots");
+        assert!(backoff / phy.slot <= phy.cw_min as SimTime);
+    }
+
+    #[test]
+    fn two_backoffs_ending_in_the_same_slot_collide_and_both_senders_retry_with_a_doubled_window() {
+        let mut m = medium(2);
+        for (link, p) in [(11, 1), (13, 2)] {
+            m.parties[p].dcf.backoff = 3;
+            m.offer(link, &packet(p as u32), 0);
+        }
+        let mut out = Vec::new();
+        m.wake(m.deadline().unwrap(), &mut out); // both start
+        m.wake(m.deadline().unwrap(), &mut out); // both end, unacknowledged
+        assert!(!out.iter().any(|h| matches!(h, Handover::Delivered(..))));
+        for (link, p) in [(11, 1), (13, 2)] {
+            assert_eq!(m.counters(link).unwrap().collisions, 1);
+            assert_eq!((m.parties[p].dcf.failures, m.parties[p].dcf.cw), (1, 31));
+        }
+        let seen = drain(&mut m);
+        assert_eq!(delivered(&seen).len(), 2, "both get through later");
+    }
+
+    #[test]
+    fn the_backoff_stands_still_while_another_station_transmits() {
+        let mut m = medium(2);
+        m.parties[1].dcf.backoff = 2;
+        m.parties[2].dcf.backoff = 5;
+        m.offer(11, &packet(1), 0);
+        m.offer(13, &packet(2), 0);
+        let mut out = Vec::new();
+        let first = m.deadline().unwrap();
+        assert_eq!(first, 2 * m.phy.slot);
+        m.wake(first, &mut out);
+        assert_eq!(m.parties[2].dcf.backoff, 3, "two slots spent, three left");
+        m.wake(m.deadline().unwrap(), &mut out);
+        let resume = m.parties[2].dcf.counting_from;
+        assert_eq!(m.deadline(), Some(resume + 3 * m.phy.slot));
     }
 }
