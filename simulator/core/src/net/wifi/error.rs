@@ -176,8 +176,8 @@ fn chunk_success((p, unit): (f64, f64), bits: f64) -> f64 {
     (1.0 - p).powf(bits / unit).min(1.0)
 }
 
-/// One receiver's error rates at one SNR, kept until the SNR changes: the CCK integral is too
-/// dear to evaluate per frame.
+/// One receiver's error rates at one SNR, kept until the SNR changes (`SuccessCache`): the CCK
+/// integral is too dear to evaluate per frame.
 #[derive(Clone, Copy, Debug)]
 pub struct LinkErrors {
     snr_db: f64,
@@ -194,13 +194,6 @@ impl LinkErrors {
             header: unit_error(header_mode(phy), snr),
             data: unit_error(phy.data, snr),
             ack: unit_error(phy.ack, snr),
-        }
-    }
-
-    /// These rates, or new ones when the SNR moved.
-    pub fn update(&mut self, phy: &Phy, snr_db: f64) {
-        if snr_db != self.snr_db {
-            *self = LinkErrors::new(phy, snr_db);
         }
     }
 
@@ -225,6 +218,48 @@ impl LinkErrors {
     }
 }
 
+/// A receiver's success probabilities at its current SNR, for the ACK and the last two frame
+/// sizes: a station's link carries data one way and TCP ACKs the other, and each success costs
+/// a `powf` (a tenth of a Wi-Fi run's instructions before this cache).
+#[derive(Clone, Copy, Debug)]
+pub struct SuccessCache {
+    errors: LinkErrors,
+    ack: f64,
+    /// (IP bytes, success); `u32::MAX` bytes: empty.
+    sizes: [(u32, f64); 2],
+    /// The entry the next new size replaces.
+    next: usize,
+}
+
+impl SuccessCache {
+    pub fn new(phy: &Phy, snr_db: f64) -> Self {
+        let errors = LinkErrors::new(phy, snr_db);
+        SuccessCache {
+            ack: errors.ack_success(phy),
+            errors,
+            sizes: [(u32::MAX, 0.0); 2],
+            next: 0,
+        }
+    }
+
+    /// Success of a data frame of `ip_bytes` and of its ACK, at `snr_db`.
+    pub fn at(&mut self, phy: &Phy, snr_db: f64, ip_bytes: u32) -> (f64, f64) {
+        if snr_db != self.errors.snr_db {
+            *self = SuccessCache::new(phy, snr_db);
+        }
+        let data = match self.sizes.iter().find(|(b, _)| *b == ip_bytes) {
+            Some(&(_, p)) => p,
+            None => {
+                let p = self.errors.data_success(phy, ip_bytes);
+                self.sizes[self.next] = (ip_bytes, p);
+                self.next = 1 - self.next;
+                p
+            }
+        };
+        (data, self.ack)
+    }
+}
+
 /// The rate of the PHY header: DSSS's long PLCP header at 1 Mb/s, OFDM's SIGNAL at 6 Mb/s.
 fn header_mode(phy: &Phy) -> Mode {
     let kbps = match phy.standard {
@@ -237,6 +272,19 @@ fn header_mode(phy: &Phy) -> Mode {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_cache_gives_what_the_model_gives_and_follows_the_snr() {
+        let phy = Phy::new(Standard::G, 54_000, true).unwrap();
+        let mut cache = SuccessCache::new(&phy, 22.0);
+        for (snr, bytes) in [(22.0, 1500), (22.0, 52), (22.0, 1500), (22.0, 600), (23.0, 1500)] {
+            let e = LinkErrors::new(&phy, snr);
+            assert_eq!(
+                cache.at(&phy, snr, bytes),
+                (e.data_success(&phy, bytes), e.ack_success(&phy))
+            );
+        }
+    }
 
     #[test]
     fn erfc_matches_known_values() {

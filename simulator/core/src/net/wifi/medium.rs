@@ -19,7 +19,7 @@
 use std::collections::VecDeque;
 
 use super::dcf::Dcf;
-use super::error::LinkErrors;
+use super::error::SuccessCache;
 use super::phy::Phy;
 use crate::net::LinkId;
 use crate::packet::Packet;
@@ -112,7 +112,9 @@ pub struct Medium {
     first_link: LinkId,
     parties: Vec<Party>,
     snr: Vec<Snr>,
-    errors: Vec<LinkErrors>,
+    errors: Vec<SuccessCache>,
+    /// `Exchange::senders` of the last exchange, kept for the next (no allocation per frame).
+    spare: Vec<(u32, SimTime)>,
     on_air: Option<Exchange>,
     rng: SimRng,
     /// Per link offset.
@@ -122,7 +124,7 @@ pub struct Medium {
 impl Medium {
     /// A BSS whose stations have `snr`; its links are `first_link`.. (two per station).
     pub fn new(phy: Phy, retry_limit: u32, queue_limit: u32, first_link: LinkId, snr: Vec<Snr>, rng: SimRng) -> Self {
-        let errors = snr.iter().map(|s| LinkErrors::new(&phy, s.at(0))).collect();
+        let errors = snr.iter().map(|s| SuccessCache::new(&phy, s.at(0))).collect();
         Medium {
             phy,
             retry_limit,
@@ -137,6 +139,7 @@ impl Medium {
             counters: vec![WifiCounters::default(); 2 * snr.len()],
             snr,
             errors,
+            spare: Vec::new(),
             on_air: None,
             rng,
         }
@@ -211,7 +214,7 @@ impl Medium {
     /// Every party whose backoff ends now transmits; the outcome is drawn at once.
     fn start(&mut self, now: SimTime, out: &mut Vec<Handover>) {
         let slot = self.phy.slot;
-        let mut senders = Vec::new();
+        let mut senders = std::mem::take(&mut self.spare);
         for (i, p) in self.parties.iter().enumerate() {
             if self.start_of(p) == Some(now) {
                 let f = p.queue.front().expect("a party that starts has a frame");
@@ -239,11 +242,10 @@ impl Medium {
             let f = self.parties[senders[0].0 as usize].queue[0];
             let station = (f.offset / 2) as usize;
             let snr = self.snr[station].at(now);
-            let e = &mut self.errors[station];
-            e.update(&self.phy, snr);
-            if !self.rng.chance(e.data_success(&self.phy, f.packet.size)) {
+            let (data, ack) = self.errors[station].at(&self.phy, snr, f.packet.size);
+            if !self.rng.chance(data) {
                 Outcome::DataLost
-            } else if self.rng.chance(e.ack_success(&self.phy)) {
+            } else if self.rng.chance(ack) {
                 Outcome::Success
             } else {
                 Outcome::AckLost
@@ -312,6 +314,9 @@ impl Medium {
                 _ => after_timeout(own_end).max(now + difs),
             };
         }
+        let mut spare = x.senders;
+        spare.clear();
+        self.spare = spare;
     }
 }
 

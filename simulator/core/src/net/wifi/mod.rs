@@ -8,6 +8,6 @@ mod medium;
 mod phy;
 
 pub use dcf::Dcf;
-pub use error::LinkErrors;
+pub use error::{LinkErrors, SuccessCache};
 pub use medium::{Handover, Medium, Snr, WifiCounters};
 pub use phy::{Mode, Modulation, Phy, Standard};
