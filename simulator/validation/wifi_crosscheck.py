@@ -88,11 +88,11 @@ def ours(case: dict[str, Any], seeds: int) -> dict[str, float]:
     import tcpsim  # noqa: PLC0415  (the project's .venv)
 
     payload = 1.0 if case["traffic"] == "tcp" else ns3.UDP_PAYLOAD / ns3.IP_PACKET_BYTES
-    suffix = "" if case["direction"] == "down" else "-rev"
+    uplink = case["direction"] == "up"  # the stations transmit on their `-rev` links
     runs = []
     for seed in range(1, seeds + 1):
         r = tcpsim.run(scenario(case, seed))
-        macs = [link["wifi"] for link in r["links"] if "wifi" in link and link["name"].endswith("-rev") == bool(suffix)]
+        macs = [link["wifi"] for link in r["links"] if "wifi" in link and link["name"].endswith("-rev") == uplink]
         frames = sum(m["frames_sent"] for m in macs)
         retries = sum(m["mac_retries"] for m in macs)
         runs.append(
