@@ -577,6 +577,37 @@ def test_a_links_drops_by_reason_under_an_aqm_come_the_same_with_columns_and_sta
     assert _bits(_without_stats(back)) == _bits(_without_stats(records))
 
 
+def test_a_wifi_links_mac_counts_come_the_same_with_columns_and_stay_absent_on_wired_links():
+    wifi = {
+        "duration_s": 3,
+        "warmup_s": 1,
+        "topology": {
+            "graph": {
+                "nodes": ["server", "ap", "sta"],
+                "links": [{"from": "server", "to": "ap", "rate_mbps": 100, "delay_ms": 2}],
+                "wifi": [
+                    {
+                        "name": "wlan",
+                        "ap": "ap",
+                        "stations": [{"node": "sta", "snr_db": 22.5}],
+                        "standard": "802.11g",
+                        "rate_mbps": 54,
+                    }
+                ],
+            }
+        },
+        "flows": [{"from": "server", "to": "sta"}],
+    }
+    records = tcpsim.run(wifi)
+    links = {link["name"]: link for link in records["links"]}
+    assert "wifi" not in links["server-ap"]
+    down = links["wlan-sta"]["wifi"]
+    assert list(down) == ["frames_sent", "mac_retries", "retry_drops", "collisions"]
+    assert down["frames_sent"] > down["mac_retries"] > 0  # 22.5 dB: a lossy channel at 54 Mb/s
+    back = tcpsim.to_records(tcpsim.run(wifi, columns=True))
+    assert _bits(_without_stats(back)) == _bits(_without_stats(records))
+
+
 def test_ecn_counters_come_the_same_with_columns_and_a_marking_queue_reports_its_marks():
     ecn = copy.deepcopy(MIXED)
     ecn["topology"]["dumbbell"]["bottleneck"]["queue"] = {

@@ -603,12 +603,88 @@ class GraphLink(_Link):
     """Node at the forward direction's end."""
 
 
+WIFI_STANDARDS: tuple[str, ...] = strings(definition("WifiStandard"))
+"""The core's `WifiStandard`: "802.11b", "802.11g"."""
+WIFI_RATES_MBPS: dict[str, tuple[float, ...]] = {
+    "802.11b": (1.0, 2.0, 5.5, 11.0),
+    "802.11g": (6.0, 9.0, 12.0, 18.0, 24.0, 36.0, 48.0, 54.0),
+}
+"""Each standard's data rates (the core's `WifiStandard::rates_mbps`)."""
+SNR_DB_RANGE = (-30.0, 100.0)
+"""SNRs a station may have, dB (the core's `SNR_DB_RANGE`)."""
+
+if TYPE_CHECKING:
+    WifiStandard: TypeAlias = str
+else:
+    WifiStandard = Literal[WIFI_STANDARDS]
+
+
+class WifiStation(_Model):
+    """A station of an 802.11 network."""
+
+    node: Name
+    """The station's graph node."""
+    snr_db: Annotated[float, Field(ge=SNR_DB_RANGE[0], le=SNR_DB_RANGE[1])] | Schedule
+    """SNR of the frames between the station and its access point (both ways), dB: a number or
+    a schedule (a fade)."""
+
+    @field_validator("snr_db")
+    @classmethod
+    def _scheduled_snr_in_range(cls, value: float | Schedule) -> float | Schedule:
+        """The core's range for every point of a schedule, here so the error names the point."""
+        if isinstance(value, Schedule):
+            low, high = SNR_DB_RANGE
+            for i, (_, db) in enumerate(value.points):
+                if not low <= db <= high:
+                    raise ValueError(f"points[{i}][1]: an SNR must be in [{low:g}, {high:g}] dB, got {db}")
+        return value
+
+
+class WifiSpec(_Model):
+    """An 802.11 network (issue 18): an access point and its stations, graph nodes, sharing one
+    medium under the DCF. Each station gets the links `<name>-<station>` (from the access
+    point) and `<name>-<station>-rev` (to it), whose results carry the MAC's counts."""
+
+    name: Name
+    """Names the network's links."""
+    ap: Name
+    """The access point's graph node."""
+    stations: Annotated[list[WifiStation], Field(min_length=1)]
+    standard: WifiStandard
+    """ "802.11b" (DSSS/CCK, long preamble) or "802.11g" (ERP-OFDM)."""
+    rate_mbps: float
+    """Data rate, one of the standard's (`WIFI_RATES_MBPS`); ACKs go at the highest basic rate
+    not above it."""
+    retry_limit: Annotated[int, Field(ge=1, le=65535)] = 7
+    """Transmission attempts per frame before it is dropped (dot11ShortRetryLimit)."""
+    short_slot: bool = True
+    """802.11g only: 9 µs slots (a BSS of ERP stations only); false: 20 µs."""
+    queue: QueueSpec = Field(default_factory=lambda: _droptail(500))
+    """Each transmitter's queue: Drop-Tail only (default 500 packets, ns-3's WifiMacQueue)."""
+
+    @model_validator(mode="after")
+    def _a_rate_of_the_standard_and_a_drop_tail_queue(self) -> WifiSpec:
+        """The core's `WifiSpec::check`."""
+        rates = WIFI_RATES_MBPS[self.standard]
+        if self.rate_mbps not in rates:
+            raise ValueError(
+                f"rate_mbps: {self.standard} has no rate of {self.rate_mbps:g} Mb/s: one of "
+                + ", ".join(f"{r:g}" for r in rates)
+            )
+        if not isinstance(self.queue, DroptailQueue) or self.queue.ecn_threshold_pkts is not None:
+            raise ValueError("queue: a Wi-Fi transmitter's queue is Drop-Tail (no ecn_threshold_pkts)")
+        return self
+
+
 class Graph(_Model):
     """An explicit graph: named nodes and duplex links (paper 002's six-node topology). Routes
     are static shortest paths by propagation delay (ties by hop count)."""
 
     nodes: Annotated[list[Name], Field(max_length=MAX_NODES)]
     links: list[GraphLink]
+    wifi: list[WifiSpec] | None = None
+    """802.11 networks joining an access point to its stations over one shared medium (absent:
+    none; the core leaves an empty list out of the scenario it writes back)."""
 
 
 class DumbbellTopology(_Model):

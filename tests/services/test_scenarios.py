@@ -260,6 +260,38 @@ HAND_WRITTEN: list[dict[str, Any]] = [
             {"name": "ba", "from": "b", "to": "a", "variant": "tahoe", "start_s": 1},
         ],
     },
+    # An 802.11 network, every field set: one station at a fixed SNR, one fading.
+    {
+        "duration_s": 5,
+        "topology": {
+            "graph": {
+                "nodes": ["server", "ap", "laptop", "phone"],
+                "links": [{"from": "server", "to": "ap", "rate_mbps": 100, "delay_ms": 5}],
+                "wifi": [
+                    {
+                        "name": "wlan",
+                        "ap": "ap",
+                        "stations": [
+                            {"node": "laptop", "snr_db": 30},
+                            {
+                                "node": "phone",
+                                "snr_db": {"points": [[0, 25], [2, 5], [3, 25]], "shape": "linear"},
+                            },
+                        ],
+                        "standard": "802.11g",
+                        "rate_mbps": 54,
+                        "retry_limit": 4,
+                        "short_slot": False,
+                        "queue": {"type": "droptail", "limit_pkts": 200},
+                    }
+                ],
+            }
+        },
+        "flows": [
+            {"name": "laptop", "from": "server", "to": "laptop"},
+            {"name": "phone", "from": "server", "to": "phone", "variant": "cubic"},
+        ],
+    },
     {
         "duration_s": 1,
         "topology": {

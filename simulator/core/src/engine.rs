@@ -14,6 +14,8 @@ pub enum Event {
     /// A scheduled discipline's link (CoDel, PIE, FQ-CoDel) finished a transmission: its
     /// discipline picks the next packet.
     LinkTransmit { link: u32 },
+    /// An 802.11 medium's next transmission starts, or the frames on its air end.
+    Wifi { medium: u32 },
     /// A per-flow timer fired.
     Timer { flow: u32, timer: TimerKind },
     /// Take one sample of every traced series.

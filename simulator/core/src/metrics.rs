@@ -4,6 +4,7 @@
 
 use serde::Serialize;
 
+use crate::net::wifi::WifiCounters;
 use crate::net::{LinkCounters, QueueDelays};
 use crate::tcp::SenderCounters;
 use crate::time::{to_secs, SimTime};
@@ -131,6 +132,11 @@ pub struct LinkResult {
     /// Packets the queue marked CE instead of dropping: only on a queue with `ecn`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ecn_marks: Option<u64>,
+    /// On an 802.11 link only: its MAC's counts (data frames sent, retransmissions among them,
+    /// frames dropped at the retry limit, and collisions), which `loss_drops` and `packets`
+    /// sum up from the network's side.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub wifi: Option<WifiCounters>,
 }
 
 #[derive(Clone, Debug, Serialize, PartialEq)]
@@ -292,6 +298,7 @@ pub fn link_result(
         overflow_drops: drops_by_reason.map(|(overflow, _)| overflow),
         aqm_drops: drops_by_reason.map(|(_, aqm)| aqm),
         ecn_marks,
+        wifi: None,
     }
 }
 

@@ -175,6 +175,9 @@ fn check_scenario(s: &Scenario) -> Result<()> {
                     loss.check(&mut c, &format!("{p}.reverse_loss"));
                 }
             }
+            for (i, w) in g.wifi.iter().enumerate() {
+                w.check(&mut c, &format!("$.topology.graph.wifi[{i}]"));
+            }
             (false, 0.0)
         }
     };

@@ -13,6 +13,8 @@ pub enum StreamId {
     FlowLoss(u32),
     FlowApp(u32),
     Generator(u32),
+    /// An 802.11 medium's backoffs and frame errors, by its first link.
+    Wifi(u32),
 }
 
 impl StreamId {
@@ -23,6 +25,7 @@ impl StreamId {
             StreamId::FlowLoss(i) => (3, i),
             StreamId::FlowApp(i) => (4, i),
             StreamId::Generator(i) => (5, i),
+            StreamId::Wifi(i) => (6, i),
         };
         (tag << 32) | index as u64
     }

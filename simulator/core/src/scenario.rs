@@ -125,6 +125,158 @@ impl Default for AccessParams {
 pub struct Graph {
     pub nodes: Vec<String>,
     pub links: Vec<GraphLink>,
+    /// 802.11 networks (issue 18): each joins an access point to its stations over one
+    /// shared medium.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub wifi: Vec<WifiSpec>,
+}
+
+/// One 802.11 BSS: an access point and its stations, graph nodes, sharing a medium under the
+/// DCF (`net::wifi`). Each station gets two one-way links, `<name>-<station>` (from the AP)
+/// and `<name>-<station>-rev` (to it), which routes cross like any other link.
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct WifiSpec {
+    pub name: String,
+    /// The access point's node.
+    pub ap: String,
+    pub stations: Vec<WifiStation>,
+    pub standard: WifiStandard,
+    /// The data rate of every data frame, one of the standard's: 802.11b 1, 2, 5.5 or 11;
+    /// 802.11g 6, 9, 12, 18, 24, 36, 48 or 54. ACKs go at the highest basic rate not above it.
+    pub rate_mbps: f64,
+    /// Transmission attempts per frame before it is dropped (dot11ShortRetryLimit; ns-3's
+    /// `FrameRetryLimit`).
+    #[serde(default = "default_retry_limit")]
+    pub retry_limit: u32,
+    /// 802.11g only: 9 µs slots, as in a BSS of ERP stations only (false: 20 µs).
+    #[serde(default = "default_true")]
+    pub short_slot: bool,
+    /// Each transmitter's (the AP's, each station's) queue: Drop-Tail, the frame in service
+    /// counted. Default 500 packets, ns-3's `WifiMacQueue`.
+    #[serde(default = "default_wifi_queue")]
+    pub queue: QueueSpec,
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct WifiStation {
+    pub node: String,
+    /// The SNR of frames between this station and the AP (both ways), dB: a number or a
+    /// schedule (a fade).
+    pub snr_db: SnrSpec,
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema, PartialEq)]
+#[serde(untagged)]
+pub enum SnrSpec {
+    Fixed(f64),
+    Schedule(ScheduleSpec),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub enum WifiStandard {
+    /// DSSS/HR-DSSS (Clauses 15, 16), long preamble.
+    #[serde(rename = "802.11b")]
+    B,
+    /// ERP-OFDM (Clause 18), 2.4 GHz.
+    #[serde(rename = "802.11g")]
+    G,
+}
+
+fn default_retry_limit() -> u32 {
+    7
+}
+
+fn default_wifi_queue() -> QueueSpec {
+    QueueSpec::Droptail {
+        limit_pkts: 500,
+        ecn_threshold_pkts: None,
+    }
+}
+
+/// SNRs a station may have, dB.
+pub const SNR_DB_RANGE: (f64, f64) = (-30.0, 100.0);
+
+impl WifiSpec {
+    pub fn check(&self, c: &mut Check, path: &str) {
+        if self.name.is_empty() {
+            c.fail(format!("{path}.name"), "must not be empty");
+        }
+        if self.stations.is_empty() {
+            c.fail(format!("{path}.stations"), "a Wi-Fi network needs at least one station");
+        }
+        for (i, s) in self.stations.iter().enumerate() {
+            let p = format!("{path}.stations[{i}].snr_db");
+            let (lo, hi) = SNR_DB_RANGE;
+            match &s.snr_db {
+                SnrSpec::Fixed(v) => {
+                    if c.finite(&p, *v) && !(lo..=hi).contains(v) {
+                        c.fail(
+                            p,
+                            format!("must be between {} and {}, got {}", show(lo), show(hi), show(*v)),
+                        );
+                    }
+                }
+                SnrSpec::Schedule(sch) => sch.check(c, &p, lo, hi),
+            }
+        }
+        let p = format!("{path}.rate_mbps");
+        if c.finite(&p, self.rate_mbps) && self.rate_kbps().is_none() {
+            let rates: Vec<String> = self.standard.rates_mbps().iter().map(|r| show(*r)).collect();
+            c.fail(
+                p,
+                format!(
+                    "{} has no rate of {} Mb/s: one of {}",
+                    self.standard.label(),
+                    show(self.rate_mbps),
+                    rates.join(", ")
+                ),
+            );
+        }
+        if self.retry_limit == 0 || self.retry_limit > 65_535 {
+            c.fail(format!("{path}.retry_limit"), "must be between 1 and 65535 attempts");
+        }
+        match self.queue {
+            QueueSpec::Droptail {
+                limit_pkts,
+                ecn_threshold_pkts: None,
+            } => {
+                if limit_pkts == 0 {
+                    c.fail(format!("{path}.queue.limit_pkts"), "must be at least 1 packet");
+                }
+            }
+            _ => c.fail(
+                format!("{path}.queue"),
+                "a Wi-Fi transmitter's queue is Drop-Tail (no ecn_threshold_pkts)",
+            ),
+        }
+    }
+
+    /// The data rate in kb/s, if it is one of the standard's.
+    pub fn rate_kbps(&self) -> Option<u32> {
+        let rates = self.standard.rates_mbps();
+        rates
+            .iter()
+            .find(|&&r| r == self.rate_mbps)
+            .map(|r| (r * 1000.0) as u32)
+    }
+}
+
+impl WifiStandard {
+    pub fn rates_mbps(self) -> &'static [f64] {
+        match self {
+            WifiStandard::B => &[1.0, 2.0, 5.5, 11.0],
+            WifiStandard::G => &[6.0, 9.0, 12.0, 18.0, 24.0, 36.0, 48.0, 54.0],
+        }
+    }
+
+    pub fn label(self) -> &'static str {
+        match self {
+            WifiStandard::B => "802.11b",
+            WifiStandard::G => "802.11g",
+        }
+    }
 }
 
 #[derive(Clone, Debug, Deserialize, Serialize, JsonSchema, PartialEq)]

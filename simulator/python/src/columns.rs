@@ -26,6 +26,7 @@ use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyDict, PyFloat, PyList};
 use tcpsim_core::metrics::{Fairness, FlowResult, FlowTrace, LinkResult, LinkTrace, Stats, Traces};
+use tcpsim_core::net::wifi::WifiCounters;
 use tcpsim_core::RunResult;
 
 /// Imports numpy once, so that without it `columns=True` raises `ModuleNotFoundError` before the
@@ -112,6 +113,23 @@ impl Scalar for Option<f64> {
 impl Scalar for u64 {
     fn to_object<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         Ok(self.into_pyobject(py)?.into_any())
+    }
+}
+
+/// An 802.11 link's MAC counts: a dict, as the JSON path's object.
+impl Scalar for WifiCounters {
+    fn to_object<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        Ok(record!(
+            py,
+            self,
+            WifiCounters {
+                frames_sent,
+                mac_retries,
+                retry_drops,
+                collisions,
+            }
+        )
+        .into_any())
     }
 }
 
@@ -316,6 +334,7 @@ pub(crate) fn result(py: Python<'_>, result: RunResult) -> PyResult<Bound<'_, Py
                 if some overflow_drops,
                 aqm_drops,
                 ecn_marks,
+                wifi,
             }
         ))?;
     }

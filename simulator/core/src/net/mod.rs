@@ -12,6 +12,7 @@ mod red;
 mod scheduled_rate;
 mod topology;
 mod trace;
+pub mod wifi;
 
 pub use codel::{CoDel, CoDelParams};
 pub use droptail::{DropTail, MarkingDropTail};

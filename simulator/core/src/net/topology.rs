@@ -6,12 +6,13 @@ use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
 use std::sync::Arc;
 
-use super::{Extras, Link, LinkId, Name, NodeId, QueueDiscipline, ScheduledRate, Trace, TraceCursor};
+use super::wifi::{Medium, Phy, Snr, Standard};
+use super::{DropTail, Extras, Link, LinkId, Name, NodeId, QueueDiscipline, ScheduledRate, Trace, TraceCursor};
 use crate::error::{Result, SimError};
 use crate::loss::LossModule;
 use crate::plan::FlowPlan;
 use crate::rng::{SimRng, StreamId};
-use crate::scenario::{LinkSchedule, LossSpec, QueueSpec, Topology, TraceSpec};
+use crate::scenario::{LinkSchedule, LossSpec, QueueSpec, SnrSpec, Topology, TraceSpec, WifiSpec, WifiStandard};
 use crate::schedule::Schedule;
 use crate::time::{from_millis, SimTime};
 
@@ -20,6 +21,8 @@ pub struct Network {
     pub links: Vec<Link>,
     /// Links whose queue the traces follow by default.
     pub default_traced_links: Vec<LinkId>,
+    /// The 802.11 media; their links follow every wired link in `links`.
+    pub wifi: Vec<Medium>,
 }
 
 /// The links each flow's packets cross, in order: data forward, ACKs (and requests) reverse.
@@ -181,6 +184,49 @@ impl Builder {
         Ok((Sends::Trace(forward), Sends::Trace(reverse)))
     }
 
+    /// An 802.11 BSS: two one-way links per station (AP to station, then back), placeholders
+    /// that carry the routes, names and counters, and the medium that carries the frames.
+    fn wifi(&mut self, w: &WifiSpec, path: &str, lookup: &dyn Fn(&str, String) -> Result<NodeId>) -> Result<Medium> {
+        let kbps = w.rate_kbps().expect("plan() checked the rate");
+        let standard = match w.standard {
+            WifiStandard::B => Standard::B,
+            WifiStandard::G => Standard::G,
+        };
+        let phy = Phy::new(standard, kbps, w.short_slot).expect("a rate of the standard");
+        let QueueSpec::Droptail { limit_pkts, .. } = w.queue else {
+            unreachable!("plan() refused other queues")
+        };
+        let ap = lookup(&w.ap, format!("{path}.ap"))?;
+        let first_link = self.links.len() as LinkId;
+        let mut snr = Vec::with_capacity(w.stations.len());
+        for (i, s) in w.stations.iter().enumerate() {
+            let station = lookup(&s.node, format!("{path}.stations[{i}].node"))?;
+            if station == ap {
+                return Err(SimError::invalid(
+                    format!("{path}.stations[{i}].node"),
+                    "a station cannot be its own access point",
+                ));
+            }
+            let name = format!("{}-{}", w.name, s.node);
+            for (name, ends) in [(name.clone(), (ap, station)), (format!("{name}-rev"), (station, ap))] {
+                self.links.push(Link::new(
+                    name.as_str().into(),
+                    ends,
+                    kbps as u64 * 1000,
+                    0,
+                    QueueDiscipline::DropTail(DropTail::new(limit_pkts)),
+                    Extras::default(),
+                ));
+            }
+            snr.push(match &s.snr_db {
+                SnrSpec::Fixed(db) => Snr::Fixed(*db),
+                SnrSpec::Schedule(spec) => Snr::Scheduled(Schedule::new(spec, 1.0)),
+            });
+        }
+        let rng = SimRng::new(self.seed, StreamId::Wifi(first_link));
+        Ok(Medium::new(phy, w.retry_limit, limit_pkts, first_link, snr, rng))
+    }
+
     fn read_trace(&mut self, file: &str, path: String) -> Result<Arc<Trace>> {
         if let Some(t) = self.traces.get(file) {
             return Ok(t.clone());
@@ -273,6 +319,7 @@ pub fn build(topology: &Topology, flows: &[FlowPlan], seed: u64) -> Result<(Netw
                     nodes: b.nodes,
                     links: b.links,
                     default_traced_links: vec![fwd],
+                    wifi: Vec::new(),
                 },
                 routes,
             ))
@@ -325,6 +372,28 @@ pub fn build(topology: &Topology, flows: &[FlowPlan], seed: u64) -> Result<(Netw
                     loss: l.reverse_loss.as_ref(),
                 });
             }
+            let wired = b.links.len();
+            let wifi = g
+                .wifi
+                .iter()
+                .enumerate()
+                .map(|(i, w)| b.wifi(w, &format!("$.topology.graph.wifi[{i}]"), &lookup))
+                .collect::<Result<Vec<_>>>()?;
+            // Where a link's name comes from in the scenario, to name a clash.
+            let origin = |i: usize| {
+                if i < wired {
+                    return format!("$.topology.graph.links[{}].name", i / 2);
+                }
+                let mut first = wired;
+                for (w, spec) in g.wifi.iter().enumerate() {
+                    let next = first + 2 * spec.stations.len();
+                    if i < next {
+                        return format!("$.topology.graph.wifi[{w}].stations[{}].node", (i - first) / 2);
+                    }
+                    first = next;
+                }
+                unreachable!("every link comes from the scenario")
+            };
             let mut seen = HashMap::new();
             for (i, l) in b.links.iter().enumerate() {
                 let name = l
@@ -332,8 +401,8 @@ pub fn build(topology: &Topology, flows: &[FlowPlan], seed: u64) -> Result<(Netw
                     .spell(|_| unreachable!("a graph's links are named by the scenario"));
                 if let Some(j) = seen.insert(name.clone(), i) {
                     return Err(SimError::invalid(
-                        format!("$.topology.graph.links[{}].name", i / 2),
-                        format!("link name {name:?} is used twice (also link {})", j / 2),
+                        origin(i),
+                        format!("link name {name:?} is used twice (also at {})", origin(j)),
                     ));
                 }
             }
@@ -381,6 +450,7 @@ pub fn build(topology: &Topology, flows: &[FlowPlan], seed: u64) -> Result<(Netw
                     nodes: b.nodes,
                     links: b.links,
                     default_traced_links: traced,
+                    wifi,
                 },
                 routes,
             ))
