@@ -19,7 +19,19 @@ from sqlalchemy.exc import DataError, DBAPIError, IntegrityError, InterfaceError
 from api import dashboard, docs_page, observability
 from api.auth import IdentityCache, current_user
 from api.limits import MAX_ERRORS, MAX_MESSAGE_CHARS, BodyLimit, bounded_errors, echo
-from api.routers import comparisons, health, models, presets, reproductions, runs, schedules, sign_in, sweeps, users
+from api.routers import (
+    comparisons,
+    health,
+    models,
+    presets,
+    reproductions,
+    runs,
+    schedules,
+    sign_in,
+    sweeps,
+    traces,
+    users,
+)
 from infra.embedded import effective_database_url, effective_redis_url
 from services.db.session import create_db_engine, create_session_factory
 from services.errors import (
@@ -55,6 +67,7 @@ V1_ROUTERS = (
     comparisons.router,
     reproductions.router,
     users.router,
+    traces.router,
     sign_in.router,
     models.regions_router,
 )

@@ -146,6 +146,20 @@ class Settings(BaseSettings):
     user_submissions_per_minute: int = Field(
         600, ge=0, description="submissions (runs, sweeps, extensions) a user may make per minute"
     )
+    trace_max_bytes: int = Field(
+        8_000_000,
+        ge=1024,
+        description="the largest trace one upload may hold, bytes as sent (PUT /v1/traces/{name}; 413 beyond)",
+    )
+    user_max_traces: int = Field(100, ge=0, description="named traces one user may keep (429 beyond)")
+    user_max_trace_bytes: int = Field(
+        200_000_000, ge=0, description="bytes of trace text one user may keep, all traces together (429 beyond)"
+    )
+    trace_cache_dir: Path | None = Field(
+        None,
+        description="where a worker writes the traces its runs follow, one file per content hash; "
+        "unset: state_dir/trace-cache",
+    )
     auth_cache_s: float = Field(
         2.0,
         ge=0,
@@ -229,6 +243,10 @@ class Settings(BaseSettings):
     @property
     def effective_dispatch_window(self) -> int:
         return self.dispatch_window or self.worker_concurrency
+
+    @property
+    def effective_trace_cache_dir(self) -> Path:
+        return (self.trace_cache_dir or self.state_dir / "trace-cache").expanduser().absolute()
 
     @property
     def control_queue(self) -> str:

@@ -64,7 +64,15 @@ SEEDS: list[dict[str, Any]] = [
             "graph": {
                 "nodes": ["a", "b", "c"],
                 "links": [
-                    {"from": "a", "to": "b", "rate_mbps": 10, "delay_ms": 2},
+                    {
+                        "from": "a",
+                        "to": "b",
+                        "delay_ms": 2,
+                        "schedule": {
+                            "rate_mbps": {"points": [[0, 10], [0.5, 0], [0.8, 4]], "shape": "linear"},
+                            "extra_delay_ms": {"points": [[0, 0], [1, 15]]},
+                        },
+                    },
                     {
                         "name": "core",
                         "from": "b",
@@ -105,7 +113,13 @@ SEEDS: list[dict[str, Any]] = [
             }
         },
         "flows": [
-            {"name": "cbr", "type": "udp", "rtt_ms": 30, "app": {"type": "cbr", "rate_mbps": 1, "packet_bytes": 500}},
+            {
+                "name": "cbr",
+                "type": "udp",
+                "rtt_ms": 30,
+                "app": {"type": "cbr", "rate_mbps": 1, "packet_bytes": 500},
+                "loss": {"type": "schedule", "rate": {"points": [[0, 0], [2, 0.3]], "shape": "linear"}},
+            },
             {
                 "name": "web",
                 "variant": "reno",
@@ -119,7 +133,7 @@ SEEDS: list[dict[str, Any]] = [
 # Words of the format, so that swapped strings often hit a tag or a name the core knows.
 WORDS = [
     "tcp", "udp", "ftp", "cbr", "http", "droptail", "red", "uniform", "bernoulli_events",
-    "scheduled", "outage", "gilbert_elliott", "dumbbell", "graph", "cwnd", "ssthresh", "queue",
+    "scheduled", "outage", "schedule", "step", "linear", "gilbert_elliott", "dumbbell", "graph", "cwnd", "ssthresh", "queue",
     "codel", "pie", "fq_codel", "dualpi2", "l4s",
     "a", "b", "c", "core", "sbs", *tcpsim.VARIANTS,
 ]  # fmt: skip

@@ -325,6 +325,38 @@ class TraceChunk(Base):
     )
 
 
+class LinkTrace(Base):
+    """A user's named Mahimahi trace, which a scenario's link may follow (`"trace": {"name": ...}`,
+    issue 18). Its content is stored here, never read from a path: the canonical text
+    (services/traces/format.py) zlib-compressed, and its sha256, which scenarios and cache keys
+    carry in place of the name. The lab's built-in traces ship with the code
+    (services/traces/builtin.py) and have no row."""
+
+    __tablename__ = "link_traces"
+    __mapper_args__ = {"eager_defaults": True}
+
+    id: Mapped[uuid.UUID] = mapped_column(
+        primary_key=True, default=uuid.uuid4, server_default=text("gen_random_uuid()")
+    )
+    owner_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
+    name: Mapped[str] = mapped_column(comment="unique per owner")
+    sha256: Mapped[str] = mapped_column(comment="sha256 (hex) of the canonical text")
+    content: Mapped[bytes] = mapped_column(LargeBinary, comment="the canonical text, zlib-compressed")
+    text_bytes: Mapped[int] = mapped_column(BigInteger, comment="length of the canonical text (quota)")
+    lines: Mapped[int] = mapped_column(BigInteger, comment="delivery opportunities in one pass")
+    span_ms: Mapped[int] = mapped_column(BigInteger, comment="the loop period: the last line's millisecond")
+    mean_mbps: Mapped[float] = mapped_column(Double, comment="lines x 1500 B x 8 / span")
+    created_at: Mapped[dt.datetime] = mapped_column(server_default=_now())
+
+    __table_args__ = (
+        Index("uq_link_traces_owner_name", "owner_id", "name", unique=True),
+        Index("ix_link_traces_sha256", "sha256"),
+        CheckConstraint("sha256 ~ '^[0-9a-f]{64}$'", name="sha256_hex"),
+        CheckConstraint("name ~ '^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$'", name="name_format"),
+        CheckConstraint("lines >= 1 AND span_ms >= 1 AND text_bytes >= 2", name="not_empty"),
+    )
+
+
 class Sweep(Base):
     """A base scenario (or preset) swept along axes, with replications.
 

@@ -16,7 +16,16 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from services.presets import paper000, paper002, paper003, paper004, study_bufferbloat, study_dctcp, study_l4s
+from services.presets import (
+    paper000,
+    paper002,
+    paper003,
+    paper004,
+    study_bufferbloat,
+    study_cellular,
+    study_dctcp,
+    study_l4s,
+)
 from services.presets.registry import (
     Column,
     Parameter,
@@ -45,7 +54,7 @@ __all__ = [
 
 PRESETS: dict[str, Preset] = {
     p.name: p
-    for module in (paper000, paper002, paper003, paper004, study_bufferbloat, study_dctcp, study_l4s)
+    for module in (paper000, paper002, paper003, paper004, study_bufferbloat, study_dctcp, study_l4s, study_cellular)
     for p in module.PRESETS
 }
 """Every preset by name: paper by paper in the papers' order, then the studies (a new paper or

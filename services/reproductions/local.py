@@ -7,11 +7,13 @@ the service would create (`services.sweeps.grid`), the same observations, so the
 
 from __future__ import annotations
 
+import copy
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from services.reproductions.model import Experiment, Paper
+from services.settings import get_settings
 from services.stats import finite_values
 from services.sweeps import (
     Observation,
@@ -25,6 +27,8 @@ from services.sweeps import (
 from services.sweeps.grid import axis_values, with_seed
 from services.sweeps.observations import run_variant
 from services.sweeps.spec import NUMERIC_METRICS
+from services.traces.builtin import builtin_by_hash
+from services.traces.files import with_trace_files
 
 
 def _group_metrics(flows: Sequence[Mapping[str, Any]]) -> dict[str, float | None]:
@@ -77,6 +81,15 @@ def observations_of(
     return out
 
 
+def _run_with_builtin_traces(scenario: dict[str, Any]) -> dict[str, Any]:
+    """`tcpsim.run`, each trace address swapped for a built-in trace's file (no database here)."""
+    import tcpsim
+
+    cache_dir = get_settings().effective_trace_cache_dir
+    files = with_trace_files(copy.deepcopy(scenario), cache_dir, lambda h: getattr(builtin_by_hash(h), "text", None))
+    return tcpsim.run(files)
+
+
 def simulate(
     experiment: Experiment,
     overrides: Mapping[str, Any] | None = None,
@@ -87,9 +100,7 @@ def simulate(
     """Every point and replication of `experiment`, run with `run` (default `tcpsim.run`);
     `levels` adds each run's link and run observations (`Paper.levels`)."""
     if run is None:
-        import tcpsim
-
-        run = tcpsim.run
+        run = _run_with_builtin_traces
     spec = SweepSpec.model_validate(experiment.spec(overrides))
     out: list[Observation] = []
     for index, values in enumerate(grid_points(axis_values(spec), spec.combine)):

@@ -76,7 +76,8 @@ class Plot:
     series: str | None = None
     paper_y: str | None = None
     kind: str = "lines"
-    """"lines" (a curve along x) or "bars" (one bar per x)."""
+    """"lines" (a curve along x), "bars" (one bar per x) or "points" (markers only, one per row,
+    x on a log axis growing to the left: Pantheon's throughput against delay)."""
     x_label: str = ""
     y_label: str = ""
     note: str = ""

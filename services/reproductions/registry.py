@@ -2,7 +2,16 @@
 
 from __future__ import annotations
 
-from services.reproductions import paper000, paper002, paper003, paper004, study_bufferbloat, study_dctcp, study_l4s
+from services.reproductions import (
+    paper000,
+    paper002,
+    paper003,
+    paper004,
+    study_bufferbloat,
+    study_cellular,
+    study_dctcp,
+    study_l4s,
+)
 from services.reproductions.model import Paper
 
 
@@ -21,6 +30,7 @@ PAPERS: dict[str, Paper] = {
         paper003.PAPER,
         paper004.PAPER,
         study_bufferbloat.PAPER,
+        study_cellular.PAPER,
         study_dctcp.PAPER,
         study_l4s.PAPER,
     )

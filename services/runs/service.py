@@ -20,6 +20,8 @@ from services.presets import UnknownPreset, build_scenario
 from services.runs import repository as repo
 from services.scenarios import Scenario, key_of_canonical, validate_scenario
 from services.settings import Settings
+from services.traces.files import scenario_for_the_core
+from services.traces.service import trace_files
 from services.users import Identity, check_modifiable, check_visible, visible_to
 
 
@@ -54,7 +56,7 @@ def submit(
     elif overrides:
         raise InvalidInputError("overrides apply to a preset", path="$.overrides", kind="unexpected")
     assert scenario is not None
-    _, canonical = validate_scenario(scenario)
+    _, canonical = validate_scenario(scenario, trace_files(session, owner))
     check_scenario_size(canonical, owner, path="$.scenario.flows" if preset is None else "$.overrides")
     run = new_run(canonical, preset=preset, owner_id=owner.id, shared=shared)
     answer_from_cache(run, repo.result_id_by_key(session, run.cache_key))
@@ -143,7 +145,7 @@ def claim_batch(
     the reconciler already handed on). A running run whose worker fell silent (for
     TCPLAB_WORKER_DEAD_AFTER_S) is taken over."""
     run_ids = _uuids(run_ids)
-    claimed = dict(
+    claimed: dict[uuid.UUID, str] = dict(
         repo.claim_runs(
             session,
             run_ids,
@@ -154,7 +156,10 @@ def claim_batch(
             max_events=settings.run_max_events,
         )
     )
-    return {run_id: claimed[run_id] for run_id in run_ids if run_id in claimed}
+    cache_dir = settings.effective_trace_cache_dir  # traces' content as files, just before the core runs
+    return {
+        run_id: scenario_for_the_core(session, claimed[run_id], cache_dir) for run_id in run_ids if run_id in claimed
+    }
 
 
 def _uuid(run_id: uuid.UUID | str) -> uuid.UUID:

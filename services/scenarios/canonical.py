@@ -12,6 +12,13 @@ defaults they spell out or leave out, and whether a number was written `1` or `1
 
 A run's cache key hashes that text with the core version (see `cache_key`): the same key is
 never simulated twice.
+
+A link's trace named in the service (`"trace": {"name": N}`) is resolved first, by a
+`TraceFiles` function the caller gives, to a local file holding its content, which the core
+validates; the canonical scenario then holds the content's address in its place,
+`{"file": "sha256:<hex>"}` (services/traces/refs.py). The scenario and its key depend on the
+trace's content, never on its name or a path; the worker swaps each address for a file
+holding that content just before the core runs (services/traces/files.py).
 """
 
 from __future__ import annotations
@@ -24,6 +31,8 @@ from typing import Any
 import tcpsim
 from services.scenarios.errors import FieldError, ScenarioInvalid, from_core_error
 from services.scenarios.schema import TRACE_FILES_REFUSED, Scenario
+from services.traces.builtin import builtin_trace_file
+from services.traces.refs import TraceFiles, link_traces, trace_address
 
 __all__ = [
     "CACHE_KEY_VERSION",
@@ -47,42 +56,74 @@ def dumps(value: Any) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=True, allow_nan=False)
 
 
-def _as_input(scenario: dict[str, Any] | Scenario) -> dict[str, Any]:
+def _as_input(scenario: dict[str, Any] | Scenario, traces: TraceFiles) -> tuple[dict[str, Any], dict[str, str]]:
+    """The scenario for `normalize`, and the trace files it names -> their content addresses."""
     data = scenario.model_dump(mode="json", exclude_none=True) if isinstance(scenario, Scenario) else scenario
-    _refuse_trace_files(data)
-    return data
+    if not any(True for _ in link_traces(data)):
+        return data, {}
+    data = json.loads(dumps(data))  # a copy, so the caller's scenario keeps its names
+    return data, _resolve_trace_names(data, traces)
 
 
-def _refuse_trace_files(data: Any) -> None:
-    """The core reads a link's `trace.file` from its own disk, and `normalize` builds the
-    network: a scenario that did not come through the models must not carry one either."""
-    topology = data.get("topology") if isinstance(data, Mapping) else None
-    if not isinstance(topology, Mapping):
-        return
-    dumbbell, graph = topology.get("dumbbell"), topology.get("graph")
-    links: list[tuple[str, Any]] = []
-    if isinstance(dumbbell, Mapping):
-        links.append(("$.topology.dumbbell.bottleneck", dumbbell.get("bottleneck")))
-    if isinstance(graph, Mapping) and isinstance(graph.get("links"), list):
-        links += [(f"$.topology.graph.links[{i}]", link) for i, link in enumerate(graph["links"])]
-    refused = [
-        FieldError(path=f"{path}.trace", reason=TRACE_FILES_REFUSED, source="schema", kind="value_error")
-        for path, link in links
-        if isinstance(link, Mapping) and "trace" in link
-    ]
+def _resolve_trace_names(data: Any, traces: TraceFiles) -> dict[str, str]:
+    """Each link's `{"name": N, "reverse_name"?: M}` becomes `{"file": <N's file>, ...}` for the
+    core to validate; returns each file's content address, which the canonical scenario holds
+    in its place. The core reads a link's `trace.file` from its own disk: a scenario that did
+    not come through the models must not carry a path of its own either."""
+    addresses: dict[str, str] = {}
+    refused: list[FieldError] = []
+    for path, trace in link_traces(data):
+        if not isinstance(trace, dict) or "file" in trace or "reverse_file" in trace or "name" not in trace:
+            refused.append(FieldError(path=path, reason=TRACE_FILES_REFUSED, source="schema", kind="value_error"))
+            continue
+        resolved: dict[str, str] = {}
+        for key, core_key in (("name", "file"), ("reverse_name", "reverse_file")):
+            if key not in trace:
+                continue
+            name = trace[key]
+            found = traces(name) if isinstance(name, str) else None
+            if found is None:
+                refused.append(
+                    FieldError(
+                        path=f"{path}.{key}",
+                        reason=f"no trace named {name!r}: upload it (PUT /v1/traces/{{name}}) or name a built-in "
+                        "one (GET /v1/traces)",
+                        source="schema",
+                        kind="unknown_trace",
+                    )
+                )
+                continue
+            sha256, file = found
+            resolved[core_key] = str(file)
+            addresses[str(file)] = trace_address(sha256)
+        trace.clear()
+        trace.update(resolved)
     if refused:
         raise ScenarioInvalid(refused)
+    return addresses
 
 
-def canonical_dict(scenario: dict[str, Any] | Scenario) -> dict[str, Any]:
-    """The scenario as the core reads it (every default filled in), numbers normalised.
+def _addressed(canonical: dict[str, Any], addresses: dict[str, str]) -> dict[str, Any]:
+    """The core's reading with each trace file replaced by its content's address."""
+    for _, trace in link_traces(canonical):
+        for key in ("file", "reverse_file"):
+            if key in trace:
+                trace[key] = addresses[trace[key]]
+    return canonical
 
-    Raises `ScenarioInvalid` when the core refuses the scenario.
+
+def canonical_dict(scenario: dict[str, Any] | Scenario, traces: TraceFiles = builtin_trace_file) -> dict[str, Any]:
+    """The scenario as the core reads it (every default filled in), numbers normalised, each
+    named trace resolved by `traces` to its content's address (by default: the built-in
+    traces only; a user's own through `services.traces.service.trace_files`).
+
+    Raises `ScenarioInvalid` when a trace name is unknown or the core refuses the scenario.
     """
     try:
         # Integral floats below 2^53 come back as ints: `1.0` and `1` are the same scenario
         # (tests/services/test_scenarios.py holds the rule and checks the binding against it).
-        return tcpsim.normalize(_as_input(scenario), canonical=True)
+        data, addresses = _as_input(scenario, traces)
+        return _addressed(tcpsim.normalize(data, canonical=True), addresses)
     except tcpsim.ScenarioError as e:
         raise from_core_error(e) from None
 

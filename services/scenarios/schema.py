@@ -70,6 +70,9 @@ __all__ = [
     "Limits",
     "LinkParams",
     "LinkTrace",
+    "NamedTrace",
+    "SERVICE_EXTENSIONS",
+    "TRACE_NAME_PATTERN",
     "LossSpec",
     "OutageLoss",
     "PacingParams",
@@ -339,6 +342,59 @@ QueueSpec = Annotated[
 QUEUE_TYPES: tuple[str, ...] = ("droptail", "red", "codel", "pie", "fq_codel", "dualpi2")
 
 
+# ---- values that change over time --------------------------------------------------------------
+
+MAX_SCHEDULE_POINTS = 1_000_000
+"""The core's `schedule::MAX_SCHEDULE_POINTS`."""
+SCHEDULE_SHAPES: tuple[str, ...] = strings(definition("ScheduleShape"))
+
+if TYPE_CHECKING:
+    ScheduleShape: TypeAlias = str
+else:
+    ScheduleShape = Literal[SCHEDULE_SHAPES]
+
+
+class Schedule(_Model):
+    """A quantity that changes over time (a link's rate, delay or loss; a Wi-Fi station's SNR):
+    `[seconds, value]` points, times strictly increasing. The first value holds before the
+    first point and the last after the last; between points the value is held (`step`) or
+    follows a straight line (`linear`). The field holding a schedule gives its unit and range."""
+
+    points: Annotated[
+        list[Annotated[list[float], Field(min_length=2, max_length=2)]],
+        Field(min_length=1, max_length=MAX_SCHEDULE_POINTS),
+    ]
+    """`[at_s, value]` pairs: simulated seconds (>= 0, increasing) and the value from then."""
+    shape: ScheduleShape = "step"
+    """`step` (hold each value until the next point) or `linear` (interpolate)."""
+
+    @field_validator("points")
+    @classmethod
+    def _times_increase(cls, points: list[list[float]]) -> list[list[float]]:
+        """The core's rule (`ScheduleSpec::check`), here so the error names the point."""
+        for i, (at_s, _) in enumerate(points):
+            if not 0.0 <= at_s <= MAX_DURATION_S:
+                raise ValueError(f"points[{i}][0]: a time in seconds must be in [0, {MAX_DURATION_S:g}], got {at_s}")
+            if i and at_s <= points[i - 1][0]:
+                raise ValueError(f"points[{i}][0]: times must increase from one point to the next")
+        return points
+
+
+class LinkSchedule(_Model):
+    """A link whose rate or delay changes over time (a handover, a route change, an outage);
+    both directions of the duplex link follow it (docs/simulator.md, "Links that change over
+    time"). The ranges of the values, and the rules between these and the link's other fields,
+    are the core's: its errors name the point (`….schedule.rate_mbps.points[i][1]`)."""
+
+    rate_mbps: Schedule | None = None
+    """The link's rate over time, Mb/s (0 to 10^7), in place of the link's rate_mbps. A
+    packet's bits are served at the rate in force while it is sent; a rate of 0 is a blackout
+    in which packets wait. The last value must be above 0."""
+    extra_delay_ms: Schedule | None = None
+    """Delay added to the link's delay_ms over time, ms (0 to 10^6): a packet takes the delay in
+    force when its transmission ends, and never overtakes the packet ahead of it."""
+
+
 # ---- loss modules ----------------------------------------------------------------------------
 
 
@@ -392,6 +448,16 @@ class OutageLoss(_Model):
     """Per-packet loss probability inside the outage."""
 
 
+class ScheduleLoss(_Model):
+    """Loses each packet with the probability `rate` scheduled for the moment it reaches the
+    module (a fade, a handover's loss burst); the `outage` module is the step case."""
+
+    type: Literal["schedule"]
+    rate: Schedule
+    """Per-packet loss probability over time, each value in [0, 1] (checked by the core, whose
+    error names the point: `….rate.points[i][1]`)."""
+
+
 class GilbertElliottLoss(_Model):
     """Two-state (good/bad) Markov chain stepped once per packet: bursty loss."""
 
@@ -407,51 +473,12 @@ class GilbertElliottLoss(_Model):
 
 
 LossSpec = Annotated[
-    UniformLoss | BernoulliEventsLoss | ScheduledLoss | OutageLoss | GilbertElliottLoss,
+    UniformLoss | BernoulliEventsLoss | ScheduledLoss | OutageLoss | ScheduleLoss | GilbertElliottLoss,
     Field(discriminator="type"),
 ]
 """A loss module, by `type`. On a link direction it sees every packet; on a flow, the flow's
 data packets just before its receiver."""
-LOSS_TYPES: tuple[str, ...] = ("uniform", "bernoulli_events", "scheduled", "outage", "gilbert_elliott")
-
-
-# ---- values that change over time --------------------------------------------------------------
-
-MAX_SCHEDULE_POINTS = 1_000_000
-"""The core's `schedule::MAX_SCHEDULE_POINTS`."""
-SCHEDULE_SHAPES: tuple[str, ...] = strings(definition("ScheduleShape"))
-"""The core's `ScheduleShape`."""
-
-if TYPE_CHECKING:
-    ScheduleShape: TypeAlias = str
-else:
-    ScheduleShape = Literal[SCHEDULE_SHAPES]
-
-
-class Schedule(_Model):
-    """A quantity that changes over time (a link's rate, delay or loss; a Wi-Fi station's SNR):
-    `[seconds, value]` points, times strictly increasing. The first value holds before the
-    first point and the last after the last; between points the value is held (`step`) or
-    follows a straight line (`linear`). The field holding a schedule gives its unit and range."""
-
-    points: Annotated[
-        list[Annotated[list[float], Field(min_length=2, max_length=2)]],
-        Field(min_length=1, max_length=MAX_SCHEDULE_POINTS),
-    ]
-    """`[at_s, value]` pairs: simulated seconds (>= 0, increasing) and the value from then."""
-    shape: ScheduleShape = "step"
-    """`step` (hold each value until the next point) or `linear` (interpolate)."""
-
-    @field_validator("points")
-    @classmethod
-    def _times_increase(cls, points: list[list[float]]) -> list[list[float]]:
-        """The core's rule (`ScheduleSpec::check`), here so the error names the point."""
-        for i, (at_s, _) in enumerate(points):
-            if not 0.0 <= at_s <= MAX_DURATION_S:
-                raise ValueError(f"points[{i}][0]: a time in seconds must be in [0, {MAX_DURATION_S:g}], got {at_s}")
-            if i and at_s <= points[i - 1][0]:
-                raise ValueError(f"points[{i}][0]: times must increase from one point to the next")
-        return points
+LOSS_TYPES: tuple[str, ...] = ("uniform", "bernoulli_events", "scheduled", "outage", "schedule", "gilbert_elliott")
 
 
 # ---- topology --------------------------------------------------------------------------------
@@ -463,9 +490,12 @@ def _droptail(limit_pkts: int) -> DroptailQueue:
 
 TRACE_FILES_REFUSED = (
     "trace files are not accepted by the service: the core would read the path on the server's disk; "
-    "use rate_mbps (traces uploaded once and named, issue 18, are not built yet)"
+    'upload the trace once (PUT /v1/traces/{name}) and name it: "trace": {"name": ...}'
 )
-"""Why the service refuses a link's `trace` (the core's `"trace": {"file": PATH}`)."""
+"""Why the service refuses a link's `trace` by path (the core's `"trace": {"file": PATH}`)."""
+
+TRACE_NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$"
+"""A named trace's name: what a user calls an upload, or a built-in trace's name."""
 
 
 class LinkTrace(_Model):
@@ -478,18 +508,51 @@ class LinkTrace(_Model):
     """Reverse (ACK) direction's trace file (default: `file`)."""
 
 
+class NamedTrace(_Model):
+    """A trace-driven link over traces stored in the service (docs/traces.md): the caller's own
+    uploads or the lab's built-in traces, by name. A service extension of the core's format:
+    `services.scenarios.canonical` puts each trace's content hash in the canonical scenario,
+    and the worker hands the core a file holding that content."""
+
+    name: Annotated[str, Field(pattern=TRACE_NAME_PATTERN)]
+    """Forward (data) direction's trace, by name."""
+    reverse_name: Annotated[str, Field(pattern=TRACE_NAME_PATTERN)] | None = None
+    """Reverse (ACK) direction's trace, by name (default: `name`)."""
+
+
+SERVICE_EXTENSIONS: tuple[type[BaseModel], ...] = (NamedTrace,)
+"""Union members the service accepts and the core does not know: they are resolved before the
+core reads a scenario (`NamedTrace`: canonical.py). The drift test leaves them out, and checks
+that the core has no such alternative of its own."""
+
+
+def _trace_form(value: Any) -> str:
+    return "file" if isinstance(value, LinkTrace) or (isinstance(value, dict) and "file" in value) else "name"
+
+
+TraceRef = Annotated[
+    Annotated[LinkTrace, Tag("file")] | Annotated[NamedTrace, Tag("name")],
+    Discriminator(_trace_form),
+]
+"""`{"name": ...}` (a stored trace), or the core's `{"file": ...}`, which is refused."""
+
+
 class _Link(_Model):
     """A duplex link's own fields, shared by the dumbbell's bottleneck and a graph's links (the
     core writes both structs out; tests/services/test_scenario_drift.py keeps them equal)."""
 
     rate_mbps: Annotated[float, Field(gt=0.0, le=1.0e7)] | None = None
-    """Link rate, Mb/s (10^6 bit/s). Required: the core's alternative, `trace`, is refused here."""
-    trace: LinkTrace | None = None
-    """Refused by the service (`TRACE_FILES_REFUSED`); in the core, delivery opportunities from
-    a Mahimahi trace in place of rate_mbps."""
+    """Link rate, Mb/s (10^6 bit/s). Required unless `trace` names a stored trace or
+    `schedule.rate_mbps` gives it."""
+    trace: TraceRef | None = None
+    """Delivery opportunities from a stored Mahimahi trace in place of rate_mbps:
+    `{"name": N, "reverse_name": M}` (docs/traces.md). The core's `{"file": PATH}` is refused
+    (`TRACE_FILES_REFUSED`)."""
     delay_ms: Annotated[float, Field(ge=0.0, le=1.0e6)]
     """One-way propagation delay, ms. On a dumbbell's bottleneck every flow's rtt_ms must be at
     least twice it."""
+    schedule: LinkSchedule | None = None
+    """Rate and delay over time, both directions alike."""
     queue: QueueSpec = Field(default_factory=lambda: _droptail(100))
     """Queue of each direction (default Drop-Tail, 100 packets)."""
     loss: LossSpec | None = None
@@ -499,9 +562,9 @@ class _Link(_Model):
 
     @field_validator("trace")
     @classmethod
-    def _no_trace_files(cls, value: LinkTrace | None) -> LinkTrace | None:
+    def _no_trace_files(cls, value: LinkTrace | NamedTrace | None) -> LinkTrace | NamedTrace | None:
         """A path from a user must never make the server read its own disk."""
-        if value is not None:
+        if isinstance(value, LinkTrace):
             raise ValueError(TRACE_FILES_REFUSED)
         return value
 
@@ -1171,6 +1234,7 @@ UNION_TAGS: dict[str, frozenset[str]] = {
     "reverse_loss": frozenset(LOSS_TYPES),
     "app": frozenset(APP_TYPES),
     "rtt_ms": frozenset({"fixed", "uniform"}),
+    "trace": frozenset({"file", "name"}),
     "start_s": frozenset({"fixed", "uniform"}),
 }
 """Fields holding a tagged union, and the tags Pydantic puts after them in an error's `loc`

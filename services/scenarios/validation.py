@@ -16,12 +16,18 @@ from pydantic import ValidationError
 from services.scenarios.canonical import canonical_dict
 from services.scenarios.errors import FieldError, ScenarioInvalid, from_validation_error
 from services.scenarios.schema import Scenario
+from services.traces.builtin import builtin_trace_file
+from services.traces.refs import TraceFiles
 
 __all__ = ["validate_scenario"]
 
 
-def validate_scenario(data: Mapping[str, Any] | Scenario) -> tuple[Scenario, dict[str, Any]]:
-    """Check `data` completely; return the model and the canonical scenario.
+def validate_scenario(
+    data: Mapping[str, Any] | Scenario, traces: TraceFiles = builtin_trace_file
+) -> tuple[Scenario, dict[str, Any]]:
+    """Check `data` completely; return the model and the canonical scenario. `traces` resolves
+    the trace names its links follow (default: the built-in traces; a user's own through
+    `services.traces.service.trace_files`).
 
     The canonical scenario is the core's reading of it (every default filled in, numbers
     normalised: `canonical.canonical_dict`), the form to store, hash and run.
@@ -47,4 +53,4 @@ def validate_scenario(data: Mapping[str, Any] | Scenario) -> tuple[Scenario, dic
                 )
             ]
         )
-    return model, canonical_dict(model)
+    return model, canonical_dict(model, traces)

@@ -18,6 +18,8 @@ from services.scenarios import ScenarioInvalid, apply_overrides, validate_scenar
 from services.scenarios.errors import FieldError
 from services.scenarios.paths import WILDCARD, PathError, parse_path
 from services.sweeps.spec import Combine, SweepSpec, value_key
+from services.traces.builtin import builtin_trace_file
+from services.traces.refs import TraceFiles
 
 AxisValues = Sequence[tuple[str, Sequence[Any]]]
 """(path, values) per axis, in the spec's order."""
@@ -88,12 +90,15 @@ class PlannedPoint:
     flow_groups: list[dict[str, Any]]
 
 
-def plan_point(spec: SweepSpec, values: Mapping[str, Any]) -> PlannedPoint:
-    """Builds and validates one point. A refused point's errors say at which axis values."""
-    return _planned(values, lambda: point_scenario(spec, values))
+def plan_point(spec: SweepSpec, values: Mapping[str, Any], traces: TraceFiles = builtin_trace_file) -> PlannedPoint:
+    """Builds and validates one point (`traces`: the trace names it may follow). A refused
+    point's errors say at which axis values."""
+    return _planned(values, lambda: point_scenario(spec, values), traces)
 
 
-def plan_points(spec: SweepSpec, points: Iterable[Mapping[str, Any]]) -> Iterator[PlannedPoint]:
+def plan_points(
+    spec: SweepSpec, points: Iterable[Mapping[str, Any]], traces: TraceFiles = builtin_trace_file
+) -> Iterator[PlannedPoint]:
     """`plan_point(spec, v)` for each of `points`, in order (lazily), with the base built once.
 
     The base scenario (the preset with its overrides, or the spec's scenario) is the same at
@@ -112,15 +117,17 @@ def plan_points(spec: SweepSpec, points: Iterable[Mapping[str, Any]]) -> Iterato
                 scenario = None
             if scenario is not None:
                 # mypy cannot type a lambda with a default argument; it is a Callable[[], dict[str, Any]].
-                yield _planned(values, lambda built=scenario: built)  # type: ignore[misc]
+                yield _planned(values, lambda built=scenario: built, traces)  # type: ignore[misc]
                 continue
-        yield plan_point(spec, values)
+        yield plan_point(spec, values, traces)
 
 
-def _planned(values: Mapping[str, Any], scenario: Callable[[], dict[str, Any]]) -> PlannedPoint:
+def _planned(
+    values: Mapping[str, Any], scenario: Callable[[], dict[str, Any]], traces: TraceFiles = builtin_trace_file
+) -> PlannedPoint:
     """The point validated; a refused point's errors (building it included) say at which axis values."""
     try:
-        _, canonical = validate_scenario(scenario())
+        _, canonical = validate_scenario(scenario(), traces)
     except ScenarioInvalid as e:
         where = ", ".join(f"{p} = {value_key(v)}" for p, v in values.items())
         raise ScenarioInvalid(

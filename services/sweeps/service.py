@@ -33,6 +33,8 @@ from services.sweeps.grid import (
 )
 from services.sweeps.observations import observations
 from services.sweeps.spec import StoppingRule, SweepExtension, SweepSpec, metric_bounds, point_key, value_key
+from services.traces.builtin import builtin_trace_file
+from services.traces.service import trace_files
 from services.users import Identity, check_modifiable, identity_of, visible_to
 from services.users.access import can_see
 
@@ -133,7 +135,7 @@ def create(
     points: list[NewPoint] = []
 
     def batches() -> Iterator[tuple[int, dict[str, Any], Iterable[int]]]:
-        for i, p in enumerate(plan_points(spec, values)):
+        for i, p in enumerate(plan_points(spec, values, trace_files(session, owner))):
             check_scenario_size(p.canonical, owner, path="$.axes")
             points.append((i, p.values, p.flow_groups))
             yield i, p.canonical, range(spec.replications)
@@ -196,7 +198,8 @@ def extend(
     admission.check_sweep_size(sum(len(r) for r in have.values()) + added)
     if not spec.reuse_results:
         admission.check(session, owner, queued=added, max_queued=max_queued)
-    planned_new = list(plan_points(spec, new_points))
+    traces = trace_files(session, owner) if owner is not None else builtin_trace_file  # a sweep from before users
+    planned_new = list(plan_points(spec, new_points, traces))
     for p in planned_new:
         check_scenario_size(p.canonical, viewer, path="$.axes")
 

@@ -1,17 +1,19 @@
 #!/usr/bin/env python3
-"""The core's speed on a trace-driven bottleneck and on a Wi-Fi link beside the same mean rate
+"""The core's speed on a trace-driven, scheduled or Wi-Fi bottleneck beside the same mean rate
 fixed (issue 18).
 
-    python3 simulator/bench/trace_speed.py [--tcpsim PATH] [--traces DIR] [--runs 5]
+    python3 simulator/bench/trace_speed.py [--tcpsim PATH] [--traces DIR] [--runs 5] [--links NAME ...]
 
 The reference scenario (`simulator/scenarios/reference-dumbbell.json`: its flows, TCP settings
 and access links) over 140 s, one pass of TMobile-LTE-short (16.70 Mb/s mean; data on `.down`,
 ACKs on `.up`) against a 16.7 Mb/s fixed bottleneck, with 1 and 64 flows, under Drop-Tail (150
-packets, the reference's) and CoDel; and the same flows from a server through an access point
-(1 Gb/s, 24 ms) to one 802.11g station at 54 Mb/s and 30 dB, the AP's queue Drop-Tail 150 (the
-Wi-Fi link has no other). Each case runs `tcpsim run` `--runs` times; the table shows the median
-wall time and events per second of the core's event loop (`stats`, which leaves out reading the
-scenario and the trace files).
+packets, the reference's) and CoDel; and three rate schedules of the same mean: 16.7 Mb/s as a
+one-point schedule (the departure rule's arithmetic alone), a handover between 25 and 8.4 Mb/s
+every 2 s (steps), and the same as 2-second ramps (linear); and the same flows from a server
+through an access point (1 Gb/s, 24 ms) to one 802.11g station at 54 Mb/s and 30 dB, the AP's
+queue Drop-Tail 150 (the Wi-Fi link has no other). Each case runs `tcpsim run` `--runs` times; the table shows
+the median wall time and events per second of the core's event loop (`stats`, which leaves out
+reading the scenario and the trace files).
 """
 
 from __future__ import annotations
@@ -39,6 +41,13 @@ def scenario(flows: int, link: dict[str, Any], queue: dict[str, Any]) -> dict[st
     del bottleneck["rate_mbps"]
     bottleneck.update(link, queue=queue)
     return s
+
+
+def alternating(shape: str) -> dict[str, Any]:
+    """A rate schedule of mean 16.7 Mb/s over the 140 s: 25 and 8.4 Mb/s in turn every 2 s,
+    held (`step`) or joined by ramps (`linear`)."""
+    points = [[float(t), 25.0 if t % 4 == 0 else 8.4] for t in range(0, 141, 2)]
+    return {"schedule": {"rate_mbps": {"points": points, "shape": shape}}}
 
 
 def wifi_scenario(flows: int) -> dict[str, Any]:
@@ -80,15 +89,24 @@ def main() -> None:
     p.add_argument("--tcpsim", default="simulator/target/release/tcpsim")
     p.add_argument("--traces", default="/work/shared/traces/cellular")
     p.add_argument("--runs", type=int, default=5)
+    p.add_argument("--links", nargs="*", help="only these bottlenecks (by the table's name)")
     a = p.parse_args()
     trace = {
         "trace": {"file": f"{a.traces}/TMobile-LTE-short.down", "reverse_file": f"{a.traces}/TMobile-LTE-short.up"}
     }
-    links = {"16.7 Mb/s fixed": {"rate_mbps": 16.7}, "TMobile-LTE-short": trace}
+    links = {
+        "16.7 Mb/s fixed": {"rate_mbps": 16.7},
+        "TMobile-LTE-short": trace,
+        "16.7 Mb/s schedule": {"schedule": {"rate_mbps": {"points": [[0, 16.7]]}}},
+        "25/8.4 Mb/s steps": alternating("step"),
+        "25/8.4 Mb/s ramps": alternating("linear"),
+    }
+    links = {name: link for name, link in links.items() if not a.links or name in a.links}
     print(
         "| flows | queue | bottleneck | events | wall s | events/s | bottleneck pkts per wall-s | timeouts | peak pkts |"
     )
     print("|---|---|---|---|---|---|---|---|---|")
+    wifi_name = "802.11g 54 Mb/s, 30 dB"
     with tempfile.TemporaryDirectory() as tmp:
         for flows in (1, 64):
             # (queue, bottleneck, scenario, the bottleneck link's name)
@@ -97,7 +115,8 @@ def main() -> None:
                 for qname, queue in QUEUES.items()
                 for lname, link in links.items()
             ]
-            cases.append(("Drop-Tail 150", "802.11g 54 Mb/s, 30 dB", wifi_scenario(flows), "wlan-sta"))
+            if not a.links or wifi_name in a.links:
+                cases.append(("Drop-Tail 150", wifi_name, wifi_scenario(flows), "wlan-sta"))
             for qname, lname, s, name in cases:
                 path = Path(tmp) / "scenario.json"
                 path.write_text(json.dumps(s))

@@ -176,3 +176,36 @@ def test_the_l4s_studys_page_draws_pragues_share_per_queue_as_bars_one_series_pe
     )
     assert sorted(traces) == [["bar", "CUBIC"], ["bar", "Reno"]]  # a study's lines are named plainly
     tab.screenshot("study-l4s")
+
+
+def test_the_cellular_studys_page_draws_pantheons_view_as_points_one_series_per_scheme(
+    tab: Tab, server: Server, db_engine: Any, reproduced: dict[str, Any]
+) -> None:
+    """The cellular study's `alone` experiment, run as a worker would over the built-in LTE
+    traces: its claims carry the API's marks, and its table (one row per trace and scheme) is
+    drawn as markers only, throughput against p95 delay, one series per scheme."""
+    from sqlalchemy.orm import Session
+
+    r = server.client.post("/v1/reproductions/cellular", json={"experiments": ["alone"]})
+    assert r.status_code == 201, r.text
+    with Session(db_engine) as session:
+        assert simulate_queued(session, [s["sweep_id"] for s in r.json()["sweeps"]]) == 9
+    tab.open("/dashboard/papers/cellular")
+    tab.page.wait_for_selector("#table-alone tbody tr", timeout=READY_MS)
+    assert tab.page.locator("#title").inner_text().startswith("Study: Cellular")
+    body = server.get("/v1/reproductions/cellular")
+    claim = "delay-based-schemes-keep-the-queue-short"
+    cells = tab.page.locator(f"#conclusions-table tbody tr[data-id='{claim}'] td").all_inner_texts()
+    assert cells[0] == MARK[next(r["verdict"] for r in body["rows"] if r["id"] == claim)] == MARK["agree"]
+    assert tab.page.locator("#table-alone tbody tr").count() == 9
+    traces = tab.page.evaluate(
+        "() => document.querySelector(\"section[data-key='alone'] .js-plotly-plot\").data"
+        ".map((t) => [t.mode, t.name, t.x.length])"
+    )
+    assert sorted(traces) == [["markers", "BBR", 3], ["markers", "CUBIC", 3], ["markers", "Vegas", 3]]
+    xaxis = tab.page.evaluate(
+        "() => { const a = document.querySelector(\"section[data-key='alone'] .js-plotly-plot\")._fullLayout.xaxis;"
+        " return [a.type, a.range[0] > a.range[1]]; }"
+    )
+    assert xaxis == ["log", True]  # delay on Pantheon's axis: logarithmic, growing to the left
+    tab.screenshot("study-cellular")

@@ -31,6 +31,7 @@ TABLES = {
     "api_tokens",
     "schedules",
     "pending_cancels",
+    "link_traces",
 }
 
 

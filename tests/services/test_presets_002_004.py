@@ -15,7 +15,7 @@ import pytest
 import tcpsim
 from services.presets import PRESETS, build_scenario, get_preset
 from services.presets.paper002 import BOTTLENECK, ns2_red_queue
-from services.presets.paper004 import ATTENUATION_S, one_loss_packet, opnet_tcp
+from services.presets.paper004 import ATTENUATION_S, FADE_SNR, one_loss_packet, opnet_tcp
 from services.presets.published import DATA_DIR
 from services.scenarios import cache_key, expand, get_path, validate_scenario
 
@@ -31,6 +31,7 @@ P002 = [
 ]
 P004 = [
     "paper004-table2-wireless-attenuation",
+    "paper004-table2-wireless-80211",
     "paper004-wired-one-loss",
     "paper004-wired-two-losses",
     "paper004-table3-wired-random-loss",
@@ -215,7 +216,10 @@ def test_paper_004_carries_tables_2_and_3_from_the_data_file():
     (table3,) = get_preset("paper004-table3-wired-random-loss").published.tables
     assert table3.rows == (data["table3_wired_0.05pct_loss_download_response_time_s"],)
     assert table3.rows[0]["SACK"] == 164 and [c.name for c in table3.columns] == ["Tahoe", "Reno", "SACK", "NewReno"]
-    for name, index in zip(P004, range(4), strict=True):
+    (table2_80211,) = get_preset("paper004-table2-wireless-80211").published.tables
+    assert table2_80211 == table2, "the 802.11 preset reruns the same experiment"
+    conclusion_of = dict(zip(P004, (0, 0, 1, 2, 3), strict=True))  # both wireless presets: the first
+    for name, index in conclusion_of.items():
         assert get_preset(name).published.findings[0] == data["conclusions"][index]
 
 
@@ -251,6 +255,47 @@ def test_the_wireless_preset_loses_packets_only_during_the_attenuation():
     clean = flow(run("paper004-table2-wireless-attenuation", {**short, "flows[0].loss.rate": 0.0}), "ftp")
     assert lossy["drops"] > 0 and clean["drops"] == 0
     assert lossy["download_time_s"] > clean["download_time_s"]
+
+
+def wlan(result: dict[str, Any]) -> dict[str, Any]:
+    """The 802.11 MAC's counts on the access point's link to the client (the data direction)."""
+    return next(link for link in result["links"] if link["name"] == "wlan-client")["wifi"]
+
+
+def test_the_80211_preset_fades_the_clients_signal_only_during_the_attenuation():
+    s = get_preset("paper004-table2-wireless-80211").scenario
+    (wifi,) = s["topology"]["graph"]["wifi"]
+    assert (wifi["ap"], wifi["standard"], wifi["rate_mbps"]) == ("base-station", "802.11b", 1.0)
+    start, end = ATTENUATION_S
+    assert wifi["stations"] == [
+        {"node": "client", "snr_db": {"points": [[0.0, 10.0], [start, -4.0], [end, 10.0]], "shape": "step"}}
+    ]
+    assert "loss" not in s["flows"][0], "the MAC, not a loss module, loses the packets"
+    deeper = build_scenario("paper004-table2-wireless-80211", {FADE_SNR: -6})
+    assert deeper["topology"]["graph"]["wifi"][0]["stations"][0]["snr_db"]["points"][1] == [start, -6.0]
+    with pytest.raises(ValueError, match=FADE_SNR):
+        build_scenario("paper004-table2-wireless-80211", {FADE_SNR: "deep"})
+
+
+def test_over_80211_the_mac_hides_a_light_fade_from_tcp_and_gives_up_frames_in_a_deep_one():
+    """The absolute time needs no tuning: 50 MB over 802.11b at 1 Mb/s take about Table 2's
+    480-496 s with no fade. A -3 dB fade costs retries but no TCP loss; at -4 dB the MAC gives
+    frames up after 7 attempts, and TCP retransmits each of them."""
+    clear = run("paper004-table2-wireless-80211", {FADE_SNR: 10.0})
+    light = run("paper004-table2-wireless-80211", {FADE_SNR: -3.0})
+    deep = run("paper004-table2-wireless-80211")
+    assert 475 < flow(clear, "ftp")["download_time_s"] < 496
+    assert wlan(clear)["retry_drops"] == 0 and flow(clear, "ftp")["retransmits"] == 0
+    assert wlan(light)["mac_retries"] > wlan(clear)["mac_retries"] + 100
+    assert wlan(light)["retry_drops"] == 0 and flow(light, "ftp")["retransmits"] == 0
+    # A frame given up after its data arrived (only its MAC ACKs failed) is no loss to TCP.
+    lost = flow(deep, "ftp")["drops"]
+    assert 10 < lost <= wlan(deep)["retry_drops"] and flow(deep, "ftp")["retransmits"] >= lost
+    assert (
+        flow(deep, "ftp")["download_time_s"]
+        > flow(light, "ftp")["download_time_s"]
+        > flow(clear, "ftp")["download_time_s"]
+    )
 
 
 @pytest.mark.parametrize("variant", ["reno", "newreno-sbs", "sack"])

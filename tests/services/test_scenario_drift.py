@@ -36,10 +36,17 @@ def _unwrap(annotation: Any) -> tuple[Any, list[Any]]:
 
 
 def _members(annotation: Any) -> list[Any]:
-    """A union's members without None, nested unions flattened; any other annotation alone."""
+    """A union's members without None and without the service's own extensions of the format
+    (`schema.SERVICE_EXTENSIONS`, resolved before the core reads a scenario), nested unions
+    flattened; any other annotation alone."""
     bare, _ = _unwrap(annotation)
     if typing.get_origin(bare) in (typing.Union, types.UnionType):
-        return [m for member in typing.get_args(bare) if member is not type(None) for m in _members(member)]
+        return [
+            m
+            for member in typing.get_args(bare)
+            if member is not type(None) and _unwrap(member)[0] not in schema.SERVICE_EXTENSIONS
+            for m in _members(member)
+        ]
     return [annotation]
 
 
@@ -172,6 +179,17 @@ def _drift() -> list[str]:
 
 def test_the_pydantic_models_match_the_cores_schema_field_for_field():
     assert _drift() == []
+
+
+def test_no_service_extension_shadows_a_form_the_core_reads():
+    """A service-only union member (a trace by name) must not look like any of the core's
+    definitions: if the core gained the same form, the service's would stop being an extension."""
+    core_forms = {frozenset(d.get("properties", {})) for d in CORE_SCHEMA.get("definitions", {}).values()}
+    core_forms |= {frozenset(d.get("properties", {})) for d in CORE_SCHEMA.get("$defs", {}).values()}
+    assert core_forms, "the core's schema lists its definitions"
+    for extension in schema.SERVICE_EXTENSIONS:
+        fields = frozenset(f.alias or n for n, f in extension.model_fields.items())
+        assert fields not in core_forms, extension.__name__
 
 
 def _red(defs: dict[str, Any]) -> dict[str, Any]:

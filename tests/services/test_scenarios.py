@@ -35,6 +35,8 @@ from services.scenarios.canonical import dumps
 from services.scenarios.errors import json_path
 from services.scenarios.paths import WILDCARD, format_path, parse_path
 from services.scenarios.schema import TRACE_FILES_REFUSED
+from services.traces.builtin import builtin_trace
+from services.traces.refs import link_traces
 
 CORE = tcpsim.__version__
 FAST = settings(max_examples=30, deadline=None)
@@ -64,6 +66,7 @@ HAND_WRITTEN: list[dict[str, Any]] = [
                 "bottleneck": {
                     "rate_mbps": 12.5,
                     "delay_ms": 4,
+                    "schedule": {"extra_delay_ms": {"points": [[0, 0], [10, 20]], "shape": "linear"}},
                     "queue": {
                         "type": "red",
                         "limit_pkts": 90,
@@ -238,15 +241,22 @@ HAND_WRITTEN: list[dict[str, Any]] = [
                     {
                         "from": "r",
                         "to": "b",
-                        "rate_mbps": 10,
                         "delay_ms": 10,
+                        "schedule": {"rate_mbps": {"points": [[0, 10], [3, 0], [4, 10]]}},
                         "queue": {"type": "red", "limit_pkts": 30},
                     },
                 ],
             }
         },
         "flows": [
-            {"name": "ab", "from": "a", "to": "b", "variant": "sack", "tcp": {"rack": True}},
+            {
+                "name": "ab",
+                "from": "a",
+                "to": "b",
+                "variant": "sack",
+                "tcp": {"rack": True},
+                "loss": {"type": "schedule", "rate": {"points": [[0, 0], [5, 0.01]]}},
+            },
             {"name": "ba", "from": "b", "to": "a", "variant": "tahoe", "start_s": 1},
         ],
     },
@@ -405,7 +415,11 @@ HAND_WRITTEN: list[dict[str, Any]] = [
     },
 ]
 
-PRESET_SCENARIOS = [pytest.param(p.scenario, id=p.name) for p in list_presets()]
+# The core's format only: a preset whose link follows a built-in trace by name (the service's
+# extension) is checked with SERVICE_ONLY below.
+PRESET_SCENARIOS = [
+    pytest.param(p.scenario, id=p.name) for p in list_presets() if not any(True for _ in link_traces(p.scenario))
+]
 ALL = [*(pytest.param(s, id=f"hand-written-{i}") for i, s in enumerate(HAND_WRITTEN)), *PRESET_SCENARIOS]
 
 
@@ -453,12 +467,40 @@ def _fields_set(model: BaseModel, found: set[tuple[str, str]]) -> None:
 
 # Fields of the core's format the service refuses (a link's trace names a file on the server's
 # disk): no valid scenario sets them, and test_a_trace_file_is_refused_* checks they are refused.
-REFUSED_FIELDS = {("LinkParams", "trace"), ("GraphLink", "trace"), ("LinkTrace", "file"), ("LinkTrace", "reverse_file")}
+REFUSED_FIELDS = {("LinkTrace", "file"), ("LinkTrace", "reverse_file")}
+
+# The service's extensions of the format (schema.SERVICE_EXTENSIONS): a link that follows a
+# stored trace by name (the built-in LTE traces here), which the core cannot read as it stands.
+SERVICE_ONLY: list[dict[str, Any]] = [
+    {
+        "duration_s": 2,
+        "topology": {
+            "dumbbell": {
+                "bottleneck": {
+                    "trace": {"name": "TMobile-LTE-short.down", "reverse_name": "TMobile-LTE-short.up"},
+                    "delay_ms": 10,
+                    "queue": {"type": "droptail", "limit_pkts": 400},
+                }
+            }
+        },
+        "flows": [{"variant": "cubic", "rtt_ms": 40}],
+    },
+    {
+        "duration_s": 2,
+        "topology": {
+            "graph": {
+                "nodes": ["a", "b"],
+                "links": [{"from": "a", "to": "b", "trace": {"name": "Verizon-LTE-short.down"}, "delay_ms": 5}],
+            }
+        },
+        "flows": [{"from": "a", "to": "b"}],
+    },
+]
 
 
 def test_the_hand_written_scenarios_set_every_field_of_the_schema():
     found: set[tuple[str, str]] = set()
-    for scenario in HAND_WRITTEN:
+    for scenario in [*HAND_WRITTEN, *SERVICE_ONLY]:
         _fields_set(Scenario.model_validate(scenario), found)
     every = {(m.__name__, f) for m in _models() for f in m.model_fields}
     assert every - found == REFUSED_FIELDS
@@ -500,6 +542,34 @@ def test_a_trace_file_is_refused_by_the_canonical_form_and_the_cache_key_without
         with pytest.raises(ScenarioInvalid) as info:
             refuses(scenario)
         assert [e.reason for e in info.value.errors] == [TRACE_FILES_REFUSED]
+
+
+@pytest.mark.parametrize(
+    "scenario",
+    [
+        *SERVICE_ONLY,
+        *(p.scenario for p in list_presets() if any(True for _ in link_traces(p.scenario))),
+    ],
+)
+def test_a_named_trace_is_canonical_as_the_core_reads_its_file_with_the_contents_address_in_its_place(
+    scenario, tmp_path
+):
+    canonical = canonical_dict(scenario)
+    link = (canonical["topology"].get("dumbbell") or {}).get("bottleneck") or canonical["topology"]["graph"]["links"][0]
+    named = (scenario["topology"].get("dumbbell") or {}).get("bottleneck") or scenario["topology"]["graph"]["links"][0]
+    as_files = copy.deepcopy(scenario)
+    files = (as_files["topology"].get("dumbbell") or {}).get("bottleneck") or as_files["topology"]["graph"]["links"][0]
+    files["trace"] = {}
+    for key, core_key in (("name", "file"), ("reverse_name", "reverse_file")):
+        if key in named["trace"]:
+            text = builtin_trace(named["trace"][key])
+            assert text is not None and link["trace"][core_key] == f"sha256:{text.sha256}"
+            (tmp_path / core_key).write_text(text.text)
+            files["trace"][core_key] = str(tmp_path / core_key)
+    core = tcpsim.normalize(as_files, canonical=True)
+    core_link = (core["topology"].get("dumbbell") or {}).get("bottleneck") or core["topology"]["graph"]["links"][0]
+    core_link["trace"] = link["trace"]
+    assert core == canonical
 
 
 def _core_expected(mutate) -> list[str]:
@@ -1094,6 +1164,33 @@ CORE_ERRORS = [
         "$.flows[0].tcp.max_rto_s",
         "min_rto_s",
         id="min-rto-above-max",
+    ),
+    pytest.param(
+        lambda s: (
+            _bottleneck(s).pop("rate_mbps")
+            and _bottleneck(s).update(schedule={"rate_mbps": {"points": [[0, 10], [1, 0]]}})
+        ),
+        "$.topology.dumbbell.bottleneck.schedule.rate_mbps.points[1][1]",
+        "the last rate must be above 0",
+        id="rate-schedule-ending-in-a-blackout",
+    ),
+    pytest.param(
+        lambda s: _bottleneck(s).update(schedule={"rate_mbps": {"points": [[0, 10]]}}),
+        "$.topology.dumbbell.bottleneck.schedule.rate_mbps",
+        "not both",
+        id="rate-and-rate-schedule",
+    ),
+    pytest.param(
+        lambda s: _bottleneck(s)["schedule"].update(extra_delay_ms={"points": [[0, 1], [2, -1]]}),
+        "$.topology.dumbbell.bottleneck.schedule.extra_delay_ms.points[1][1]",
+        "between 0 and",
+        id="negative-extra-delay",
+    ),
+    pytest.param(
+        lambda s: s["flows"][0].update(loss={"type": "schedule", "rate": {"points": [[0, 0], [3, 1.5]]}}),
+        "$.flows[0].loss.rate.points[1][1]",
+        "between 0 and 1",
+        id="loss-probability-above-one",
     ),
     pytest.param(
         lambda s: s["flows"][0].update(variant="sack") or s["flows"][0]["tcp"].update(sack=False),

@@ -280,6 +280,17 @@
     return div;
   }
 
+  // Menus changed in quick succession start overlapping redraws, and a slower, older one would
+  // leave its plot, downloads or table behind. `latestOnly(draw)` calls draw(current, ...args);
+  // draw checks `current()` after each await and stops writing the page once a newer call began.
+  function latestOnly(draw) {
+    let latest = 0;
+    return (...args) => {
+      const mine = ++latest;
+      return draw(() => mine === latest, ...args);
+    };
+  }
+
   function ready() { document.body.dataset.ready = "1"; }
 
   function fatal(error) {
@@ -318,5 +329,5 @@
     };
   }
 
-  window.tcplab = { config, api, ApiError, qs, el, fmt, HOVER, when, describe, label, coord, table, downloads, message, progress, badge, plot, ready, fatal, mean, groupBy, byAxis };
+  window.tcplab = { config, api, ApiError, qs, el, fmt, HOVER, when, describe, label, coord, table, downloads, message, progress, badge, plot, latestOnly, ready, fatal, mean, groupBy, byAxis };
 })();

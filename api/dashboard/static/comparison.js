@@ -111,9 +111,10 @@
     metric.replaceChildren(...config.metrics.map((m) => el("option", { value: m, selected: m === config.metric }, label(m))));
     a.replaceChildren(...flows.map((f, i) => el("option", { value: f, selected: i === 0 }, f)));
     b.replaceChildren(...flows.map((f, i) => el("option", { value: f, selected: i === 1 }, f)));
-    const draw = async () => {
+    const draw = t.latestOnly(async (current) => {
       const url = `/v1/comparisons/ratios?${t.qs({ sweep_id: sweep.id, metric: metric.value, flow_a: a.value, flow_b: b.value })}`;
       const body = await api(url);
+      if (!current()) return;
       const rows = body.rows;
       const groups = groupBy(rows, (r) => JSON.stringify(others(r)));
       const traces = [...groups.values()].map((g) => {
@@ -140,12 +141,13 @@
         annotations: [{ xref: "paper", yref: "paper", x: 0, y: 1.08, showarrow: false, align: "left",
           text: `<span style="color:${VERDICT_COLORS.a_better}">● ${a.value} better</span>   <span style="color:${VERDICT_COLORS.b_better}">● ${b.value} better</span>   <span style="color:${VERDICT_COLORS.no_significant_difference}">● no significant difference</span>` }],
       }, { name: `comparison-${sweep.id.slice(0, 8)}-ratio-${metric.value}` });
+      if (!current()) return;
       downloads(document.getElementById("ratios-downloads"), "the ratios", url, "comparison-ratios");
       table(document.getElementById("ratios-table"), rows, [
         "point", ...sweep.axes.map((x) => x.path), "pairs", "mean_a", "mean_b", "ratio", "ratio_ci_low", "ratio_ci_high",
         "diff", "diff_ci_low", "diff_ci_high", { name: "verdict", text: true, class: "verdict" }, { name: "note", text: true },
       ], { id: "ratios-table-el", rowClass: (r) => r.verdict });
-    };
+    });
     const redraw = () => draw().catch(fatal);
     [metric, a, b].forEach((s) => s.addEventListener("change", redraw));
     await draw();

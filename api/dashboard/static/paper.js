@@ -86,7 +86,8 @@
         const bars = errorBars(y, sel);
         const trace = { name: `${prefix}${name}`.trim(), x: sel.map((r) => r[spec.x]), y: sel.map((r) => r[y]),
           meta: { kind: "ours", column: y, errors: bars && bars.column }, ...(bars ? { error_y: bars.error_y } : {}) };
-        out.push(spec.kind === "bars" ? { type: "bar", ...trace } : { type: "scatter", mode: "lines+markers", ...trace });
+        out.push(spec.kind === "bars" ? { type: "bar", ...trace }
+          : { type: "scatter", mode: spec.kind === "points" ? "markers" : "lines+markers", ...trace });
       }
     }
     if (spec.paper_y) {
@@ -116,10 +117,13 @@
     if (meta.plot) {
       const drawn = traces(meta.plot, data.rows, (c) => (meta.columns.find((x) => x.name === c) || {}).label || c,
         kind === "study" ? "" : "ours ");
+      // Points (Pantheon's view): delay on a log axis growing to the left, better up and right.
+      const points = meta.plot.kind === "points";
       await plot(plotId, drawn, {
-        barmode: "group", xaxis: { title: { text: meta.plot.x_label || label(meta.plot.x) } },
+        barmode: "group",
+        xaxis: { title: { text: meta.plot.x_label || label(meta.plot.x) }, ...(points ? { type: "log", autorange: "reversed" } : {}) },
         yaxis: { title: { text: (meta.plot.y_label || label(meta.plot.y[0])) + (drawn.some((d) => d.error_y) ? ", 95 % CI" : "") } },
-      }, { name: `${config.label}-${meta.key}` });
+      }, { name: `${config.label}-${meta.key}`, ...(points ? { logs: ["x", "y"] } : {}) });
     }
   }
 

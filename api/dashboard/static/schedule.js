@@ -72,9 +72,11 @@
     ];
   }
 
-  async function draw() {
+  const draw = t.latestOnly(async (current) => {
     const url = historyUrl();
-    hist = await api(url);
+    const body = await api(url);
+    if (!current()) return;
+    hist = body;
     const rows = hist.rows;
     const { points, flows } = choices(rows);
     if (!points.has(state.point)) state.point = points.keys().next().value ?? null;
@@ -88,6 +90,7 @@
       xaxis: { title: { text: "firing time (UTC)" }, type: "date" },
       yaxis: { title: { text: label(state.metric, "mean and 95 % CI") } },
     }, { name: `schedule-${id.slice(0, 8)}-${state.metric}` });
+    if (!current()) return;
     downloads(document.getElementById("history-downloads"), "the history of this metric", url, `schedule-${id}-${state.metric}`);
     firingsTable(shown);
     const q = new URLSearchParams(location.search);
@@ -95,7 +98,7 @@
     if (state.point) q.set("point", state.point);
     if (state.flow) q.set("flow", state.flow);
     window.history.replaceState(null, "", `${location.pathname}?${q}`);
-  }
+  });
 
   let sweepsById = new Map();
   function firingsTable(shown) {

@@ -203,11 +203,13 @@
     }
   }
 
-  async function draw() {
+  const draw = t.latestOnly(async (current) => {
     const url = summaryUrl(state.metric);
     const summary = await fetched(url);
+    if (!current()) return;
     const rows = summary.rows.filter((r) => r.metric === undefined || r.metric === state.metric);
     await ensureOverlays(rows);
+    if (!current()) return;
     const modelBox = document.getElementById("toggle-model");
     const paperBox = document.getElementById("toggle-published");
     const sims = simTraces(rows);
@@ -228,6 +230,7 @@
       xaxis: { title: { text: label(state.axis) }, ...xaxis },
       yaxis: { title: { text: label(state.metric, "mean and 95 % CI") }, rangemode: "tozero" },
     }, { name: `sweep-${id.slice(0, 8)}-${state.metric}-vs-${state.axis.split(".").pop()}`, logs: numeric ? ["x", "y"] : ["y"] });
+    if (!current()) return;
     downloads(document.getElementById("summary-downloads"), "the plotted summary", url, `sweep-${id}-${state.metric}`);
     const modelDownloads = document.getElementById("model-downloads");
     if (models.length && modelBox.checked) downloads(modelDownloads, "the model predictions", `/v1/comparisons/models?sweep_id=${id}`, `sweep-${id}-models`);
@@ -249,7 +252,7 @@
     const q = new URLSearchParams(location.search);
     q.set("metric", state.metric); q.set("axis", state.axis);
     history.replaceState(null, "", `${location.pathname}?${q}`);
-  }
+  });
 
   // The stopping rule's verdicts, one per point: "target met" or why it stopped short of it.
   function stopNote(rows) {

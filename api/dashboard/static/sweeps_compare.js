@@ -89,12 +89,7 @@
     });
   }
 
-  // Menus changed in quick succession start overlapping refreshes; only the latest may write the
-  // page, or a slower, older one would leave its plot, downloads or table behind.
-  let latest = 0;
-
-  async function refresh() {
-    const mine = ++latest;
+  const refresh = t.latestOnly(async (current) => {
     const c = choices();
     remember(c);
     if (!c.a || !c.b) {
@@ -105,14 +100,14 @@
     message("");
     // Every flow group at once (the flow menu lists them); one group is filtered here.
     const body = await api(`/v1/sweeps/compare?${t.qs({ a: c.a, b: c.b, metric: c.metric })}`);
-    if (mine !== latest) return;
+    if (!current()) return;
     describe(body);
     fillFlows(body.rows, c.flow);
     const shown = { ...body, rows: c.flow ? body.rows.filter((r) => r.flow === c.flow) : body.rows };
     const axis = fillAxes(body, c.axis || config.axis);
     $("compare-card").hidden = false;
     await draw(shown, axis);
-    if (mine !== latest) return;
+    if (!current()) return;
     const url = `/v1/sweeps/compare?${t.qs({ a: c.a, b: c.b, metric: c.metric, flow: c.flow || null })}`;
     downloads($("compare-downloads"), "both sweeps side by side", url, `sweeps-compare-${c.metric}`);
     table($("compare-table"), shown.rows, [
@@ -120,7 +115,7 @@
       ...body.only_a.map((p) => `a.${p}`), ...body.only_b.map((p) => `b.${p}`),
       "a_count", "a_mean", "a_ci_low", "a_ci_high", "b_count", "b_mean", "b_ci_low", "b_ci_high", "difference", "ratio",
     ], { id: "compare-table-el" });
-  }
+  });
 
   try {
     await sweepsToChoose();

@@ -106,7 +106,10 @@ pub struct LinkResult {
     pub name: String,
     pub from: String,
     pub to: String,
+    /// The link's rate; on a trace its mean rate, under a rate schedule the mean of the
+    /// scheduled rate over the measurement window (`Link::mean_rate_bps`).
     pub rate_bps: u64,
+    /// Bits delivered in the window over what `rate_bps` could carry in it.
     pub utilization: f64,
     pub packets: u64,
     pub drops: u64,

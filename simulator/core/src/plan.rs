@@ -140,6 +140,7 @@ fn check_scenario(s: &Scenario) -> Result<()> {
                 d.bottleneck.rate_mbps,
                 d.bottleneck.trace.as_ref(),
                 d.bottleneck.delay_ms,
+                d.bottleneck.schedule.as_ref(),
             );
             d.bottleneck.queue.check(&mut c, &format!("{p}.bottleneck.queue"));
             if let Some(l) = &d.bottleneck.loss {
@@ -158,7 +159,14 @@ fn check_scenario(s: &Scenario) -> Result<()> {
             }
             for (i, l) in g.links.iter().enumerate() {
                 let p = format!("$.topology.graph.links[{i}]");
-                check_link_rate_delay(&mut c, &p, l.rate_mbps, l.trace.as_ref(), l.delay_ms);
+                check_link_rate_delay(
+                    &mut c,
+                    &p,
+                    l.rate_mbps,
+                    l.trace.as_ref(),
+                    l.delay_ms,
+                    l.schedule.as_ref(),
+                );
                 l.queue.check(&mut c, &format!("{p}.queue"));
                 if let Some(loss) = &l.loss {
                     loss.check(&mut c, &format!("{p}.loss"));

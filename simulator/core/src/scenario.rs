@@ -77,6 +77,9 @@ pub struct LinkParams {
     pub trace: Option<TraceSpec>,
     /// One-way propagation delay.
     pub delay_ms: f64,
+    /// Rate and delay over time, both directions alike.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub schedule: Option<LinkSchedule>,
     #[serde(default)]
     pub queue: QueueSpec,
     /// Loss module on the forward (left to right, data) direction.
@@ -306,6 +309,9 @@ pub struct GraphLink {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub trace: Option<TraceSpec>,
     pub delay_ms: f64,
+    /// Rate and delay over time, both directions alike.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub schedule: Option<LinkSchedule>,
     #[serde(default)]
     pub queue: QueueSpec,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -324,6 +330,23 @@ pub struct TraceSpec {
     /// The reverse (ACK) direction's trace; defaults to `file`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reverse_file: Option<String>,
+}
+
+/// A link whose rate or delay changes over time (issue 18: handover, route change, outage).
+/// Both directions of the duplex link follow it (docs/simulator.md, "Links that change over
+/// time").
+#[derive(Clone, Debug, Default, Deserialize, Serialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct LinkSchedule {
+    /// The link's rate over time, Mb/s, in place of `rate_mbps` (refused with it, and with a
+    /// trace). A packet's bits are served at the rate in force while it is sent; a rate of 0
+    /// is a blackout in which packets wait. The last value must be above 0.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate_mbps: Option<ScheduleSpec>,
+    /// Delay added to `delay_ms` over time, ms (a route change): a packet takes the delay in
+    /// force when its transmission ends, and never overtakes the packet before it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub extra_delay_ms: Option<ScheduleSpec>,
 }
 
 /// A quantity that changes over time (issue 18; `crate::schedule`): `[seconds, value]`
@@ -633,6 +656,9 @@ pub enum LossSpec {
         #[serde(default = "default_one")]
         rate: f64,
     },
+    /// Loses each packet with the probability `rate` scheduled for the moment it reaches the
+    /// module (a fade, a handover's loss burst).
+    Schedule { rate: ScheduleSpec },
     /// Two-state Markov chain stepped once per packet.
     GilbertElliott {
         p_good_to_bad: f64,
@@ -1388,8 +1414,38 @@ pub fn check_link_rate_delay(
     rate_mbps: Option<f64>,
     trace: Option<&TraceSpec>,
     delay_ms: f64,
+    schedule: Option<&LinkSchedule>,
 ) {
+    let scheduled_rate = schedule.and_then(|s| s.rate_mbps.as_ref());
+    if let Some(rate) = scheduled_rate {
+        let at = format!("{path}.schedule.rate_mbps");
+        rate.check(c, &at, 0.0, 1.0e7);
+        if let Some(&[_, last]) = rate.points.last() {
+            if last == 0.0 {
+                let i = rate.points.len() - 1;
+                c.fail(
+                    format!("{at}.points[{i}][1]"),
+                    "the last rate must be above 0: a link that never sends again would hold its packets forever",
+                );
+            }
+        }
+        if rate_mbps.is_some() {
+            c.fail(
+                at,
+                "give rate_mbps or schedule.rate_mbps, not both: the schedule sets the link's rate",
+            );
+        } else if trace.is_some() {
+            c.fail(
+                at,
+                "give a trace or schedule.rate_mbps, not both: each sets the link's rate",
+            );
+        }
+    }
+    if let Some(extra) = schedule.and_then(|s| s.extra_delay_ms.as_ref()) {
+        extra.check(c, &format!("{path}.schedule.extra_delay_ms"), 0.0, 1.0e6);
+    }
     match (rate_mbps, trace) {
+        (None, None) if scheduled_rate.is_some() => {}
         (Some(rate_mbps), None) => {
             c.positive(&format!("{path}.rate_mbps"), rate_mbps);
             c.at_most(&format!("{path}.rate_mbps"), rate_mbps, 1.0e7);
@@ -1611,6 +1667,7 @@ impl LossSpec {
                 }
                 c.probability(&format!("{path}.rate"), *rate);
             }
+            LossSpec::Schedule { rate } => rate.check(c, &format!("{path}.rate"), 0.0, 1.0),
             LossSpec::GilbertElliott {
                 p_good_to_bad,
                 p_bad_to_good,

@@ -35,6 +35,13 @@ impl Schedule {
         }
     }
 
+    /// A schedule from times already in nanoseconds (strictly increasing, at least one), for
+    /// owners that derive one from other fields (the `outage` loss module).
+    pub fn from_times(times: Vec<SimTime>, values: Vec<f64>, shape: ScheduleShape) -> Self {
+        assert!(!times.is_empty() && times.len() == values.len() && times.windows(2).all(|w| w[0] < w[1]));
+        Schedule { times, values, shape }
+    }
+
     /// Index of the last point at or before `t`; None before the first.
     fn last_at_or_before(&self, t: SimTime) -> Option<usize> {
         self.times.partition_point(|&at| at <= t).checked_sub(1)
@@ -83,6 +90,11 @@ impl Schedule {
     /// The first moment after `t` at which the value may change: the next point.
     pub fn next_change_after(&self, t: SimTime) -> Option<SimTime> {
         self.times.get(self.times.partition_point(|&at| at <= t)).copied()
+    }
+
+    /// The time of the last point, after which the last value holds.
+    pub fn last_point(&self) -> SimTime {
+        *self.times.last().expect("a schedule has at least one point")
     }
 
     /// The smallest and largest values the schedule takes.

@@ -463,7 +463,7 @@ impl Simulation {
                 let mut r = link_result(
                     &spelled(&l.name, &self.flows),
                     (&from, &to),
-                    l.rate_bps,
+                    l.mean_rate_bps(self.warmup, self.end),
                     &l.counters,
                     l.queue_delays(),
                     (l.drops_by_reason(), l.ecn_marks()),

@@ -4,26 +4,28 @@
 
 mod bernoulli_events;
 mod gilbert_elliott;
-mod outage;
+mod over_time;
 mod scheduled;
 mod uniform;
 
 pub use bernoulli_events::BernoulliEvents;
 pub use gilbert_elliott::GilbertElliott;
-pub use outage::Outage;
+pub use over_time::LossOverTime;
 pub use scheduled::Scheduled;
 pub use uniform::Uniform;
 
 use crate::packet::{Packet, PacketKind};
 use crate::rng::SimRng;
 use crate::scenario::LossSpec;
+use crate::schedule::Schedule;
 use crate::time::{from_secs, SimTime};
 
 pub enum LossModule {
     Uniform(Uniform),
     BernoulliEvents(BernoulliEvents),
     Scheduled(Scheduled),
-    Outage(Outage),
+    /// The `schedule` and `outage` modules: a loss probability over time.
+    OverTime(LossOverTime),
     GilbertElliott(GilbertElliott),
 }
 
@@ -42,8 +44,9 @@ impl LossModule {
             ),
             LossSpec::Scheduled { packets } => LossModule::Scheduled(Scheduled::new(packets)),
             LossSpec::Outage { start_s, end_s, rate } => {
-                LossModule::Outage(Outage::new(from_secs(*start_s), from_secs(*end_s), *rate, rng))
+                LossModule::OverTime(LossOverTime::outage(from_secs(*start_s), from_secs(*end_s), *rate, rng))
             }
+            LossSpec::Schedule { rate } => LossModule::OverTime(LossOverTime::new(Schedule::new(rate, 1.0), rng)),
             LossSpec::GilbertElliott {
                 p_good_to_bad,
                 p_bad_to_good,
@@ -75,7 +78,7 @@ impl LossModule {
             // Paper 000 counts loss events over data packets; ACKs pass untouched.
             LossModule::BernoulliEvents(m) => is_data && m.drops(packet, now),
             LossModule::Scheduled(m) => is_data && m.drops(packet.flow),
-            LossModule::Outage(m) => m.drops(now),
+            LossModule::OverTime(m) => m.drops(now),
             LossModule::GilbertElliott(m) => m.drops(),
         }
     }

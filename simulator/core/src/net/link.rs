@@ -17,13 +17,20 @@
 //! known at admission, as at a fixed rate; under a scheduled discipline the `LinkTransmit`
 //! event fires at the next opportunity while packets wait, so the discipline picks (and
 //! measures sojourn) when the packet starts to leave.
+//!
+//! A link whose rate follows a schedule (`ScheduledRate`) is a departure rule of the same
+//! kind: a packet starts when it reaches the head (or when a blackout ends) and leaves when
+//! the scheduled rate has served its bits. A delay schedule adds to the propagation delay the
+//! value in force when the packet's transmission ends; a packet never arrives before the one
+//! ahead of it. Both live in `Extras`, so a fixed-rate link's path pays one branch for them.
 
 use std::collections::VecDeque;
 
-use super::{Name, NodeId, QueueDiscipline, Queued, TraceCursor, Verdict};
+use super::{Name, NodeId, QueueDiscipline, Queued, ScheduledRate, TraceCursor, Verdict};
 use crate::histogram::DelayHistogram;
 use crate::loss::LossModule;
 use crate::packet::Packet;
+use crate::schedule::Schedule;
 use crate::time::{transmission_time, SimTime};
 
 /// Cumulative counters; the metrics window is the difference of two snapshots.
@@ -77,13 +84,14 @@ pub struct Link {
     pub name: Name,
     pub from: NodeId,
     pub to: NodeId,
-    /// Bits per second; on a trace-driven link the trace's mean rate (for utilisation and RED's
-    /// idle-time estimate).
+    /// Bits per second; on a trace-driven link the trace's mean rate, on a link with a rate
+    /// schedule the schedule's mean over its points (for RED's idle-time estimate; utilisation
+    /// uses `mean_rate_bps`).
     pub rate_bps: u64,
     pub delay: SimTime,
     queue: QueueDiscipline,
-    /// The loss module and the trace, boxed together: most links have neither, a dumbbell
-    /// has four links per flow, and a second pointer would take a link past 176 bytes.
+    /// The loss module, the trace and the schedules, boxed together: most links have none, a
+    /// dumbbell has four links per flow, and a second pointer would take a link past 176 bytes.
     extras: Option<Box<Extras>>,
     in_flight: VecDeque<InFlight>,
     /// Index in `in_flight` of the first packet whose transmission had not started when last
@@ -106,11 +114,52 @@ pub struct Link {
     pipe_at_open: u32,
 }
 
-/// What few links have: a loss module, a trace to follow instead of a fixed rate.
+/// What few links have: a loss module, a trace or a rate schedule to follow instead of a
+/// fixed rate (at most one of the two), a delay schedule.
 #[derive(Default)]
 pub struct Extras {
     pub loss: Option<LossModule>,
     pub trace: Option<TraceCursor>,
+    pub rate: Option<ScheduledRate>,
+    /// Nanoseconds added to the link's delay, over time.
+    pub extra_delay: Option<Schedule>,
+}
+
+impl Extras {
+    fn any(&self) -> bool {
+        self.loss.is_some() || self.trace.is_some() || self.rate.is_some() || self.extra_delay.is_some()
+    }
+
+    /// When a packet of `bytes` reaching the head of the queue at `t` starts to leave and has
+    /// left, by the trace, the rate schedule, or else the fixed rate.
+    fn send(&mut self, bytes: u32, t: SimTime, rate_bps: u64) -> (SimTime, SimTime) {
+        match (&mut self.trace, &self.rate) {
+            (Some(trace), _) => trace.send(bytes, t),
+            (None, Some(rate)) => rate.send(bytes, t),
+            (None, None) => (t, t + transmission_time(bytes, rate_bps)),
+        }
+    }
+
+    /// The first moment at or after `t` at which the transmitter can start a packet.
+    fn start(&mut self, t: SimTime) -> SimTime {
+        match (&mut self.trace, &self.rate) {
+            (Some(trace), _) => trace.start(t),
+            (None, Some(rate)) => rate.start(t),
+            (None, None) => t,
+        }
+    }
+
+    /// When a packet whose transmission ends at `left` reaches the far end: after the delay
+    /// then in force, and not before `previous`, the arrival of the packet ahead of it (a link
+    /// never reorders).
+    fn arrival(&self, left: SimTime, delay: SimTime, previous: Option<SimTime>) -> SimTime {
+        let extra = self
+            .extra_delay
+            .as_ref()
+            .map_or(0, |d| d.value_at(left).round() as SimTime);
+        // Saturating: a rate of a few bits per second may put `left` past any run's end.
+        left.saturating_add(delay + extra).max(previous.unwrap_or(0))
+    }
 }
 
 /// A link's queueing delays over the window: from a packet's acceptance to the start of its
@@ -139,7 +188,7 @@ impl Link {
             rate_bps,
             delay,
             queue,
-            extras: (extras.loss.is_some() || extras.trace.is_some()).then(|| Box::new(extras)),
+            extras: extras.any().then(|| Box::new(extras)),
             in_flight: VecDeque::new(),
             first_waiting: 0,
             busy_until: 0,
@@ -236,20 +285,13 @@ impl Link {
                 return Admission::DroppedByQueue;
             }
         }
-        let tx_start = match self.extras.as_mut().and_then(|x| x.trace.as_mut()) {
-            None => {
-                let tx_start = self.busy_until.max(now);
-                self.busy_until = tx_start + transmission_time(packet.size, self.rate_bps);
-                tx_start
-            }
-            Some(trace) => {
-                // The cursor is past every byte an earlier packet took.
-                let (start, left) = trace.send(packet.size, now);
-                self.busy_until = left;
-                start
-            }
+        let (tx_start, arrival) = if self.extras.is_none() {
+            let tx_start = self.busy_until.max(now);
+            self.busy_until = tx_start + transmission_time(packet.size, self.rate_bps);
+            (tx_start, self.busy_until + self.delay)
+        } else {
+            self.depart_with_extras(packet.size, now)
         };
-        let arrival = self.busy_until + self.delay;
         self.in_flight.push_back(InFlight {
             packet,
             tx_start,
@@ -258,6 +300,21 @@ impl Link {
         self.record_wait(tx_start - now);
         let first_arrival = (self.in_flight.len() == 1).then_some(arrival);
         Admission::Accepted { first_arrival }
+    }
+
+    /// `offer`'s departure on a link with extras: by its trace, its rate schedule or its fixed
+    /// rate, then its delay schedule. Out of line, so the fixed-rate path stays as small as it
+    /// was (inlined, it took the reference dumbbell from 940.0 to 941.7 million instructions).
+    #[inline(never)]
+    fn depart_with_extras(&mut self, bytes: u32, now: SimTime) -> (SimTime, SimTime) {
+        let x = self.extras.as_deref_mut().expect("called for a link with extras");
+        // A trace's cursor is past every byte an earlier packet took.
+        let (start, left) = x.send(bytes, self.busy_until.max(now), self.rate_bps);
+        self.busy_until = left;
+        (
+            start,
+            x.arrival(left, self.delay, self.in_flight.back().map(|e| e.arrival)),
+        )
     }
 
     /// `offer` under a scheduled discipline: the packet goes to the discipline, and the idle
@@ -280,8 +337,8 @@ impl Link {
     /// A scheduled discipline's transmitter is free at `now` (it was idle, or its `LinkTransmit`
     /// event fired): the discipline's next packet starts, if it has one.
     pub fn transmit_next(&mut self, now: SimTime) -> Option<Started> {
-        if self.trace().is_some() {
-            return self.transmit_next_on_trace(now);
+        if self.extras.is_some() {
+            return self.transmit_next_with_extras(now);
         }
         let QueueDiscipline::Scheduled(s) = &mut self.queue else {
             unreachable!("only a scheduled discipline's link transmits on its own events")
@@ -303,17 +360,15 @@ impl Link {
         })
     }
 
-    /// `transmit_next` on a trace-driven link: the discipline's next packet starts to leave only
-    /// at an opportunity; until the next one the transmitter waits (`ends` is that opportunity,
-    /// with nothing sent).
+    /// `transmit_next` on a link with extras: on a trace the discipline's next packet starts to
+    /// leave only at an opportunity, under a rate schedule only once a blackout has ended;
+    /// until then the transmitter waits (`ends` is that moment, with nothing sent).
     #[inline(never)]
-    fn transmit_next_on_trace(&mut self, now: SimTime) -> Option<Started> {
-        let (Some(trace), QueueDiscipline::Scheduled(s)) =
-            (self.extras.as_mut().and_then(|x| x.trace.as_mut()), &mut self.queue)
-        else {
-            unreachable!("called for a scheduled discipline on a trace")
+    fn transmit_next_with_extras(&mut self, now: SimTime) -> Option<Started> {
+        let (Some(x), QueueDiscipline::Scheduled(s)) = (self.extras.as_deref_mut(), &mut self.queue) else {
+            unreachable!("called for a scheduled discipline with extras")
         };
-        let at = trace.start(now);
+        let at = x.start(now);
         if at > now {
             s.transmitting = !s.is_empty();
             return s.transmitting.then_some(Started {
@@ -324,9 +379,9 @@ impl Link {
         let next = s.dequeue(now);
         s.transmitting = next.is_some();
         let Queued { packet, since } = next?;
-        let (_, ends) = trace.send(packet.size, now);
+        let (_, ends) = x.send(packet.size, now, self.rate_bps);
         self.busy_until = ends;
-        let arrival = ends + self.delay;
+        let arrival = x.arrival(ends, self.delay, self.in_flight.back().map(|e| e.arrival));
         self.in_flight.push_back(InFlight {
             packet,
             tx_start: now,
@@ -339,10 +394,14 @@ impl Link {
         })
     }
 
-    /// The trace this link follows, if it is trace-driven.
-    #[inline]
-    fn trace(&mut self) -> Option<&mut TraceCursor> {
-        self.extras.as_mut().and_then(|x| x.trace.as_mut())
+    /// The mean rate the link offered over [from, to], b/s: `rate_bps` but under a rate
+    /// schedule, whose integral over the window it is (so utilisation is of what the link
+    /// could carry then).
+    pub fn mean_rate_bps(&self, from: SimTime, to: SimTime) -> u64 {
+        match self.extras.as_ref().and_then(|x| x.rate.as_ref()) {
+            Some(rate) => (rate.mean_bps(from, to).round() as u64).max(1),
+            None => self.rate_bps,
+        }
     }
 
     /// Hands over (appends to `out`) the packets a scheduled discipline dropped since the last
@@ -433,8 +492,8 @@ mod tests {
     fn on_trace(mut l: Link, trace: &str) -> Link {
         let trace = std::sync::Arc::new(crate::net::Trace::parse(trace).unwrap());
         l.extras = Some(Box::new(Extras {
-            loss: None,
             trace: Some(TraceCursor::new(trace)),
+            ..Extras::default()
         }));
         l
     }
@@ -541,6 +600,81 @@ mod tests {
         l.open_window();
         assert_eq!(l.drops_by_reason(), Some((0, 0)));
         assert_eq!(link(10).drops_by_reason(), None);
+    }
+
+    fn with_extras(mut l: Link, extras: Extras) -> Link {
+        l.extras = Some(Box::new(extras));
+        l
+    }
+
+    fn schedule(points: &[[f64; 2]], scale: f64) -> crate::schedule::Schedule {
+        let spec = crate::scenario::ScheduleSpec {
+            points: points.to_vec(),
+            shape: crate::scenario::ScheduleShape::Step,
+        };
+        crate::schedule::Schedule::new(&spec, scale)
+    }
+
+    #[test]
+    fn a_shorter_delay_never_lets_a_packet_overtake_the_one_before() {
+        // 10 ms of extra delay until 2.5 ms: the packets that have left by 1 and 2 ms arrive at
+        // 21 and 22 ms; those that leave at 3, 4, … ms would arrive at 13, 14, … ms, so they
+        // arrive with the second until their own time passes it.
+        let mut l = with_extras(
+            link(100),
+            Extras {
+                extra_delay: Some(schedule(&[[0.0, 10.0], [0.0025, 0.0]], 1e6)),
+                ..Extras::default()
+            },
+        );
+        let Admission::Accepted { first_arrival } = l.offer(&packet(0), 0) else {
+            panic!("accepted")
+        };
+        for seq in 1..14 {
+            l.offer(&packet(seq), 0);
+        }
+        let mut expected = vec![11.0];
+        expected.extend([12.0; 11]);
+        expected.extend([13.0, 14.0]);
+        assert_eq!(departures_ms(&mut l, first_arrival), expected);
+    }
+
+    #[test]
+    fn a_drop_tail_link_under_a_rate_schedule_holds_its_packets_through_a_blackout() {
+        // 8 Mb/s, nothing from 2 ms to 5 ms.
+        let rate = schedule(&[[0.0, 8.0], [0.002, 0.0], [0.005, 8.0]], 1e6);
+        let mut l = with_extras(
+            link(100),
+            Extras {
+                rate: Some(ScheduledRate::new(rate.clone())),
+                ..Extras::default()
+            },
+        );
+        let Admission::Accepted { first_arrival } = l.offer(&packet(0), 0) else {
+            panic!("accepted")
+        };
+        for seq in 1..4 {
+            l.offer(&packet(seq), 0);
+        }
+        assert_eq!(l.waiting(3_000_000), 2, "two left before the blackout, none in it");
+        assert_eq!(departures_ms(&mut l, first_arrival), [1.0, 2.0, 6.0, 7.0]);
+        // Under a scheduled discipline the transmitter waits for the blackout's end.
+        let mut c = with_extras(
+            codel_link(100),
+            Extras {
+                rate: Some(ScheduledRate::new(rate)),
+                ..Extras::default()
+            },
+        );
+        c.offer(&packet(0), 0);
+        c.offer(&packet(1), 0);
+        c.offer(&packet(2), 0);
+        let second = c.transmit_next(1_000_000).unwrap();
+        assert_eq!(second.ends, 2_000_000);
+        let wait = c.transmit_next(2_000_000).unwrap();
+        assert_eq!((wait.ends, wait.first_arrival), (5_000_000, None), "nothing sent");
+        assert_eq!(c.waiting(2_000_000), 1);
+        assert_eq!(c.transmit_next(5_000_000).unwrap().ends, 6_000_000);
     }
 
     #[test]

@@ -9,6 +9,7 @@ mod link;
 mod name;
 mod pie;
 mod red;
+mod scheduled_rate;
 mod topology;
 mod trace;
 pub mod wifi;
@@ -21,6 +22,7 @@ pub use link::{Admission, Extras, Link, LinkCounters, QueueDelays, Started};
 pub use name::Name;
 pub use pie::{Pie, PieParams};
 pub use red::Red;
+pub use scheduled_rate::ScheduledRate;
 pub use topology::{build, Network, Routes};
 pub use trace::{Trace, TraceCursor, OPPORTUNITY_BYTES};
 

@@ -7,12 +7,14 @@ use std::collections::{BinaryHeap, HashMap};
 use std::sync::Arc;
 
 use super::wifi::{Mac, Medium, Phy, Snr, Standard};
-use super::{DropTail, Extras, Link, LinkId, Name, NodeId, QueueDiscipline, Trace, TraceCursor};
+use super::{DropTail, Extras, Link, LinkId, Name, NodeId, QueueDiscipline, ScheduledRate, Trace, TraceCursor};
 use crate::error::{Result, SimError};
 use crate::loss::LossModule;
 use crate::plan::FlowPlan;
 use crate::rng::{SimRng, StreamId};
-use crate::scenario::{CwAfterDrop, LossSpec, QueueSpec, SnrSpec, Topology, TraceSpec, WifiSpec, WifiStandard};
+use crate::scenario::{
+    CwAfterDrop, LinkSchedule, LossSpec, QueueSpec, SnrSpec, Topology, TraceSpec, WifiSpec, WifiStandard,
+};
 use crate::schedule::Schedule;
 use crate::time::{from_millis, SimTime};
 
@@ -100,11 +102,13 @@ struct Builder {
     traces: HashMap<String, Arc<Trace>>,
 }
 
-/// How a one-way link sends: at a fixed rate or at a trace's opportunities.
+/// How a one-way link sends: at a fixed rate, at a trace's opportunities, or at a rate that
+/// follows a schedule (b/s).
 #[derive(Clone)]
 enum Sends {
     Rate { mbps: f64 },
     Trace(Arc<Trace>),
+    Schedule(Schedule),
 }
 
 struct OneWay<'a> {
@@ -112,6 +116,8 @@ struct OneWay<'a> {
     ends: (NodeId, NodeId),
     sends: Sends,
     delay: SimTime,
+    /// Added to `delay` over time (ns).
+    extra_delay: Option<Schedule>,
     queue: &'a QueueSpec,
     loss: Option<&'a LossSpec>,
 }
@@ -124,9 +130,15 @@ impl Builder {
 
     fn link(&mut self, l: OneWay) -> LinkId {
         let id = self.links.len() as LinkId;
-        let (rate_bps, trace) = match l.sends {
-            Sends::Rate { mbps } => ((mbps * 1e6).round().max(1.0) as u64, None),
-            Sends::Trace(t) => (t.mean_bps().max(1), Some(TraceCursor::new(t))),
+        let (rate_bps, trace, rate) = match l.sends {
+            Sends::Rate { mbps } => ((mbps * 1e6).round().max(1.0) as u64, None, None),
+            Sends::Trace(t) => (t.mean_bps().max(1), Some(TraceCursor::new(t)), None),
+            Sends::Schedule(s) => {
+                let last = s.last_point();
+                let rate = ScheduledRate::new(s);
+                // The mean over the schedule's points: one figure for RED's idle estimate.
+                ((rate.mean_bps(0, last).round() as u64).max(1), None, Some(rate))
+            }
         };
         let queue = QueueDiscipline::new(l.queue, rate_bps, SimRng::new(self.seed, StreamId::LinkQueue(id)));
         let loss = l
@@ -138,15 +150,30 @@ impl Builder {
             rate_bps,
             l.delay,
             queue,
-            Extras { loss, trace },
+            Extras {
+                loss,
+                trace,
+                rate,
+                extra_delay: l.extra_delay,
+            },
         ));
         id
     }
 
-    /// How a duplex link sends each way: its rate, or its trace files (read once per path;
-    /// an error names `path`'s `trace.file` or `trace.reverse_file`). `plan` checked that
-    /// exactly one of the two is given.
-    fn sends(&mut self, rate_mbps: Option<f64>, trace: Option<&TraceSpec>, path: &str) -> Result<(Sends, Sends)> {
+    /// How a duplex link sends each way: its rate, its trace files (read once per path;
+    /// an error names `path`'s `trace.file` or `trace.reverse_file`), or its rate schedule
+    /// (both ways). `plan` checked that exactly one of the three is given.
+    fn sends(
+        &mut self,
+        rate_mbps: Option<f64>,
+        trace: Option<&TraceSpec>,
+        schedule: Option<&LinkSchedule>,
+        path: &str,
+    ) -> Result<(Sends, Sends)> {
+        if let Some(rate) = schedule.and_then(|s| s.rate_mbps.as_ref()) {
+            let rate = Schedule::new(rate, 1e6);
+            return Ok((Sends::Schedule(rate.clone()), Sends::Schedule(rate)));
+        }
         let Some(t) = trace else {
             let mbps = rate_mbps.expect("plan() checked that a link without a trace has a rate");
             return Ok((Sends::Rate { mbps }, Sends::Rate { mbps }));
@@ -217,6 +244,13 @@ impl Builder {
     }
 }
 
+/// A link's delay schedule in nanoseconds, for each direction.
+fn extra_delay(schedule: Option<&LinkSchedule>) -> Option<Schedule> {
+    schedule
+        .and_then(|s| s.extra_delay_ms.as_ref())
+        .map(|d| Schedule::new(d, 1e6))
+}
+
 /// Builds the network and one route per flow (same order as `flows`).
 pub fn build(topology: &Topology, flows: &[FlowPlan], seed: u64) -> Result<(Network, Routes)> {
     let mut b = Builder {
@@ -234,12 +268,18 @@ pub fn build(topology: &Topology, flows: &[FlowPlan], seed: u64) -> Result<(Netw
             let right = b.node("right".into());
             let bn = &d.bottleneck;
             let bn_delay = from_millis(bn.delay_ms);
-            let (forward, reverse) = b.sends(bn.rate_mbps, bn.trace.as_ref(), "$.topology.dumbbell.bottleneck")?;
+            let (forward, reverse) = b.sends(
+                bn.rate_mbps,
+                bn.trace.as_ref(),
+                bn.schedule.as_ref(),
+                "$.topology.dumbbell.bottleneck",
+            )?;
             let fwd = b.link(OneWay {
                 name: "bottleneck".into(),
                 ends: (left, right),
                 sends: forward,
                 delay: bn_delay,
+                extra_delay: extra_delay(bn.schedule.as_ref()),
                 queue: &bn.queue,
                 loss: bn.loss.as_ref(),
             });
@@ -248,6 +288,7 @@ pub fn build(topology: &Topology, flows: &[FlowPlan], seed: u64) -> Result<(Netw
                 ends: (right, left),
                 sends: reverse,
                 delay: bn_delay,
+                extra_delay: extra_delay(bn.schedule.as_ref()),
                 queue: &bn.queue,
                 loss: bn.reverse_loss.as_ref(),
             });
@@ -267,6 +308,7 @@ pub fn build(topology: &Topology, flows: &[FlowPlan], seed: u64) -> Result<(Netw
                             mbps: d.access.rate_mbps,
                         },
                         delay: access,
+                        extra_delay: None,
                         queue: &d.access.queue,
                         loss: None,
                     })
@@ -317,12 +359,13 @@ pub fn build(topology: &Topology, flows: &[FlowPlan], seed: u64) -> Result<(Netw
                 }
                 let name = l.name.clone().unwrap_or_else(|| format!("{}-{}", l.from, l.to));
                 let delay = from_millis(l.delay_ms);
-                let (forward, reverse) = b.sends(l.rate_mbps, l.trace.as_ref(), &path)?;
+                let (forward, reverse) = b.sends(l.rate_mbps, l.trace.as_ref(), l.schedule.as_ref(), &path)?;
                 b.link(OneWay {
                     name: name.as_str().into(),
                     ends: (a, z),
                     sends: forward,
                     delay,
+                    extra_delay: extra_delay(l.schedule.as_ref()),
                     queue: &l.queue,
                     loss: l.loss.as_ref(),
                 });
@@ -331,6 +374,7 @@ pub fn build(topology: &Topology, flows: &[FlowPlan], seed: u64) -> Result<(Netw
                     ends: (z, a),
                     sends: reverse,
                     delay,
+                    extra_delay: extra_delay(l.schedule.as_ref()),
                     queue: &l.queue,
                     loss: l.reverse_loss.as_ref(),
                 });
