@@ -613,10 +613,15 @@ WIFI_RATES_MBPS: dict[str, tuple[float, ...]] = {
 SNR_DB_RANGE = (-30.0, 100.0)
 """SNRs a station may have, dB (the core's `SNR_DB_RANGE`)."""
 
+CW_AFTER_DROP: tuple[str, ...] = strings(definition("CwAfterDrop"))
+"""The core's `CwAfterDrop`: "reset", "keep"."""
+
 if TYPE_CHECKING:
     WifiStandard: TypeAlias = str
+    CwAfterDrop: TypeAlias = str
 else:
     WifiStandard = Literal[WIFI_STANDARDS]
+    CwAfterDrop = Literal[CW_AFTER_DROP]
 
 
 class WifiStation(_Model):
@@ -657,6 +662,10 @@ class WifiSpec(_Model):
     not above it."""
     retry_limit: Annotated[int, Field(ge=1, le=65535)] = 7
     """Transmission attempts per frame before it is dropped (dot11ShortRetryLimit)."""
+    cw_after_drop: CwAfterDrop = "reset"
+    """The contention window after a drop: "reset" to CWmin (802.11-2016 10.3.3), or "keep" it
+    for the next frame's backoff until that frame's first failure (802.11-2020 10.23.2.2, as
+    ns-3.44)."""
     short_slot: bool = True
     """802.11g only: 9 µs slots (a BSS of ERP stations only); false: 20 µs."""
     queue: QueueSpec = Field(default_factory=lambda: _droptail(500))

@@ -281,6 +281,7 @@ HAND_WRITTEN: list[dict[str, Any]] = [
                         "standard": "802.11g",
                         "rate_mbps": 54,
                         "retry_limit": 4,
+                        "cw_after_drop": "keep",
                         "short_slot": False,
                         "queue": {"type": "droptail", "limit_pkts": 200},
                     }

@@ -149,6 +149,9 @@ pub struct WifiSpec {
     /// `FrameRetryLimit`).
     #[serde(default = "default_retry_limit")]
     pub retry_limit: u32,
+    /// The contention window after a frame is dropped at the retry limit.
+    #[serde(default)]
+    pub cw_after_drop: CwAfterDrop,
     /// 802.11g only: 9 µs slots, as in a BSS of ERP stations only (false: 20 µs).
     #[serde(default = "default_true")]
     pub short_slot: bool,
@@ -182,6 +185,18 @@ pub enum WifiStandard {
     /// ERP-OFDM (Clause 18), 2.4 GHz.
     #[serde(rename = "802.11g")]
     G,
+}
+
+/// What a drop at the retry limit does to the contention window.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum CwAfterDrop {
+    /// Back to CWmin (IEEE 802.11-2016 §10.3.3: "when SSRC reaches dot11ShortRetryLimit").
+    #[default]
+    Reset,
+    /// Kept (CWmax after 7 failures) for the next frame's backoff, reset at that frame's first
+    /// failure: 802.11-2020 §10.23.2.2 read literally, as ns-3.44 (`Txop::UpdateFailedCw`).
+    Keep,
 }
 
 fn default_retry_limit() -> u32 {

@@ -105,7 +105,8 @@ fn mac_retries_hide_a_lossy_channel_from_tcp() {
         f.drops,
         f.packets_sent
     );
-    assert_eq!(f.timeouts, 0);
+    // Those few drops cost at most one timeout in 20 s (one that NewReno cannot repair).
+    assert!(f.timeouts <= 1, "{} timeouts", f.timeouts);
     // TCP's goodput follows the MAC's efficiency: each segment takes 1/(1 - 0.3) attempts.
     let ratio = f.goodput_bps / clean.flows[0].goodput_bps;
     assert!((0.55..0.8).contains(&ratio), "{ratio}");
@@ -217,5 +218,32 @@ fn a_wrong_wifi_field_is_named_by_its_json_path() {
     for (wifi, path) in cases {
         let e = error(wifi);
         assert!(e.contains(path), "{e}");
+    }
+}
+
+#[test]
+fn a_data_frames_error_rate_is_ns3s_own_at_every_snr_of_its_table() {
+    // ns-3.44's NIST and DSSS models evaluated by ns3_wifi_reference.py --model-fer: the
+    // 1536-byte data frame (a 1500-byte packet) over -2 to 30 dB.
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../validation/results/ns3-wifi-reference.json"
+    );
+    let reference: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let table = &reference["model_fer"];
+    let snrs: Vec<f64> = serde_json::from_value(table["snr_db"].clone()).unwrap();
+    for (rate, standard, kbps) in [
+        ("DsssRate11Mbps", Standard::B, 11_000),
+        ("ErpOfdmRate54Mbps", Standard::G, 54_000),
+        ("ErpOfdmRate24Mbps", Standard::G, 24_000),
+        ("ErpOfdmRate6Mbps", Standard::G, 6000),
+    ] {
+        let phy = Phy::new(standard, kbps, true).unwrap();
+        let theirs: Vec<f64> =
+            serde_json::from_value(table["rates"][rate]["ns3::NistErrorRateModel"]["data_fer"].clone()).unwrap();
+        for (&snr, fer) in snrs.iter().zip(theirs) {
+            let ours = 1.0 - LinkErrors::new(&phy, snr).data_success(&phy, 1500);
+            assert!((ours - fer).abs() < 1e-4, "{rate} at {snr} dB: {ours}, ns-3 {fer}");
+        }
     }
 }

@@ -6,13 +6,15 @@ use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
 use std::sync::Arc;
 
-use super::wifi::{Medium, Phy, Snr, Standard};
+use super::wifi::{Mac, Medium, Phy, Snr, Standard};
 use super::{DropTail, Extras, Link, LinkId, Name, NodeId, QueueDiscipline, ScheduledRate, Trace, TraceCursor};
 use crate::error::{Result, SimError};
 use crate::loss::LossModule;
 use crate::plan::FlowPlan;
 use crate::rng::{SimRng, StreamId};
-use crate::scenario::{LinkSchedule, LossSpec, QueueSpec, SnrSpec, Topology, TraceSpec, WifiSpec, WifiStandard};
+use crate::scenario::{
+    CwAfterDrop, LinkSchedule, LossSpec, QueueSpec, SnrSpec, Topology, TraceSpec, WifiSpec, WifiStandard,
+};
 use crate::schedule::Schedule;
 use crate::time::{from_millis, SimTime};
 
@@ -224,7 +226,12 @@ impl Builder {
             });
         }
         let rng = SimRng::new(self.seed, StreamId::Wifi(first_link));
-        Ok(Medium::new(phy, w.retry_limit, limit_pkts, first_link, snr, rng))
+        let mac = Mac {
+            retry_limit: w.retry_limit,
+            queue_limit: limit_pkts,
+            reset_cw_on_drop: w.cw_after_drop == CwAfterDrop::Reset,
+        };
+        Ok(Medium::new(phy, mac, first_link, snr, rng))
     }
 
     fn read_trace(&mut self, file: &str, path: String) -> Result<Arc<Trace>> {

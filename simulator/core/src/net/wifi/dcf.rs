@@ -10,8 +10,17 @@ use crate::time::SimTime;
 pub struct Dcf {
     /// The contention window, CWmin ≤ cw ≤ CWmax.
     pub cw: u32,
-    /// Failed attempts of the frame at the head of the queue (the short retry count).
+    /// Failed attempts of the frame at the head of the queue (its retry count: the frame is
+    /// dropped when it reaches the retry limit).
     pub failures: u32,
+    /// The station short retry count that sets the window (SSRC, QSRC in 802.11-2020): the
+    /// frame's retry count, unless `reset_on_drop` is off.
+    src: u32,
+    /// The window resets when a frame is dropped (802.11-2016 §10.3.3: "when SSRC reaches
+    /// dot11ShortRetryLimit"); off, it keeps its last value for the next frame's backoff and
+    /// resets at that frame's first failure (802.11-2020 §10.23.2.2 read literally, as ns-3.44's
+    /// `Txop::UpdateFailedCw`).
+    reset_on_drop: bool,
     /// Backoff slots left, as of `counting_from`.
     pub backoff: u32,
     /// When the counter (re)starts: the end of the last busy period plus the interframe space
@@ -21,10 +30,12 @@ pub struct Dcf {
 }
 
 impl Dcf {
-    pub fn new(phy: &Phy) -> Self {
+    pub fn new(phy: &Phy, reset_on_drop: bool) -> Self {
         Dcf {
             cw: phy.cw_min,
             failures: 0,
+            src: 0,
+            reset_on_drop,
             backoff: 0,
             counting_from: 0,
         }
@@ -52,20 +63,31 @@ impl Dcf {
     /// (post-backoff, even with nothing to send).
     pub fn on_success(&mut self, phy: &Phy, rng: &mut SimRng) {
         self.failures = 0;
+        self.src = 0;
         self.cw = phy.cw_min;
         self.draw(rng);
     }
 
-    /// The head frame failed (no ACK): the window doubles, or, at the retry limit (the most
-    /// attempts a frame gets, dot11ShortRetryLimit), the frame is given up and the window
-    /// resets. True when the frame is to be dropped.
+    /// The head frame failed (no ACK): the window doubles (or, with the retry count already
+    /// at the limit, resets), and at the retry limit (the most attempts a frame gets,
+    /// dot11ShortRetryLimit) the frame is given up. True when the frame is to be dropped.
     pub fn on_failure(&mut self, phy: &Phy, retry_limit: u32, rng: &mut SimRng) -> bool {
         self.failures += 1;
+        if self.src < retry_limit {
+            self.src += 1;
+            self.cw = phy.cw_after(self.src);
+        } else {
+            self.src = 0;
+            self.cw = phy.cw_min;
+        }
         let dropped = self.failures >= retry_limit;
         if dropped {
             self.failures = 0;
+            if self.reset_on_drop {
+                self.src = 0;
+                self.cw = phy.cw_min;
+            }
         }
-        self.cw = phy.cw_after(self.failures);
         self.draw(rng);
         dropped
     }
@@ -81,7 +103,7 @@ mod tests {
     fn each_failure_doubles_the_window_until_the_retry_limit_resets_it() {
         let phy = Phy::new(Standard::B, 11_000, false).unwrap();
         let mut rng = SimRng::new(1, StreamId::Wifi(0));
-        let mut d = Dcf::new(&phy);
+        let mut d = Dcf::new(&phy, true);
         let mut windows = vec![d.cw];
         let mut drops = Vec::new();
         for _ in 0..7 {
@@ -101,16 +123,38 @@ mod tests {
     }
 
     #[test]
+    fn without_a_reset_on_drop_the_next_frame_backs_off_from_cwmax_and_its_first_failure_resets() {
+        let phy = Phy::new(Standard::G, 54_000, true).unwrap();
+        let mut rng = SimRng::new(2, StreamId::Wifi(0));
+        let mut d = Dcf::new(&phy, false);
+        let drops: Vec<bool> = (0..7).map(|_| d.on_failure(&phy, 7, &mut rng)).collect();
+        assert_eq!(drops.iter().filter(|&&x| x).count(), 1);
+        assert_eq!((d.cw, d.failures), (1023, 0), "kept for the next frame's backoff");
+        d.on_failure(&phy, 7, &mut rng);
+        assert_eq!((d.cw, d.failures), (15, 1), "its first failure resets the window");
+        let later: Vec<u32> = (0..6)
+            .map(|_| {
+                d.on_failure(&phy, 7, &mut rng);
+                d.cw
+            })
+            .collect();
+        assert_eq!(
+            later,
+            [31, 63, 127, 255, 511, 1023],
+            "and it is dropped after 7 attempts too"
+        );
+        assert_eq!(d.failures, 0);
+    }
+
+    #[test]
     fn the_mean_backoff_doubles_with_the_window() {
         let phy = Phy::new(Standard::G, 54_000, true).unwrap();
         let mut rng = SimRng::new(3, StreamId::Wifi(0));
         let mean_after = |k: u32, rng: &mut SimRng| {
-            let mut d = Dcf::new(&phy);
             let n = 40_000;
             let mut sum = 0u64;
             for _ in 0..n {
-                d.failures = 0;
-                d.cw = phy.cw_min;
+                let mut d = Dcf::new(&phy, true);
                 for _ in 0..k {
                     d.on_failure(&phy, 100, rng);
                 }
@@ -131,7 +175,7 @@ mod tests {
     #[test]
     fn a_busy_air_spends_only_whole_idle_slots() {
         let phy = Phy::new(Standard::G, 54_000, true).unwrap();
-        let mut d = Dcf::new(&phy);
+        let mut d = Dcf::new(&phy, true);
         d.backoff = 10;
         d.counting_from = 1_000;
         d.freeze(500, phy.slot);

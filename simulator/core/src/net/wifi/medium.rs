@@ -27,6 +27,15 @@ use crate::rng::SimRng;
 use crate::schedule::Schedule;
 use crate::time::SimTime;
 
+/// What every transmitter of a BSS shares: the most attempts per frame, the queue's size, and
+/// whether a drop resets the contention window (`Dcf`).
+#[derive(Clone, Copy, Debug)]
+pub struct Mac {
+    pub retry_limit: u32,
+    pub queue_limit: u32,
+    pub reset_cw_on_drop: bool,
+}
+
 /// A station's SNR (dB): fixed, or following a schedule (a fade).
 #[derive(Clone, Debug)]
 pub enum Snr {
@@ -94,6 +103,30 @@ enum Outcome {
     /// The receiver got the frame in error.
     DataLost,
     Collision,
+    /// The AP's beacon: nobody's frame, no ACK.
+    Beacon,
+}
+
+/// The ACK that follows a data frame, as each party sees it: the sender and the receiver are
+/// busy while it is on the air (from `start`, if one is sent), every other party until `end`
+/// (the NAV the data frame set).
+#[derive(Clone, Copy, Debug)]
+struct AckTime {
+    pair: (u32, u32),
+    start: Option<SimTime>,
+    end: SimTime,
+}
+
+impl AckTime {
+    fn busy(&self, party: u32, now: SimTime) -> bool {
+        if now >= self.end {
+            return false;
+        }
+        if party == self.pair.0 || party == self.pair.1 {
+            return self.start.is_some_and(|s| now >= s);
+        }
+        true
+    }
 }
 
 /// Frames on the air.
@@ -116,14 +149,28 @@ pub struct Medium {
     /// `Exchange::senders` of the last exchange, kept for the next (no allocation per frame).
     spare: Vec<(u32, SimTime)>,
     on_air: Option<Exchange>,
+    /// What keeps the air busy after the last data frame: its ACK, and the NAV it set.
+    after: Option<AckTime>,
     rng: SimRng,
     /// Per link offset.
     counters: Vec<WifiCounters>,
+    /// When the AP's next beacon is due (its target beacon transmission time).
+    next_beacon: SimTime,
 }
+
+/// Beacons every 100 TU of 1024 µs (ns-3's `ApWifiMac` `BeaconInterval`), the first at a
+/// uniform offset within one interval (its `EnableBeaconJitter`).
+const BEACON_INTERVAL: SimTime = 102_400_000;
 
 impl Medium {
     /// A BSS whose stations have `snr`; its links are `first_link`.. (two per station).
-    pub fn new(phy: Phy, retry_limit: u32, queue_limit: u32, first_link: LinkId, snr: Vec<Snr>, rng: SimRng) -> Self {
+    pub fn new(phy: Phy, mac: Mac, first_link: LinkId, snr: Vec<Snr>, mut rng: SimRng) -> Self {
+        let Mac {
+            retry_limit,
+            queue_limit,
+            reset_cw_on_drop,
+        } = mac;
+        let next_beacon = (rng.uniform() * BEACON_INTERVAL as f64) as SimTime;
         let errors = snr.iter().map(|s| SuccessCache::new(&phy, s.at(0))).collect();
         Medium {
             phy,
@@ -133,15 +180,17 @@ impl Medium {
             parties: (0..=snr.len())
                 .map(|_| Party {
                     queue: VecDeque::new(),
-                    dcf: Dcf::new(&phy),
+                    dcf: Dcf::new(&phy, reset_cw_on_drop),
                 })
                 .collect(),
             counters: vec![WifiCounters::default(); 2 * snr.len()],
             snr,
             errors,
             spare: Vec::new(),
+            after: None,
             on_air: None,
             rng,
+            next_beacon,
         }
     }
 
@@ -171,14 +220,18 @@ impl Medium {
     /// A packet for `link` joins its sender's queue; false if the queue was full.
     pub fn offer(&mut self, link: LinkId, packet: &Packet, now: SimTime) -> bool {
         let offset = link - self.first_link;
-        let busy = self.on_air.is_some();
-        let party = &mut self.parties[sender_of(offset) as usize];
+        let sender = sender_of(offset);
+        let busy = self.on_air.is_some() || self.after.is_some_and(|a| a.busy(sender, now));
+        let party = &mut self.parties[sender as usize];
         if party.queue.len() >= self.queue_limit as usize {
             return false;
         }
-        // A frame that finds the air busy, or idle for less than DIFS, with no backoff left
-        // backs off first; one that finds it idle longer may go at once (§10.3.4.2).
-        if party.queue.is_empty() && party.dcf.backoff == 0 && (busy || now < party.dcf.counting_from) {
+        // A frame that finds the air busy (a frame or an ACK on it, or the NAV) with no backoff
+        // left backs off first; one that finds it idle goes once the air has been idle for DIFS
+        // (or EIFS), without a backoff (§10.3.4.2). So does ns-3 (`ChannelAccessManager::
+        // NeedBackoffUponAccess`): a TCP ACK queued as its data frame ends, before the MAC's ACK,
+        // goes first after that ACK.
+        if party.queue.is_empty() && party.dcf.backoff == 0 && busy {
             party.dcf.draw(&mut self.rng);
         }
         party.queue.push_back(Frame {
@@ -195,12 +248,30 @@ impl Medium {
         p.queue.front().map(|f| p.dcf.ready_at(self.phy.slot).max(f.since))
     }
 
-    /// The medium's next event: the end of the frames on the air, or the next transmission.
+    /// When the AP sends its next beacon if the air stays idle: at its target time, once the
+    /// air has been idle for PIFS (the AP counts from DIFS, or EIFS, after the last busy end).
+    fn beacon_at(&self) -> SimTime {
+        let ap = &self.parties[0].dcf;
+        self.next_beacon
+            .max((ap.counting_from + self.phy.pifs()).saturating_sub(self.phy.difs()))
+    }
+
+    /// The medium's next event: the end of the frames on the air, or the next transmission
+    /// (a beacon at the latest: there always is one).
     pub fn deadline(&self) -> Option<SimTime> {
-        match &self.on_air {
-            Some(x) => Some(x.data_end),
-            None => self.parties.iter().filter_map(|p| self.start_of(p)).min(),
-        }
+        Some(match &self.on_air {
+            Some(x) => x.data_end,
+            None => self
+                .parties
+                .iter()
+                .filter_map(|p| self.start_of(p))
+                .fold(self.beacon_at(), SimTime::min),
+        })
+    }
+
+    /// Whether a frame waits or is on the air: with nothing to send, the medium only beacons.
+    pub fn is_idle(&self) -> bool {
+        self.on_air.is_none() && self.parties.iter().all(|p| p.queue.is_empty())
     }
 
     /// The medium's event at `now` (its deadline): frames start, or the frames on the air end.
@@ -214,6 +285,18 @@ impl Medium {
     /// Every party whose backoff ends now transmits; the outcome is drawn at once.
     fn start(&mut self, now: SimTime, out: &mut Vec<Handover>) {
         let slot = self.phy.slot;
+        if self.beacon_at() == now {
+            // The beacon goes first: the data frames' backoffs freeze behind it.
+            for p in &mut self.parties {
+                p.dcf.freeze(now, slot);
+            }
+            self.on_air = Some(Exchange {
+                senders: std::mem::take(&mut self.spare),
+                data_end: now + self.phy.beacon_duration(),
+                outcome: Outcome::Beacon,
+            });
+            return;
+        }
         let mut senders = std::mem::take(&mut self.spare);
         for (i, p) in self.parties.iter().enumerate() {
             if self.start_of(p) == Some(now) {
@@ -265,6 +348,17 @@ impl Medium {
         let difs = phy.difs();
         let ack_end = now + phy.sifs + phy.ack_duration();
         let after_timeout = |own_end: SimTime| own_end + phy.ack_timeout() + difs;
+        if x.outcome == Outcome::Beacon {
+            for p in &mut self.parties {
+                p.dcf.counting_from = now + difs;
+            }
+            self.after = None;
+            while self.next_beacon <= now {
+                self.next_beacon += BEACON_INTERVAL;
+            }
+            self.spare = x.senders;
+            return;
+        }
         let (sender, _) = x.senders[0];
         let receiver = match self.parties[sender as usize].queue.front() {
             Some(f) if f.offset % 2 == 0 => f.offset / 2 + 1,
@@ -276,6 +370,20 @@ impl Medium {
             // The others keep the NAV of the frame they overheard; the receiver waits EIFS.
             Outcome::DataLost => (ack_end + difs, now + phy.eifs(phy.data)),
             Outcome::Collision => (now + phy.eifs(phy.data), now + phy.eifs(phy.data)),
+            Outcome::Beacon => unreachable!("a beacon ends above"),
+        };
+        self.after = match x.outcome {
+            Outcome::Success | Outcome::AckLost => Some(AckTime {
+                pair: (sender, receiver),
+                start: Some(now + phy.sifs),
+                end: ack_end,
+            }),
+            Outcome::DataLost => Some(AckTime {
+                pair: (sender, receiver),
+                start: None,
+                end: ack_end,
+            }),
+            Outcome::Collision | Outcome::Beacon => None,
         };
         for (i, p) in self.parties.iter_mut().enumerate() {
             p.dcf.counting_from = if x.outcome != Outcome::Collision && i as u32 == receiver {
@@ -336,11 +444,44 @@ mod tests {
     use crate::packet::PacketKind;
     use crate::rng::StreamId;
 
-    /// An 802.11g BSS at 54 Mb/s whose stations (links 10, 11 for the first) hear every frame.
+    /// An 802.11g BSS at 54 Mb/s whose stations (links 10, 11 for the first) hear every frame;
+    /// its first beacon an hour away.
     fn medium(stations: usize) -> Medium {
         let phy = Phy::new(Standard::G, 54_000, true).unwrap();
         let snr = vec![Snr::Fixed(60.0); stations];
-        Medium::new(phy, 7, 100, 10, snr, SimRng::new(1, StreamId::Wifi(10)))
+        let mac = Mac {
+            retry_limit: 7,
+            queue_limit: 100,
+            reset_cw_on_drop: true,
+        };
+        let mut m = Medium::new(phy, mac, 10, snr, SimRng::new(1, StreamId::Wifi(10)));
+        m.next_beacon = 3_600_000_000_000;
+        m
+    }
+
+    #[test]
+    fn a_beacon_due_goes_pifs_after_the_air_frees_ahead_of_the_backoffs_and_comes_back_each_interval() {
+        let mut m = medium(1);
+        let phy = m.phy;
+        m.next_beacon = 1_000_000;
+        m.parties[1].dcf.backoff = 200; // the station counts down from 0 for 200 slots
+        m.offer(11, &packet(1), 0);
+        let mut out = Vec::new();
+        assert_eq!(m.deadline(), Some(1_000_000));
+        m.wake(1_000_000, &mut out);
+        let slots_spent = 1_000_000 / phy.slot;
+        assert_eq!(
+            m.parties[1].dcf.backoff as SimTime,
+            200 - slots_spent,
+            "frozen behind the beacon"
+        );
+        let end = 1_000_000 + phy.beacon_duration();
+        assert_eq!(m.deadline(), Some(end));
+        m.wake(end, &mut out);
+        assert!(out.is_empty() && m.counters(11).unwrap().frames_sent == 0);
+        assert_eq!(m.next_beacon, 1_000_000 + BEACON_INTERVAL);
+        // The station resumes DIFS after the beacon.
+        assert_eq!(m.deadline(), Some(end + phy.difs() + (200 - slots_spent) * phy.slot));
     }
 
     fn packet(seq: u32) -> Packet {
@@ -351,7 +492,8 @@ mod tests {
     fn drain(m: &mut Medium) -> Vec<(SimTime, Handover)> {
         let mut seen = Vec::new();
         let mut out = Vec::new();
-        while let Some(t) = m.deadline() {
+        while !m.is_idle() {
+            let t = m.deadline().expect("a medium always has a next event");
             m.wake(t, &mut out);
             seen.extend(out.drain(..).map(|h| (t, h)));
         }

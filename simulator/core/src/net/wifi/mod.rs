@@ -9,5 +9,5 @@ mod phy;
 
 pub use dcf::Dcf;
 pub use error::{LinkErrors, SuccessCache};
-pub use medium::{Handover, Medium, Snr, WifiCounters};
+pub use medium::{Handover, Mac, Medium, Snr, WifiCounters};
 pub use phy::{Mode, Modulation, Phy, Standard};

@@ -191,6 +191,25 @@ impl Phy {
         self.duration(self.ack, ACK_BYTES)
     }
 
+    /// PIFS = SIFS + a slot (§10.3.2.3.4): how long the air must be idle before the AP's
+    /// beacon, which waits for no backoff (ns-3's beacon `Txop`: AIFSN 1, CW 0).
+    pub fn pifs(&self) -> SimTime {
+        self.sifs + self.slot
+    }
+
+    /// A beacon's airtime: at 1 Mb/s DSSS with the long preamble, as ns-3 sends them in 11b and
+    /// 11g. Its body as ns-3's `ApWifiMac::SendOneBeacon` builds it for a BSS named `tcplab`
+    /// (the cross-check's): timestamp 8, interval 2, capabilities 2, SSID 2 + 6, supported rates
+    /// 2 + 4 (11b) or 2 + 8 and extended rates 2 + 4 (11g: 12 rates), TIM 6, DSSS parameter set
+    /// 3, ERP information 3 (11g); with the MAC header and FCS, 63 or 76 bytes.
+    pub fn beacon_duration(&self) -> SimTime {
+        let bytes: u64 = match self.standard {
+            Standard::B => 24 + 8 + 2 + 2 + 8 + 6 + 6 + 3 + 4,
+            Standard::G => 24 + 8 + 2 + 2 + 8 + 10 + 6 + 6 + 3 + 3 + 4,
+        };
+        (192 + 8 * bytes) * US
+    }
+
     /// How long a transmitter waits for the ACK after its frame ends before it counts a
     /// failure: SIFS + a slot + the ACK's preamble and header (§10.3.2.9; ns-3
     /// `FrameExchangeManager`). The DCF then waits DIFS before counting down.
@@ -237,6 +256,7 @@ mod tests {
         assert_eq!((us(phy.slot), us(phy.sifs), us(phy.difs())), (20.0, 10.0, 50.0));
         assert_eq!((phy.cw_min, phy.cw_max), (31, 1023));
         assert_eq!(us(phy.eifs(phy.data)), 10.0 + 248.0 + 50.0);
+        assert_eq!((us(phy.pifs()), us(phy.beacon_duration())), (30.0, 192.0 + 8.0 * 63.0));
     }
 
     #[test]
