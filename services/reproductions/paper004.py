@@ -159,7 +159,7 @@ REASONS = {
     "wireless-80211": "Over 802.11 the MAC retries each frame up to 7 times, so TCP sees only the losses it gives up "
     "on: none at -3 dB; at -3.5 dB one isolated loss or none, which the four variants repair identically; at -4 dB "
     "several in a window, where Reno leaves fast recovery at the first partial ACK and times out more often than "
-    "SACK and NewReno, finishing about 1.5 s later (the opposite of the paper's ranking); at -4.5 dB nearly every "
+    "SACK and NewReno, finishing about 1.4 s later (the opposite of the paper's ranking); at -4.5 dB nearly every "
     "frame until the signal recovers, so all four wait out the same backed-off timer. The link layer makes the "
     "variants more alike, not less; the paper's 3-16 s differences are not what these mechanisms predict.",
     "two-losses": "NewReno and SACK both repair two losses in one recovery; with the second hole right behind the "
