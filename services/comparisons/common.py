@@ -53,6 +53,9 @@ LOWER_IS_BETTER: frozenset[str] = frozenset(
         "mean_queue_delay_s",
         "p95_queue_delay_s",
         "p99_queue_delay_s",
+        "mac_retries",
+        "mac_retry_drops",
+        "mac_collisions",
         "uf_percent",
     }
 )

@@ -79,6 +79,16 @@ def _finite(value: float | int | None) -> float | None:
     return value if math.isfinite(value) else None
 
 
+def _link_field(link: Mapping[str, Any], path: tuple[str, ...]) -> Any:
+    """The value at `path` in a link's result (`("wifi", "mac_retries")`); None where missing."""
+    value: Any = link
+    for key in path:
+        if not isinstance(value, Mapping):
+            return None
+        value = value.get(key)
+    return value
+
+
 def _group_observations(
     rows: Sequence[repo.FlowRow],
     groups_at: Mapping[int, Sequence[Mapping[str, Any]]],
@@ -161,7 +171,7 @@ def level_metrics(
     LINK_METRICS, then the run's RUN_METRICS, from the core's `links` and `fairness` (stored or
     straight from `tcpsim.run`)."""
     out = [
-        (str(link["name"]), "link", {m: _finite(link.get(LINK_FIELDS.get(m, m))) for m in LINK_METRICS})
+        (str(link["name"]), "link", {m: _finite(_link_field(link, LINK_FIELDS.get(m, (m,)))) for m in LINK_METRICS})
         for link in links
         if not ACCESS_LINK.search(str(link["name"]))
     ]

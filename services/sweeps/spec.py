@@ -45,15 +45,27 @@ LINK_METRICS: tuple[str, ...] = (
     "mean_queue_delay_s",
     "p95_queue_delay_s",
     "p99_queue_delay_s",
+    "mac_frames_sent",
+    "mac_retries",
+    "mac_retry_drops",
+    "mac_collisions",
 )
 """The per-link metrics a sweep summarises (docs/simulator.md "Result", `links`). A link's
 `packets` and `drops` are `link_packets` and `link_drops` here, so that every metric name
 means one thing (a flow's `drops` is a flow metric). `overflow_drops` and `aqm_drops` exist on
 links whose queue is CoDel, PIE or FQ-CoDel only, `ecn_marks` on queues that mark (`ecn`, or
-Drop-Tail's `ecn_threshold_pkts`) only; elsewhere they are missing, not zero."""
+Drop-Tail's `ecn_threshold_pkts`) only, the `mac_*` counts on an 802.11 network's links only
+(the core's `wifi` object); elsewhere they are missing, not zero."""
 
-LINK_FIELDS: dict[str, str] = {"link_packets": "packets", "link_drops": "drops"}
-"""Link metric -> the core's field, where the names differ."""
+LINK_FIELDS: dict[str, tuple[str, ...]] = {
+    "link_packets": ("packets",),
+    "link_drops": ("drops",),
+    "mac_frames_sent": ("wifi", "frames_sent"),
+    "mac_retries": ("wifi", "mac_retries"),
+    "mac_retry_drops": ("wifi", "retry_drops"),
+    "mac_collisions": ("wifi", "collisions"),
+}
+"""Link metric -> where the core's result holds it, where that is not a field of the same name."""
 
 RUN_METRICS: tuple[str, ...] = ("jain", "uf_percent")
 """The per-run metrics (the core's `fairness`)."""

@@ -99,7 +99,21 @@ def value(rng: random.Random, metric: str) -> Any:
     )
 
 
-LINK_FIELDS = [sweeps.spec.LINK_FIELDS.get(m, m) for m in sweeps.LINK_METRICS]
+LINK_FIELDS = [sweeps.spec.LINK_FIELDS.get(m, (m,)) for m in sweeps.LINK_METRICS]
+"""Where the core's result holds each link metric: a field, or one nested (`("wifi", "mac_retries")`)."""
+
+
+def link_result(name: str, rng: random.Random) -> dict[str, Any]:
+    """A link's result with every field a link metric reads drawn (an 802.11 link's too)."""
+    link: dict[str, Any] = {"name": name}
+    for path in LINK_FIELDS:
+        *parents, field = path
+        counted = field in ("packets", "drops", "queue_drops", "loss_drops") or bool(parents)
+        node = link
+        for parent in parents:
+            node = node.setdefault(parent, {})
+        node[field] = value(rng, "drops" if counted else field)
+    return link
 
 
 def fake_result(values: list[dict[str, Any]], rng: random.Random | None = None) -> dict[str, Any]:
@@ -114,16 +128,7 @@ def fake_result(values: list[dict[str, Any]], rng: random.Random | None = None) 
     flows = [{"name": n, "type": t, "variant": v, **metrics} for (n, t, v), metrics in zip(kinds, values, strict=True)]
     result = {"core_version": "test", "stats": {"wall_s": 0.001, "events": 1}, "flows": flows}
     if rng is not None:
-        result["links"] = [
-            {
-                "name": name,
-                **{
-                    f: value(rng, "drops" if f in ("packets", "drops", "queue_drops", "loss_drops") else f)
-                    for f in LINK_FIELDS
-                },
-            }
-            for name in ("bottleneck", "bottleneck-rev", "a.src-access")
-        ]
+        result["links"] = [link_result(name, rng) for name in ("bottleneck", "bottleneck-rev", "a.src-access")]
         result["fairness"] = {m: value(rng, m) for m in sweeps.RUN_METRICS}
     return result
 
@@ -208,7 +213,7 @@ def test_aggregates_equal_a_full_recomputation_exactly_whatever_the_order_redeli
     def owner(session: Session) -> Any:
         return identity(session, owner_id, test_settings)
 
-    rng = random.Random(12)
+    rng = random.Random(13)  # a seed whose draws meet every twist (asserted below)
     sweep_id, created = new_sweep(factory, owner_id, test_settings, spec(seed=5, points=4, replications=4))
     assert created["cached"] == 0
     ids = run_ids(factory, sweep_id)

@@ -96,6 +96,8 @@
     delay_s: ["one-way delay", "s"], utilization: ["utilisation", "fraction"], link_packets: ["packets carried", "pkts"],
     link_drops: ["link drops", "pkts"], queue_drops: ["queue drops", "pkts"], loss_drops: ["loss-module drops", "pkts"],
     overflow_drops: ["overflow drops", "pkts"], aqm_drops: ["AQM drops", "pkts"], ecn_marks: ["ECN marks", "pkts"],
+    mac_frames_sent: ["802.11 frames sent", "frames"], mac_retries: ["802.11 MAC retries", "frames"],
+    mac_retry_drops: ["802.11 frames given up", "frames"], mac_collisions: ["802.11 collisions", "frames"],
     mean_queue_pkts: ["mean queue", "pkts"], mean_queue_delay_s: ["mean queueing delay", "s"],
     p95_queue_delay_s: ["queueing delay p95", "s"], p99_queue_delay_s: ["queueing delay p99", "s"],
     jain: ["Jain's fairness index", ""], uf_percent: ["unfairness UF", "%"],

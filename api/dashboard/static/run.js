@@ -134,12 +134,17 @@
       "timeouts", "fast_recoveries", "mean_rtt_s", "mean_rto_s", "retransmits", "drops",
     ], { id: "flows-table" });
     // The links the flows share (a dumbbell's per-flow access links are its hosts' wires).
-    const shared = result.links.filter((l) => !l.name.includes("-access"));
+    // An 802.11 network's links carry the MAC's counts in `wifi`: named as the sweeps name them.
+    const shared = result.links.filter((l) => !l.name.includes("-access")).map((l) => (l.wifi ? {
+      ...l, mac_frames_sent: l.wifi.frames_sent, mac_retries: l.wifi.mac_retries,
+      mac_retry_drops: l.wifi.retry_drops, mac_collisions: l.wifi.collisions,
+    } : l));
     table(document.getElementById("links"), shared, [
       { name: "name", text: true }, "rate_bps", "utilization", "mean_queue_pkts", "mean_queue_delay_s", "p95_queue_delay_s",
       "p99_queue_delay_s", "queue_drops", "loss_drops",
       // Only links under CoDel, PIE or FQ-CoDel tell their drops apart.
       ...(shared.some((l) => l.aqm_drops !== undefined) ? ["overflow_drops", "aqm_drops"] : []),
+      ...(shared.some((l) => l.wifi) ? ["mac_frames_sent", "mac_retries", "mac_retry_drops", "mac_collisions"] : []),
     ], { id: "links-table" });
 
     if (!traces.recorded) {
