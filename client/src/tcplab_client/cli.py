@@ -718,6 +718,9 @@ cli_users.register(app)
 from tcplab_client import cli_schedules  # noqa: E402
 
 app.add_typer(cli_schedules.schedules_app, name="schedules")
+from tcplab_client import cli_traces  # noqa: E402
+
+app.add_typer(cli_traces.traces_app, name="traces")
 from tcplab_client import cli_compare, cli_experiments, cli_open, cli_papers, cli_tables  # noqa: E402
 
 cli_papers.register(app)

@@ -77,11 +77,16 @@ class Client:
         *,
         json: Any = None,
         params: Mapping[str, Any] | None = None,
+        content: bytes | None = None,
+        headers: Mapping[str, str] | None = None,
     ) -> httpx.Response:
-        """One request; a 4xx/5xx or an unreachable server raises a `TcplabError`."""
+        """One request; a 4xx/5xx or an unreachable server raises a `TcplabError`. `content`
+        is a raw body (a trace upload), sent instead of `json`."""
         clean = {k: v for k, v in (params or {}).items() if v is not None}
         try:
-            response = self._http.request(method, path, json=json, params=clean or None)
+            response = self._http.request(
+                method, path, json=json, params=clean or None, content=content, headers=headers
+            )
         except httpx.TimeoutException as exc:
             raise Unavailable(
                 f"{self.base_url} did not answer {method} {path} in time ({type(exc).__name__})"
@@ -432,6 +437,30 @@ class Client:
     def preset(self, name: str) -> dict[str, Any]:
         """One preset with its full scenario."""
         return self._json("GET", f"/v1/presets/{name}")
+
+    # ---- link traces ------------------------------------------------------------------------
+
+    def traces(self) -> list[dict[str, Any]]:
+        """The built-in traces, then yours (`docs/traces.md`): name, lines, span, mean rate, hash."""
+        return self._json("GET", "/v1/traces")
+
+    def trace(self, name: str) -> dict[str, Any]:
+        return self._json("GET", f"/v1/traces/{name}")
+
+    def trace_content(self, name: str) -> str:
+        """The trace's text, one delivery opportunity (a millisecond) per line."""
+        return self.request("GET", f"/v1/traces/{name}/content").text
+
+    def upload_trace(self, name: str, trace: bytes | str | Path) -> dict[str, Any]:
+        """Stores a Mahimahi trace (its bytes, its text, or a file) as your trace `name`,
+        replacing yours of that name; a scenario's link then names it: `"trace": {"name": ...}`.
+        A bad file is `InvalidInput` naming the line."""
+        body = trace.read_bytes() if isinstance(trace, Path) else trace.encode() if isinstance(trace, str) else trace
+        return self._json("PUT", f"/v1/traces/{name}", content=body, headers={"content-type": "text/plain"})
+
+    def delete_trace(self, name: str) -> dict[str, Any]:
+        """Deletes your trace `name`; runs already stored keep its content's hash."""
+        return self._json("DELETE", f"/v1/traces/{name}")
 
     # ---- users and tokens -------------------------------------------------------------------
 
