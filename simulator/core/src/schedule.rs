@@ -87,21 +87,9 @@ impl Schedule {
         }
     }
 
-    /// The first moment after `t` at which the value may change: the next point.
-    pub fn next_change_after(&self, t: SimTime) -> Option<SimTime> {
-        self.times.get(self.times.partition_point(|&at| at <= t)).copied()
-    }
-
     /// The time of the last point, after which the last value holds.
     pub fn last_point(&self) -> SimTime {
         *self.times.last().expect("a schedule has at least one point")
-    }
-
-    /// The smallest and largest values the schedule takes.
-    pub fn range(&self) -> (f64, f64) {
-        let lo = self.values.iter().copied().fold(f64::INFINITY, f64::min);
-        let hi = self.values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-        (lo, hi)
     }
 }
 
@@ -181,15 +169,6 @@ mod tests {
                 end: Some((from_secs(2.0), 0.0))
             }
         );
-    }
-
-    #[test]
-    fn the_next_change_is_the_next_point() {
-        let s = schedule(&[[1.0, 1.0], [3.0, 2.0]], ScheduleShape::Step);
-        assert_eq!(s.next_change_after(0), Some(from_secs(1.0)));
-        assert_eq!(s.next_change_after(from_secs(1.0)), Some(from_secs(3.0)));
-        assert_eq!(s.next_change_after(from_secs(3.0)), None);
-        assert_eq!(s.range(), (1.0, 2.0));
     }
 
     #[test]
