@@ -33,6 +33,33 @@ def reproduced(server: Server, db_engine: Any) -> dict[str, Any]:
     return body
 
 
+def open_study(
+    tab: Tab, server: Server, db_engine: Any, key: str, experiment: str, title: str, **request: Any
+) -> tuple[dict[str, Any], int]:
+    """A study's `experiment` reproduced as a worker would, and its page opened once that
+    experiment's table shows: the page names it a study and lists every claim the API judged.
+    Returns the API's reproduction and how many runs were simulated."""
+    from sqlalchemy.orm import Session
+
+    r = server.client.post(f"/v1/reproductions/{key}", json={"experiments": [experiment], **request})
+    assert r.status_code == 201, r.text
+    with Session(db_engine) as session:
+        simulated = simulate_queued(session, [s["sweep_id"] for s in r.json()["sweeps"]])
+    tab.open(f"/dashboard/papers/{key}")
+    tab.page.wait_for_selector(f"#table-{experiment} tbody tr", timeout=READY_MS)
+    assert tab.page.locator("#title").inner_text().startswith(f"Study: {title}")
+    body = server.get(f"/v1/reproductions/{key}")
+    assert tab.page.locator("#conclusions-table tbody tr").count() == len(body["rows"])
+    return body, simulated
+
+
+def shown_mark(tab: Tab, body: dict[str, Any], claim: str) -> str:
+    """The mark the page shows for `claim`, checked to be the API's verdict's."""
+    cells = tab.page.locator(f"#conclusions-table tbody tr[data-id='{claim}'] td").all_inner_texts()
+    assert cells[0] == MARK[next(r["verdict"] for r in body["rows"] if r["id"] == claim)], claim
+    return cells[0]
+
+
 def test_the_conclusions_and_tables_are_the_apis(tab: Tab, server: Server, reproduced: dict[str, Any]) -> None:
     tab.open("/dashboard/papers/002")
     rows = tab.page.locator("#conclusions-table tbody tr")
@@ -98,23 +125,9 @@ def test_a_studys_page_names_it_a_study_and_plots_its_delay_against_the_buffer(
 ) -> None:
     """The bufferbloat study's mixed experiment, shortened, run as a worker would: its page says
     "Study", heads its claims as the sources', and draws one line per queue."""
-    from sqlalchemy.orm import Session
-
-    r = server.client.post(
-        "/v1/reproductions/bufferbloat", json={"experiments": ["mixed"], "overrides": {"duration_s": 8}}
-    )
-    assert r.status_code == 201, r.text
-    with Session(db_engine) as session:
-        simulate_queued(session, [s["sweep_id"] for s in r.json()["sweeps"]])
-    tab.open("/dashboard/papers/bufferbloat")
-    tab.page.wait_for_selector("#table-mixed tbody tr", timeout=READY_MS)
-    assert tab.page.locator("#title").inner_text().startswith("Study: Bufferbloat")
+    body, _ = open_study(tab, server, db_engine, "bufferbloat", "mixed", "Bufferbloat", overrides={"duration_s": 8})
     assert tab.page.locator("#conclusions-heading").inner_text() == "The sources' claims, and whether our results agree"
-    body = server.get("/v1/reproductions/bufferbloat")
-    shown = tab.page.locator("#conclusions-table tbody tr")
-    assert shown.count() == len(body["rows"])
-    fair = tab.page.locator("#conclusions-table tbody tr[data-id='fq-codel-isolates-flows'] td").all_inner_texts()
-    assert fair[0] == MARK[next(r["verdict"] for r in body["rows"] if r["id"] == "fq-codel-isolates-flows")]
+    shown_mark(tab, body, "fq-codel-isolates-flows")
     assert tab.page.locator("#table-mixed tbody tr").count() == 16
     traces = tab.page.evaluate(
         "() => document.querySelector(\"section[data-key='mixed'] .js-plotly-plot\").data.map((t) => t.name)"
@@ -129,20 +142,9 @@ def test_the_dctcp_studys_page_plots_the_slowest_incast_response_one_line_per_va
 ) -> None:
     """The DCTCP study's incast, run as a worker would: its page is a study's, its claims carry
     the API's marks, and its incast table (one row per variant and N) plots one line per variant."""
-    from sqlalchemy.orm import Session
-
-    r = server.client.post("/v1/reproductions/dctcp", json={"experiments": ["incast"]})
-    assert r.status_code == 201, r.text
-    with Session(db_engine) as session:
-        simulate_queued(session, [s["sweep_id"] for s in r.json()["sweeps"]])
-    tab.open("/dashboard/papers/dctcp")
-    tab.page.wait_for_selector("#table-incast tbody tr", timeout=READY_MS)
-    assert tab.page.locator("#title").inner_text().startswith("Study: DCTCP")
-    body = server.get("/v1/reproductions/dctcp")
-    assert tab.page.locator("#conclusions-table tbody tr").count() == len(body["rows"])
+    body, _ = open_study(tab, server, db_engine, "dctcp", "incast", "DCTCP")
     for claim in ("incast-dctcp-no-worse-than-tcp", "incast-stalls-once-first-windows-overflow"):
-        cells = tab.page.locator(f"#conclusions-table tbody tr[data-id='{claim}'] td").all_inner_texts()
-        assert cells[0] == MARK[next(r["verdict"] for r in body["rows"] if r["id"] == claim)], claim
+        shown_mark(tab, body, claim)
     assert tab.page.locator("#table-incast tbody tr").count() == 12
     traces = tab.page.evaluate(
         "() => document.querySelector(\"section[data-key='incast'] .js-plotly-plot\").data.map((t) => t.name)"
@@ -156,20 +158,9 @@ def test_the_l4s_studys_page_draws_pragues_share_per_queue_as_bars_one_series_pe
 ) -> None:
     """The L4S study's queues experiment, run as a worker would: its page is a study's, its claims
     carry the API's marks, and its table (one row per queue and classic sender) draws bars."""
-    from sqlalchemy.orm import Session
-
-    r = server.client.post("/v1/reproductions/l4s", json={"experiments": ["queues"]})
-    assert r.status_code == 201, r.text
-    with Session(db_engine) as session:
-        simulate_queued(session, [s["sweep_id"] for s in r.json()["sweeps"]])
-    tab.open("/dashboard/papers/l4s")
-    tab.page.wait_for_selector("#table-queues tbody tr", timeout=READY_MS)
-    assert tab.page.locator("#title").inner_text().startswith("Study: L4S")
-    body = server.get("/v1/reproductions/l4s")
-    assert tab.page.locator("#conclusions-table tbody tr").count() == len(body["rows"])
+    body, _ = open_study(tab, server, db_engine, "l4s", "queues", "L4S")
     for claim in ("l4s-queue-about-a-millisecond", "scalable-starves-classic-in-one-queue"):
-        cells = tab.page.locator(f"#conclusions-table tbody tr[data-id='{claim}'] td").all_inner_texts()
-        assert cells[0] == MARK[next(r["verdict"] for r in body["rows"] if r["id"] == claim)], claim
+        shown_mark(tab, body, claim)
     assert tab.page.locator("#table-queues tbody tr").count() == 8
     traces = tab.page.evaluate(
         "() => document.querySelector(\"section[data-key='queues'] .js-plotly-plot\").data.map((t) => [t.type, t.name])"
@@ -184,19 +175,9 @@ def test_the_cellular_studys_page_draws_pantheons_view_as_points_one_series_per_
     """The cellular study's `alone` experiment, run as a worker would over the built-in LTE
     traces: its claims carry the API's marks, and its table (one row per trace and scheme) is
     drawn as markers only, throughput against p95 delay, one series per scheme."""
-    from sqlalchemy.orm import Session
-
-    r = server.client.post("/v1/reproductions/cellular", json={"experiments": ["alone"]})
-    assert r.status_code == 201, r.text
-    with Session(db_engine) as session:
-        assert simulate_queued(session, [s["sweep_id"] for s in r.json()["sweeps"]]) == 9
-    tab.open("/dashboard/papers/cellular")
-    tab.page.wait_for_selector("#table-alone tbody tr", timeout=READY_MS)
-    assert tab.page.locator("#title").inner_text().startswith("Study: Cellular")
-    body = server.get("/v1/reproductions/cellular")
-    claim = "delay-based-schemes-keep-the-queue-short"
-    cells = tab.page.locator(f"#conclusions-table tbody tr[data-id='{claim}'] td").all_inner_texts()
-    assert cells[0] == MARK[next(r["verdict"] for r in body["rows"] if r["id"] == claim)] == MARK["agree"]
+    body, simulated = open_study(tab, server, db_engine, "cellular", "alone", "Cellular")
+    assert simulated == 9
+    assert shown_mark(tab, body, "delay-based-schemes-keep-the-queue-short") == MARK["agree"]
     assert tab.page.locator("#table-alone tbody tr").count() == 9
     traces = tab.page.evaluate(
         "() => document.querySelector(\"section[data-key='alone'] .js-plotly-plot\").data"
